@@ -1,0 +1,67 @@
+"""The agent under test, as the runner sees it: sessions that turn user messages into Invocations.
+
+Every adapter (Python callable, ADK, subprocess, HTTP, replay) implements these two
+classes. The runner opens one session per eval case, plays the turns in order, and
+closes it; an adapter raises `AgentError` when the agent fails a turn.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+from evalkit.schema.content import Content
+from evalkit.schema.evalset import EvalCase, Invocation
+
+DEFAULT_APP_NAME = "EvaluationGenerator"  # ADK's app name when a case has no session_input
+DEFAULT_USER_ID = "test_user_id"
+
+
+@dataclass
+class SessionSpec:
+    """Who the session belongs to and what it starts with, from the case's `session_input`."""
+
+    case: EvalCase
+    session_id: str
+    app_name: str = DEFAULT_APP_NAME
+    user_id: str = DEFAULT_USER_ID
+    state: dict[str, Any] = field(default_factory=dict)
+    eval_set_id: str = ""
+
+    @classmethod
+    def for_case(cls, case: EvalCase, session_id: str, eval_set_id: str = "") -> SessionSpec:
+        given = case.session_input
+        if given is None:
+            return cls(case=case, session_id=session_id, eval_set_id=eval_set_id)
+        return cls(
+            case=case,
+            eval_set_id=eval_set_id,
+            session_id=given.session_id or session_id,
+            app_name=given.app_name,
+            user_id=given.user_id,
+            state=dict(given.state),
+        )
+
+
+class AgentSession(ABC):
+    """One eval case's conversation with the agent."""
+
+    @abstractmethod
+    async def run_turn(self, user_content: Content, index: int) -> Invocation:
+        """Send one user message; return what the agent did as an actual Invocation."""
+
+    async def close(self) -> None:
+        """Release the session (the agent may forget it)."""
+
+
+class Agent(ABC):
+    """A loaded agent: opens sessions, and is closed once at the end of the run."""
+
+    description: str = "agent"
+
+    @abstractmethod
+    async def open_session(self, spec: SessionSpec) -> AgentSession: ...
+
+    async def aclose(self) -> None:
+        """Release processes, clients and threads held for the whole run."""

@@ -1,0 +1,127 @@
+"""The `evalkit` command: parse flags, call the library, turn outcomes into exit codes.
+
+Everything heavy is imported inside the commands, so `evalkit --help` starts fast.
+Domain errors become short messages here and nowhere else (exit 2 for bad input, 3
+when the run itself had errors); `--debug` shows tracebacks instead.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+app = typer.Typer(
+    name="evalkit",
+    help="Evaluate LLM agents against eval sets, with ADK-compatible scores, as a CI gate.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_RUN_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+_debug = False
+
+
+def fail(lines: list[str], code: int) -> None:
+    for line in lines:
+        typer.echo(f"evalkit: {line}", err=True)
+    raise typer.Exit(code)
+
+
+def guarded(action):
+    """Run a command body, mapping evalkit errors to their messages and exit codes."""
+    from evalkit.errors import EvalkitError
+
+    try:
+        return action()
+    except EvalkitError as error:
+        if _debug:
+            raise
+        fail(error.lines(), error.exit_code)
+
+
+@app.callback()
+def _root(debug: bool = typer.Option(False, "--debug", help="Show tracebacks for errors.")) -> None:
+    global _debug
+    _debug = debug
+
+
+@app.command()
+def run(
+    paths: List[str] = typer.Argument(..., help="Eval set files, folders, or file.json:case1,case2"),
+    config: Optional[str] = typer.Option(None, "--config", "--config_file_path", help="EvalConfig file (JSON or YAML)"),
+    agent: Optional[str] = typer.Option(None, "--agent", help="module:attr, file.py:attr, ADK agent folder, cmd:COMMAND, http(s)://URL or replay:RESULT.json"),
+    jobs: int = typer.Option(8, "--jobs", min=1, help="Cases run at once"),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="Write the result file here"),
+    junit: Optional[Path] = typer.Option(None, "--junit", help="Write a JUnit XML report here"),
+    markdown: Optional[Path] = typer.Option(None, "--markdown", help="Write a Markdown summary here"),
+    html: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report here"),
+    repeat: int = typer.Option(1, "--repeat", min=1, help="Run each case N times"),
+    case: Optional[List[str]] = typer.Option(None, "--case", help="Only this eval id (repeatable)"),
+    shard: Optional[str] = typer.Option(None, "--shard", help="K/N: run the K-th of N stable slices of the cases"),
+    baseline: Optional[str] = typer.Option(None, "--baseline", help="Compare with an earlier result file"),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the judge cache"),
+    timeout: float = typer.Option(300.0, "--timeout", min=0.001, help="Seconds allowed per turn"),
+    quiet: bool = typer.Option(False, "--quiet", help="Print only the summary line"),
+    judge_jobs: int = typer.Option(16, "--judge-jobs", min=1, help="Judge calls in flight at once"),
+    print_detailed_results: bool = typer.Option(False, "--print_detailed_results", help="Also list every criterion of every turn (ADK's option)"),
+) -> None:
+    """Run the agent on the eval cases, score them, and exit 0 only if every case passed."""
+    from evalkit.commands.run import RunRequest, run_command
+
+    request = RunRequest(
+        paths=paths, config=config, agent=agent, jobs=jobs, json_out=json_out, junit=junit,
+        markdown=markdown, html=html, repeat=repeat, case_ids=case or [], shard=shard,
+        baseline=baseline, use_cache=not no_cache, timeout=timeout, quiet=quiet,
+        judge_jobs=judge_jobs, detailed=print_detailed_results,
+    )
+    raise typer.Exit(guarded(lambda: run_command(request)))
+
+
+@app.command()
+def validate(
+    paths: List[str] = typer.Argument(..., help="Eval set files, folders, or file.json:case1,case2"),
+    config: Optional[str] = typer.Option(None, "--config", "--config_file_path", help="EvalConfig file"),
+    case: Optional[List[str]] = typer.Option(None, "--case", help="Only this eval id (repeatable)"),
+) -> None:
+    """Check eval sets and configs without running anything (no agent, no network)."""
+    from evalkit.loading.plan import build_plan
+
+    plan = guarded(lambda: build_plan(paths, case_ids=case or [], config_file=config))
+    for planned in plan.sets:
+        typer.echo(f"ok  {planned.file}: {len(planned.cases)} cases, criteria from {planned.config_file or 'defaults'}")
+
+
+@app.command("criteria")
+def list_criteria() -> None:
+    """List the criteria with their options and defaults."""
+    from rich.console import Console
+
+    from evalkit.report.criteria_list import render_criteria
+
+    render_criteria(Console())
+
+
+@app.command()
+def schema(which: str = typer.Argument(..., help="evalset or config")) -> None:
+    """Print the JSON Schema of eval set or config files."""
+    import json
+
+    from evalkit.schema.json_schema import json_schema
+
+    document = guarded(lambda: json_schema(which))
+    typer.echo(json.dumps(document, indent=2))
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(EXIT_INTERRUPTED)
+
+
+if __name__ == "__main__":
+    main()

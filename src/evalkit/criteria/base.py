@@ -1,0 +1,90 @@
+"""What a criterion is: an options model plus one async `evaluate(ctx)`.
+
+A criterion class declares its name, what it needs (expected turns, a scenario, a
+judge) and its options; the registry finds it by name. Failures of the things a
+criterion calls (judges) become data in its outcome, never a crash of the run.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
+
+from evalkit.schema.results import InvocationScore, Status, gate
+
+if TYPE_CHECKING:
+    from evalkit.judge.service import JudgeService
+    from evalkit.schema.evalset import ConversationScenario, EvalCase, Invocation
+
+
+class CriterionOptions(BaseModel):
+    """Base of every options model: snake/camelCase keys, misspelt keys rejected."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+
+class NoOptions(CriterionOptions):
+    pass
+
+
+@dataclass
+class EvalContext:
+    """Everything a criterion may look at for one case."""
+
+    case: EvalCase
+    actual: list[Invocation]
+    expected: list[Invocation] | None
+    judge: JudgeService | None = None
+
+    @property
+    def scenario(self) -> ConversationScenario | None:
+        return self.case.conversation_scenario
+
+
+@dataclass
+class Outcome:
+    """A criterion's verdict on one case: a case score plus one score per turn."""
+
+    score: float | None
+    status: Status
+    invocations: list[InvocationScore] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class Criterion(ABC):
+    name: ClassVar[str]
+    description: ClassVar[str]
+    Options: ClassVar[type[CriterionOptions]] = NoOptions
+    requires_expected: ClassVar[bool] = False
+    requires_scenario: ClassVar[bool] = False
+    informational: ClassVar[bool] = False
+    uses_judge: ClassVar[bool] = False
+    score_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
+
+    def __init__(self, threshold: float | None, options: CriterionOptions | None = None):
+        self.threshold = threshold
+        self.options = options if options is not None else self.Options()
+
+    @abstractmethod
+    async def evaluate(self, ctx: EvalContext) -> Outcome: ...
+
+    # Helpers shared by the mean-of-turns criteria.
+    def gate(self, score: float | None) -> Status:
+        assert self.threshold is not None
+        return gate(score, self.threshold)
+
+    def mean_outcome(self, scores: list[float | None], details: list[dict] | None = None) -> Outcome:
+        """Per-turn scores gated one by one; the case score is the mean of the non-None ones."""
+        details = details or [{} for _ in scores]
+        per_turn = [InvocationScore(score=s, status=self.gate(s), details=d) for s, d in zip(scores, details)]
+        present = [s for s in scores if s is not None]
+        overall = sum(present) / len(present) if present else None
+        return Outcome(score=overall, status=self.gate(overall), invocations=per_turn)
+
+
+def expected_required(criterion: type[Criterion] | Criterion) -> str:
+    return f"{criterion.name} compares against expected turns, which a conversation scenario does not have"

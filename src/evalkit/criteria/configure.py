@@ -1,0 +1,108 @@
+"""An EvalConfig's `criteria` → ready-to-run Criterion objects, or every problem with them.
+
+This is where evalkit is stricter than ADK (which turns each of these mistakes into a
+silent NOT_EVALUATED): unknown names, misspelt options, out-of-range thresholds, and
+thresholds on the informational metrics are input errors.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from typing import Any
+
+from pydantic import ValidationError
+
+from evalkit.criteria import registry
+from evalkit.criteria.base import Criterion
+from evalkit.errors import InputError, Problem
+from evalkit.loading.problems import problems_from
+from evalkit.schema.config import EvalConfig
+
+
+def configure_criteria(config: EvalConfig, file: str) -> list[Criterion]:
+    problems: list[Problem] = []
+    criteria: list[Criterion] = []
+    custom = config.custom_metrics or {}
+    for name, value in config.criteria.items():
+        where = f"criteria.{name}"
+        if name in custom:
+            from evalkit.criteria.custom import CustomMetricCriterion
+
+            threshold, options = _split(value, file, where, problems)
+            if threshold is not None:
+                try:
+                    criteria.append(CustomMetricCriterion.build(name, custom[name], threshold, options))
+                except ValueError as error:
+                    problems.append(Problem(file, f"custom_metrics.{name}.code_config.name", str(error)))
+            continue
+        criterion_class = registry.get(name)
+        if criterion_class is None:
+            problems.append(Problem(file, where, _unknown(name, custom)))
+            continue
+        if criterion_class.informational:
+            problems.append(Problem(file, where, "an informational metric takes no threshold; it is always reported"))
+            continue
+        threshold, options = _split(value, file, where, problems)
+        if threshold is None:
+            continue
+        low, high = criterion_class.score_range
+        if not low <= threshold <= high:
+            problems.append(Problem(file, f"{where}.threshold" if isinstance(value, dict) else where,
+                                    f"threshold {threshold:g} is outside the score range [{low:g}, {high:g}]"))
+            continue
+        try:
+            parsed = criterion_class.Options.model_validate(options)
+        except ValidationError as error:
+            problems += problems_from(error, file, options, set(_option_names(criterion_class)), prefix=where)
+            continue
+        criteria.append(criterion_class(threshold, parsed))
+    for name in custom:
+        if name not in config.criteria:
+            problems.append(Problem(file, f"custom_metrics.{name}",
+                                    "defined but not listed in 'criteria', so it would never run"))
+    if problems:
+        raise InputError(problems)
+    # ADK always appends the informational metrics, after the configured ones.
+    for name in registry.INFORMATIONAL:
+        criterion_class = registry.get(name)
+        assert criterion_class is not None
+        criteria.append(criterion_class(None))
+    return criteria
+
+
+def _split(value: Any, file: str, where: str, problems: list[Problem]) -> tuple[float | None, dict[str, Any]]:
+    """Number form → (threshold, {}); object form → (threshold, the other keys)."""
+    if isinstance(value, dict):
+        options = dict(value)
+        if "threshold" not in options:
+            problems.append(Problem(file, where, "the object form needs a 'threshold'"))
+            return None, {}
+        threshold = _number(options.pop("threshold"))
+        if threshold is None:
+            problems.append(Problem(file, f"{where}.threshold", f"expected a number, found {value['threshold']!r}"))
+        return threshold, options
+    threshold = _number(value)
+    if threshold is None:
+        problems.append(Problem(file, where, f"expected a threshold number or an object, found {value!r}"))
+    return threshold, {}
+
+
+def _number(value: Any) -> float | None:
+    # ADK coerces numbers, numeric strings and booleans to float; so does evalkit.
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(number) else number
+
+
+def _option_names(criterion_class: type[Criterion]) -> list[str]:
+    fields = criterion_class.Options.model_fields
+    return [*fields, *(f.alias for f in fields.values() if f.alias)]
+
+
+def _unknown(name: str, custom: dict[str, Any]) -> str:
+    close = difflib.get_close_matches(name, registry.names(), n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else "; `evalkit criteria` lists them"
+    return f"unknown criterion {name!r}{hint}"

@@ -1,0 +1,47 @@
+"""Criteria by name.
+
+Built-in criteria are listed as `module:Class` strings and imported on first use, so
+naming one criterion never pays for the others (nor for their heavy dependencies).
+Plug-ins call `register()`.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from evalkit.criteria.base import Criterion
+
+INFORMATIONAL = ("tool_call_count_v1", "inference_call_count_v1", "token_usage_v1", "invocation_duration_v1")
+
+_BUILT_IN: dict[str, str] = {
+    "tool_trajectory_avg_score": "evalkit.criteria.trajectory:ToolTrajectoryCriterion",
+    "response_match_score": "evalkit.criteria.response_match:ResponseMatchCriterion",
+    "tool_call_count_v1": "evalkit.criteria.efficiency:ToolCallCount",
+    "inference_call_count_v1": "evalkit.criteria.efficiency:InferenceCallCount",
+    "token_usage_v1": "evalkit.criteria.efficiency:TokenUsage",
+    "invocation_duration_v1": "evalkit.criteria.efficiency:InvocationDuration",
+}
+
+_registered: dict[str, type[Criterion]] = {}
+
+
+def register(criterion: type[Criterion]) -> type[Criterion]:
+    """Make a criterion class available by its `name` (usable as a class decorator)."""
+    _registered[criterion.name] = criterion
+    return criterion
+
+
+def names() -> list[str]:
+    return [*_BUILT_IN, *(n for n in _registered if n not in _BUILT_IN)]
+
+
+def get(name: str) -> type[Criterion] | None:
+    if name in _registered:
+        return _registered[name]
+    target = _BUILT_IN.get(name)
+    if target is None:
+        return None
+    module_name, _, class_name = target.partition(":")
+    criterion = getattr(import_module(module_name), class_name)
+    _registered[name] = criterion
+    return criterion

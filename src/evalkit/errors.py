@@ -1,0 +1,83 @@
+"""evalkit's exceptions.
+
+Library code raises these; only the CLI turns them into messages and exit codes, so
+every message is shaped here and nowhere else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a user's input, pinned to a file and a place in it."""
+
+    file: str
+    location: str
+    message: str
+
+    def __str__(self) -> str:
+        parts = [p for p in (self.file, self.location) if p]
+        return ": ".join([*parts, self.message])
+
+
+class EvalkitError(Exception):
+    """Base class. `exit_code` is what the CLI exits with when this escapes a command."""
+
+    exit_code = 1
+
+    def lines(self) -> list[str]:
+        """The readable lines to print on stderr."""
+        return [str(self)]
+
+
+class InputError(EvalkitError):
+    """The user's input is wrong (exit 2): every problem found is reported at once."""
+
+    exit_code = 2
+
+    def __init__(self, problems: list[Problem] | Problem | str):
+        if isinstance(problems, str):
+            problems = [Problem("", "", problems)]
+        elif isinstance(problems, Problem):
+            problems = [problems]
+        self.problems = list(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+    def lines(self) -> list[str]:
+        return [str(p) for p in self.problems]
+
+
+class UsageError(InputError):
+    """A bad flag or argument combination (exit 2)."""
+
+
+class AgentLoadError(InputError):
+    """The agent named by `--agent` cannot be loaded (exit 2); nothing ran."""
+
+
+class MissingExtraError(InputError):
+    """An optional dependency is needed for what was asked (exit 2)."""
+
+    def __init__(self, what: str, extra: str, package: str):
+        super().__init__(
+            f"{what} needs the optional package {package!r}: "
+            f'pip install "evalkit[{extra}]"'
+        )
+
+
+class AgentError(EvalkitError):
+    """The agent under test failed during a turn: the case becomes `error`."""
+
+    exit_code = 3
+
+
+class AgentTimeout(AgentError):
+    """A turn ran past `--timeout`."""
+
+
+class JudgeError(EvalkitError):
+    """A judge (or user-simulator) model call failed for good, after its retries."""
+
+    exit_code = 3

@@ -1,0 +1,98 @@
+"""One evaluation run from Python: a Plan and an Agent in, a RunResult out.
+
+The CLI, the pytest plugin and `evalkit.assert_passes` all come through here. Results
+collect in `RunProgress` as cases finish, so an interrupted run still has them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from evalkit import __version__
+from evalkit.agents.base import Agent
+from evalkit.loading.plan import Plan
+from evalkit.runner import CaseJob, Runner, RunnerSettings
+from evalkit.schema.results import CaseResult, RunResult, Summary
+
+
+@dataclass
+class RunSettings:
+    jobs: int = 8
+    timeout: float | None = 300.0
+    judge_jobs: int = 16
+    use_cache: bool = True
+
+
+@dataclass
+class RunProgress:
+    """What has finished so far; read it after Ctrl-C too."""
+
+    started_at: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    started: float = field(default_factory=time.perf_counter)
+    total: int = 0
+    cases: list[CaseResult] = field(default_factory=list)
+    judge_stats: dict | None = None
+    listeners: list[Callable[[CaseResult], None]] = field(default_factory=list)
+
+    def add(self, result: CaseResult) -> None:
+        self.cases.append(result)
+        for listener in self.listeners:
+            listener(result)
+
+    def result(self, interrupted: bool = False) -> RunResult:
+        return RunResult(
+            evalkit_version=__version__,
+            started_at=self.started_at,
+            duration_s=round(time.perf_counter() - self.started, 3),
+            summary=Summary.of(self.cases),
+            cases=self.cases,
+            interrupted=interrupted,
+            judge=self.judge_stats,
+        )
+
+
+def jobs_for(plan: Plan) -> list[CaseJob]:
+    return [
+        CaseJob(
+            eval_set_id=planned.evalset.eval_set_id,
+            case=case,
+            criteria=planned.criteria,
+            source_file=str(planned.file),
+            simulator_config=planned.config.user_simulator_config,
+        )
+        for planned in plan.sets
+        for case in planned.cases
+    ]
+
+
+def needs_judge(plan: Plan) -> bool:
+    return any(
+        criterion.uses_judge or case.is_scenario
+        for planned in plan.sets
+        for criterion in planned.criteria
+        for case in planned.cases
+    )
+
+
+async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: RunProgress | None = None) -> RunResult:
+    progress = progress or RunProgress()
+    jobs = jobs_for(plan)
+    progress.total = len(jobs)
+    judge = None
+    if needs_judge(plan):
+        from evalkit.judge.service import JudgeService
+
+        judge = JudgeService(max_concurrency=settings.judge_jobs, use_cache=settings.use_cache)
+    runner = Runner(agent, RunnerSettings(jobs=settings.jobs, timeout=settings.timeout), judge=judge,
+                    on_case_done=progress.add)
+    try:
+        await runner.run(jobs)
+    finally:
+        await agent.aclose()
+        if judge is not None:
+            progress.judge_stats = judge.stats.to_dict()
+            await judge.aclose()
+    return progress.result()

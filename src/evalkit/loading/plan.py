@@ -1,0 +1,128 @@
+"""PATH arguments → the eval sets, cases and criteria to run (shared by `run` and `validate`).
+
+PATH is a file, a folder (searched for eval set files), or ADK's `file.json:id1,id2`
+selector. Problems from every file are gathered before anything is reported, so one
+`evalkit validate` shows them all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evalkit.criteria.base import Criterion
+from evalkit.errors import InputError, Problem
+from evalkit.loading.configs import discover_config, load_config
+from evalkit.loading.evalsets import load_evalset
+from evalkit.schema.config import EvalConfig
+from evalkit.schema.evalset import EvalCase, EvalSet
+
+EVALSET_PATTERNS = ("*.evalset.json", "*.evalset.yaml", "*.evalset.yml", "*.test.json")
+
+
+@dataclass
+class PlannedSet:
+    file: Path
+    evalset: EvalSet
+    config: EvalConfig
+    config_file: Path | None
+    criteria: list[Criterion]
+    cases: list[EvalCase]
+
+
+@dataclass
+class Plan:
+    sets: list[PlannedSet] = field(default_factory=list)
+
+    @property
+    def case_count(self) -> int:
+        return sum(len(s.cases) for s in self.sets)
+
+    def agent_from_config(self) -> str | None:
+        return next((s.config.agent for s in self.sets if s.config.agent), None)
+
+
+def parse_selectors(paths: list[str]) -> dict[Path, list[str]]:
+    """`a.json:x,y`, `a.json:z`, `b.json` → {a.json: [x, y, z], b.json: []} (ADK's grammar).
+
+    Unlike ADK, ids are stripped of surrounding spaces.
+    """
+    selected: dict[Path, list[str]] = {}
+    for raw in paths:
+        target, ids = raw, ""
+        if ":" in raw and not Path(raw).exists():
+            target, _, rest = raw.partition(":")
+            ids = rest.split(":", 1)[0]
+        for file in _expand(Path(target)):
+            chosen = selected.setdefault(file, [])
+            chosen.extend(i.strip() for i in ids.split(",") if i.strip())
+    return selected
+
+
+def _expand(path: Path) -> list[Path]:
+    if path.is_dir():
+        found = sorted({f for pattern in EVALSET_PATTERNS for f in path.rglob(pattern) if ".evalkit" not in f.parts})
+        if not found:
+            raise InputError(Problem(str(path), "", "no eval set files (*.evalset.json, *.evalset.yaml, *.test.json) in this folder"))
+        return found
+    if not path.exists():
+        raise InputError(Problem(str(path), "", "no such file or folder"))
+    return [path]
+
+
+def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_file: str | None = None) -> Plan:
+    from evalkit.criteria.configure import configure_criteria
+    from evalkit.loading.case_checks import case_problems
+
+    if not paths:
+        raise InputError("no eval set given: pass a file, a folder or file.json:case_id")
+    problems: list[Problem] = []
+    selection: dict[Path, list[str]] = {}
+    for raw in paths:
+        try:
+            for file, ids in parse_selectors([raw]).items():
+                selection.setdefault(file, []).extend(ids)
+        except InputError as error:
+            problems += error.problems
+    explicit_config = Path(config_file) if config_file else None
+    plan = Plan()
+    seen_set_ids: dict[str, Path] = {}
+    for file, ids in selection.items():
+        try:
+            evalset = load_evalset(file)
+            config_path = explicit_config or discover_config(file)
+            config = load_config(config_path) if config_path else EvalConfig()
+            criteria = configure_criteria(config, str(config_path or "default criteria"))
+        except InputError as error:
+            problems += error.problems
+            continue
+        if evalset.eval_set_id in seen_set_ids:
+            problems.append(Problem(str(file), "eval_set_id",
+                                    f"{evalset.eval_set_id!r} is also the id of {seen_set_ids[evalset.eval_set_id]}"))
+        seen_set_ids[evalset.eval_set_id] = file
+        cases, selection_problems = _select(evalset, file, ids, case_ids)
+        problems += selection_problems + case_problems(cases, criteria, file, config_path)
+        plan.sets.append(PlannedSet(file, evalset, config, config_path, criteria, cases))
+    if problems:
+        raise InputError(problems)
+    if case_ids:
+        known = {c.eval_id for s in plan.sets for c in s.evalset.eval_cases}
+        missing = [i for i in case_ids if i not in known]
+        if missing:
+            raise InputError(f"--case {', '.join(missing)}: no eval case with that id in the given eval sets")
+    if plan.case_count == 0:
+        raise InputError("nothing selected: the given eval sets hold no matching eval cases")
+    return plan
+
+
+def _select(evalset: EvalSet, file: Path, ids: list[str], case_ids: list[str] | None) -> tuple[list[EvalCase], list[Problem]]:
+    by_id = {c.eval_id: c for c in evalset.eval_cases}
+    problems = [
+        Problem(str(file), f"selector {i!r}", f"no eval case with that id (ids: {', '.join(list(by_id)[:10])})")
+        for i in ids
+        if i not in by_id
+    ]
+    cases = [by_id[i] for i in dict.fromkeys(ids) if i in by_id] if ids else list(evalset.eval_cases)
+    if case_ids:
+        cases = [c for c in cases if c.eval_id in case_ids]
+    return cases, problems

@@ -1,0 +1,110 @@
+"""The console report: one row per case, one column per gating criterion, then what failed.
+
+Rendered with rich; on a terminal with colour, elsewhere (CI logs, pipes) as plain text.
+"""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from evalkit.schema.results import CaseResult, CriterionResult, RunResult, Status
+
+_STYLE = {
+    Status.PASSED: "green",
+    Status.FAILED: "red",
+    Status.ERROR: "magenta",
+    Status.NOT_EVALUATED: "yellow",
+    Status.INFORMATIONAL: "dim",
+}
+_MARK = {Status.PASSED: "✓", Status.FAILED: "✗", Status.ERROR: "!", Status.NOT_EVALUATED: "–", Status.INFORMATIONAL: ""}
+
+
+def render(result: RunResult, console: Console) -> None:
+    columns = _gating_columns(result.cases)
+    plain = not console.is_terminal
+    table = Table(box=box.SIMPLE if plain else box.ROUNDED, show_edge=not plain, pad_edge=False)
+    table.add_column("case")
+    table.add_column("status")
+    for name in columns:
+        table.add_column(name, justify="right")
+    for case in result.cases:
+        by_name = {c.name: c for c in case.criteria}
+        table.add_row(
+            f"{case.eval_set_id}/{case.eval_id}",
+            Text(case.status.value, style=_STYLE[case.status]),
+            *(_cell(by_name.get(name)) for name in columns),
+        )
+    console.print(table)
+    for line in failure_lines(result.cases):
+        console.print(line, highlight=False, markup=False)
+    console.print(Text(summary_line(result), style="bold"))
+
+
+def _gating_columns(cases: list[CaseResult]) -> list[str]:
+    names: dict[str, None] = {}
+    for case in cases:
+        for criterion in case.criteria:
+            if criterion.status is not Status.INFORMATIONAL:
+                names.setdefault(criterion.name)
+    return list(names)
+
+
+def _cell(criterion: CriterionResult | None) -> Text:
+    if criterion is None:
+        return Text("")
+    if criterion.status is Status.ERROR:
+        return Text("error", style=_STYLE[Status.ERROR])
+    score = "n/a" if criterion.score is None else f"{criterion.score:.3f}"
+    threshold = "" if criterion.threshold is None else f"/{criterion.threshold:g}"
+    return Text(f"{score}{threshold} {_MARK[criterion.status]}".strip(), style=_STYLE[criterion.status])
+
+
+def failure_lines(cases: list[CaseResult]) -> list[str]:
+    """For each case that did not pass, its reason: the error, or each failing criterion's first difference."""
+    lines: list[str] = []
+    for case in cases:
+        name = f"{case.eval_set_id}/{case.eval_id}"
+        if case.status is Status.ERROR and case.error:
+            lines.append(f"! {name}: {case.error}")
+            continue
+        for criterion in case.criteria:
+            if criterion.status is Status.ERROR:
+                lines.append(f"! {name}: {criterion.name}: {criterion.error or 'error'}")
+            elif criterion.status is Status.FAILED:
+                lines.append(f"✗ {name}: {criterion.name} {_score(criterion)} < {criterion.threshold:g}{first_difference(criterion)}")
+            elif criterion.status is Status.NOT_EVALUATED and case.status is Status.NOT_EVALUATED:
+                lines.append(f"– {name}: {criterion.name} was not evaluated")
+    return lines
+
+
+def _score(criterion: CriterionResult) -> str:
+    return "n/a" if criterion.score is None else f"{criterion.score:.4g}"
+
+
+def first_difference(criterion: CriterionResult) -> str:
+    for index, turn in enumerate(criterion.invocations):
+        if turn.status is not Status.FAILED:
+            continue
+        details = turn.details
+        if "difference" in details:
+            return f"\n    turn {index + 1}: {details['difference']}"
+        if "expected" in details and "actual" in details:
+            return f"\n    turn {index + 1}: expected {details['expected']!r}\n    {'':{len(str(index + 1)) + 6}}got      {details['actual']!r}"
+        if details.get("reason"):
+            return f"\n    turn {index + 1}: {details['reason']}"
+        return f"\n    turn {index + 1}: score {turn.score if turn.score is not None else 'n/a'}"
+    return ""
+
+
+def summary_line(result: RunResult) -> str:
+    s = result.summary
+    parts = [f"{s.passed} passed", f"{s.failed} failed"]
+    if s.not_evaluated:
+        parts.append(f"{s.not_evaluated} not evaluated")
+    if s.errors:
+        parts.append(f"{s.errors} errors")
+    tail = " (interrupted)" if result.interrupted else ""
+    return f"{s.cases} cases: {', '.join(parts)} in {result.duration_s:.2f} s{tail}"

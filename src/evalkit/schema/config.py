@@ -1,0 +1,38 @@
+"""EvalConfig: which criteria to score, with thresholds and options (ADK's test_config.json).
+
+`criteria` values stay raw here; `evalkit.criteria.configure` checks each one against its
+criterion's own options model, so a misspelt option is reported with its place.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from evalkit.schema.base import StrictModel
+
+DEFAULT_CRITERIA: dict[str, float] = {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}
+
+
+class CodeConfig(StrictModel):
+    name: str = Field(description="Dotted path of the metric function, e.g. my_pkg.metrics.my_metric")
+
+
+class CustomMetricConfig(StrictModel):
+    code_config: CodeConfig
+    metric_info: dict[str, Any] | None = None
+    description: str = ""
+
+
+class EvalConfig(StrictModel):
+    """ADK's EvalConfig. Unlike ADK, unknown top-level keys are an error, not ignored."""
+
+    criteria: dict[str, Any] = Field(
+        default_factory=lambda: dict(DEFAULT_CRITERIA),
+        description="Criterion name -> threshold (number) or an object with 'threshold' and options",
+    )
+    custom_metrics: dict[str, CustomMetricConfig] | None = None
+    user_simulator_config: dict[str, Any] | None = None
+    live_model_config: dict[str, Any] | None = None
+    agent: str | None = Field(default=None, description="Agent spec used when --agent is not given")

@@ -1,0 +1,161 @@
+"""The eval set models: ADK 2.13's EvalSet JSON, field for field.
+
+Key-spelling and unknown-key rules follow ADK model by model (see the base class of
+each), so a file ADK accepts loads here and a file evalkit writes loads in ADK.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Union
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from evalkit.schema.base import LenientModel, OpenModel, StrictModel
+from evalkit.schema.content import Content, FunctionCall, FunctionResponse, Part
+
+BUILT_IN_PERSONAS = ("EXPERT", "NOVICE", "EVALUATOR")
+RUBRIC_TYPES = ("FINAL_RESPONSE_QUALITY", "TOOL_USE_QUALITY", "TRAJECTORY_QUALITY")
+
+
+class RubricContent(StrictModel):
+    text_property: str | None = None
+
+
+class Rubric(StrictModel):
+    rubric_id: str
+    rubric_content: RubricContent
+    description: str | None = None
+    type: str | None = None
+
+
+class AgentDetails(StrictModel):
+    name: str
+    instructions: str = ""
+    tool_declarations: list[Any] = Field(default_factory=list)
+
+
+class AppDetails(StrictModel):
+    agent_details: dict[str, AgentDetails] = Field(default_factory=dict)
+
+
+class IntermediateData(StrictModel):
+    """Form A: tool calls, tool responses and sub-agent texts listed directly."""
+
+    tool_uses: list[FunctionCall] = Field(default_factory=list)
+    tool_responses: list[FunctionResponse] = Field(default_factory=list)
+    intermediate_responses: list[tuple[str, list[Part]]] = Field(default_factory=list)
+
+
+class UsageMetadata(LenientModel):
+    prompt_token_count: int | None = None
+    candidates_token_count: int | None = None
+    thoughts_token_count: int | None = None
+    tool_use_prompt_token_count: int | None = None
+    cached_content_token_count: int | None = None
+    total_token_count: int | None = None
+
+
+class InvocationEvent(LenientModel):
+    author: str
+    content: Content | None = None
+    usage_metadata: UsageMetadata | None = None
+    model_version: str | None = None
+    grounding_metadata: Any = None
+
+
+class InvocationEvents(StrictModel):
+    """Form B: the events of a real run, as ADK records them."""
+
+    invocation_events: list[InvocationEvent] = Field(default_factory=list)
+
+
+class Invocation(StrictModel):
+    """One turn: the user's message, and what the agent did and said."""
+
+    invocation_id: str = ""
+    user_content: Content
+    final_response: Content | None = None
+    # Form A is tried first, so `{}` is Form A, as in ADK.
+    intermediate_data: Union[IntermediateData, InvocationEvents, None] = Field(
+        default=None, union_mode="left_to_right"
+    )
+    creation_timestamp: float = 0.0
+    duration: float | None = None
+    model_duration: float | None = None
+    tool_duration: float | None = None
+    rubrics: list[Rubric] | None = None
+    app_details: AppDetails | None = None
+
+
+class UserBehavior(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    name: str
+    description: str = ""
+    behavior_instructions: list[str] = Field(default_factory=list)
+    violation_rubrics: list[str] = Field(default_factory=list)
+
+
+class UserPersona(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    id: str
+    description: str = ""
+    behaviors: list[UserBehavior] = Field(default_factory=list)
+
+
+class ConversationScenario(StrictModel):
+    starting_prompt: str
+    conversation_plan: str
+    user_persona: UserPersona | str | None = None
+
+    @field_validator("user_persona")
+    @classmethod
+    def _known_persona_id(cls, value: UserPersona | str | None) -> UserPersona | str | None:
+        if isinstance(value, str) and value not in BUILT_IN_PERSONAS:
+            raise ValueError(
+                f"unknown persona id {value!r}; built-in personas are "
+                + ", ".join(BUILT_IN_PERSONAS)
+                + " (or give a full persona object)"
+            )
+        return value
+
+
+class SessionInput(OpenModel):
+    app_name: str
+    user_id: str
+    session_id: str | None = None
+    state: dict[str, Any] = Field(default_factory=dict)
+
+
+class EvalCase(OpenModel):
+    eval_id: str
+    conversation: list[Invocation] | None = None
+    conversation_scenario: ConversationScenario | None = None
+    session_input: SessionInput | None = None
+    rubrics: list[Rubric] | None = None
+    final_session_state: dict[str, Any] | None = Field(default_factory=dict)
+    creation_timestamp: float = 0.0
+
+    @model_validator(mode="after")
+    def _exactly_one_of_conversation_or_scenario(self) -> EvalCase:
+        if (self.conversation is None) == (self.conversation_scenario is None):
+            which = "both" if self.conversation is not None else "neither"
+            raise ValueError(
+                f"an eval case needs exactly one of 'conversation' and "
+                f"'conversation_scenario' (this one has {which})"
+            )
+        return self
+
+    @property
+    def is_scenario(self) -> bool:
+        return self.conversation_scenario is not None
+
+
+class EvalSet(BaseModel):
+    """The file's top level. snake_case keys only, unknown keys ignored (as ADK)."""
+
+    model_config = ConfigDict(extra="ignore")
+    eval_set_id: str
+    name: str | None = None
+    description: str | None = None
+    eval_cases: list[EvalCase]
+    creation_timestamp: float = 0.0

@@ -1,0 +1,93 @@
+"""Derived views of an Invocation that criteria read (adk-reference.md §1.6, §2.0.5).
+
+Both shapes of `intermediate_data` are flattened here, once, so no criterion needs to
+know which form a file used.
+"""
+
+from __future__ import annotations
+
+from evalkit.schema.content import FunctionCall, FunctionResponse, content_text
+from evalkit.schema.evalset import IntermediateData, Invocation, InvocationEvents, UsageMetadata
+
+
+def tool_calls(invocation: Invocation) -> list[FunctionCall]:
+    """Every tool call of the turn, in order (transfer_to_agent and the like included)."""
+    data = invocation.intermediate_data
+    if isinstance(data, IntermediateData):
+        return list(data.tool_uses)
+    if isinstance(data, InvocationEvents):
+        return [
+            part.function_call
+            for event in data.invocation_events
+            if event.content is not None
+            for part in event.content.parts or ()
+            if part.function_call is not None
+        ]
+    return []
+
+
+def tool_responses(invocation: Invocation) -> list[FunctionResponse]:
+    data = invocation.intermediate_data
+    if isinstance(data, IntermediateData):
+        return list(data.tool_responses)
+    if isinstance(data, InvocationEvents):
+        return [
+            part.function_response
+            for event in data.invocation_events
+            if event.content is not None
+            for part in event.content.parts or ()
+            if part.function_response is not None
+        ]
+    return []
+
+
+def tool_calls_with_responses(
+    invocation: Invocation,
+) -> list[tuple[FunctionCall, FunctionResponse | None]]:
+    """Pair calls with responses by id, as ADK does (E14: id-less calls share one slot)."""
+    by_id: dict[str | None, FunctionResponse] = {}
+    for response in tool_responses(invocation):
+        by_id[response.id] = response
+    return [(call, by_id.get(call.id)) for call in tool_calls(invocation)]
+
+
+def intermediate_texts(invocation: Invocation) -> list[str]:
+    """Non-empty texts the agent produced before its final response."""
+    data = invocation.intermediate_data
+    texts: list[str] = []
+    if isinstance(data, IntermediateData):
+        for _author, parts in data.intermediate_responses:
+            text = "\n".join(p.text for p in parts if p.text)
+            if text:
+                texts.append(text)
+    elif isinstance(data, InvocationEvents):
+        for event in data.invocation_events:
+            text = content_text(event.content)
+            if text:
+                texts.append(text)
+    return texts
+
+
+def final_text(invocation: Invocation) -> str:
+    return content_text(invocation.final_response)
+
+
+def final_text_with_intermediate(invocation: Invocation) -> str | None:
+    """Intermediate texts then the final text, newline-joined; None when all are empty."""
+    texts = intermediate_texts(invocation)
+    final = final_text(invocation)
+    if final:
+        texts.append(final)
+    return "\n".join(texts) or None
+
+
+def user_text(invocation: Invocation) -> str:
+    return content_text(invocation.user_content)
+
+
+def usage_records(invocation: Invocation) -> list[UsageMetadata]:
+    """Token usage reports of a Form B turn (Form A carries none)."""
+    data = invocation.intermediate_data
+    if not isinstance(data, InvocationEvents):
+        return []
+    return [e.usage_metadata for e in data.invocation_events if e.usage_metadata is not None]
