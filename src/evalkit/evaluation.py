@@ -35,6 +35,7 @@ class RunProgress:
     total: int = 0
     cases: list[CaseResult] = field(default_factory=list)
     judge_stats: dict | None = None
+    order: dict[tuple[str, str], int] = field(default_factory=dict)
     listeners: list[Callable[[CaseResult], None]] = field(default_factory=list)
 
     def add(self, result: CaseResult) -> None:
@@ -48,7 +49,7 @@ class RunProgress:
             started_at=self.started_at,
             duration_s=round(time.perf_counter() - self.started, 3),
             summary=Summary.of(self.cases),
-            cases=self.cases,
+            cases=sorted(self.cases, key=lambda c: self.order.get((c.eval_set_id, c.eval_id), len(self.order))),
             interrupted=interrupted,
             judge=self.judge_stats,
         )
@@ -81,6 +82,7 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
     progress = progress or RunProgress()
     jobs = jobs_for(plan)
     progress.total = len(jobs)
+    progress.order = {(job.eval_set_id, job.case.eval_id): index for index, job in enumerate(jobs)}
     judge = None
     if needs_judge(plan):
         from evalkit.judge.service import JudgeService

@@ -1,14 +1,15 @@
 """A plain Python function as the agent: `fn(turn)` or `async fn(turn)`.
 
-Sync functions run in a thread pool sized to `--jobs`, so a slow or blocking agent
-does not stall the other cases.
+Sync functions run on daemon threads, at most `max_threads` at once, so a slow agent
+does not stall other cases, and a turn abandoned after `--timeout` (or Ctrl-C) cannot
+keep the process alive: Python would wait for a pool thread at exit, not for a daemon.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
-from concurrent.futures import ThreadPoolExecutor
+import threading
 from typing import Any, Callable
 
 from evalkit.agents.turn_protocol import Turn, TurnProtocolAgent
@@ -22,19 +23,37 @@ class CallableAgent(TurnProtocolAgent):
         self._is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
             getattr(fn, "__call__", None)
         )
-        self._pool = None if self._is_async else ThreadPoolExecutor(max_workers=max_threads, thread_name_prefix="agent")
+        self._max_threads = max_threads
+        self._slots: asyncio.Semaphore | None = None
 
     async def send(self, turn: Turn, where: str) -> Any:
         try:
             if self._is_async:
                 return await self.fn(turn)
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self._pool, self.fn, turn)
+            return await self._in_daemon_thread(turn)
         except asyncio.CancelledError:
             raise
         except Exception as error:  # the agent's own bug: report it, keep the run going
             raise AgentError(f"{where}: the agent raised {type(error).__name__}: {error}") from error
 
-    async def aclose(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+    async def _in_daemon_thread(self, turn: Turn) -> Any:
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self._max_threads)
+        async with self._slots:
+            loop = asyncio.get_running_loop()
+            future: asyncio.Future[Any] = loop.create_future()
+
+            def settle(outcome: Any, failed: bool) -> None:
+                if not future.done():
+                    future.set_exception(outcome) if failed else future.set_result(outcome)
+
+            def work() -> None:
+                try:
+                    outcome, failed = self.fn(turn), False
+                except BaseException as error:  # handed to the awaiting task, raised there
+                    outcome, failed = error, True
+                if not loop.is_closed():
+                    loop.call_soon_threadsafe(settle, outcome, failed)
+
+            threading.Thread(target=work, name="evalkit-agent", daemon=True).start()
+            return await future

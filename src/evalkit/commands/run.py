@@ -45,8 +45,6 @@ def exit_code(result: RunResult) -> int:
 
 
 def run_command(request: RunRequest) -> int:
-    from rich.console import Console
-
     from evalkit.agents.spec import load_agent
     from evalkit.evaluation import RunProgress, RunSettings, evaluate
     from evalkit.loading.plan import build_plan
@@ -60,7 +58,7 @@ def run_command(request: RunRequest) -> int:
     agent = load_agent(spec, jobs=request.jobs, timeout=request.timeout)
     settings = RunSettings(jobs=request.jobs, timeout=request.timeout, judge_jobs=request.judge_jobs,
                            use_cache=request.use_cache)
-    console = Console()
+    console = make_console()
     progress = RunProgress()
     interrupted = False
     with live_progress(console, progress, enabled=not request.quiet and console.is_terminal):
@@ -83,6 +81,16 @@ def run_command(request: RunRequest) -> int:
     if interrupted:
         print("evalkit: interrupted; results of the finished cases were written", file=sys.stderr)
     return exit_code(result)
+
+
+def make_console():
+    """A terminal gets colour and its own width; logs and pipes get plain, wide text."""
+    from rich.console import Console
+
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=160, no_color=True, highlight=False)
+    return console
 
 
 def resolve_config_agent(plan) -> str | None:

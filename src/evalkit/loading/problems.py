@@ -12,11 +12,16 @@ from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from pydantic.alias_generators import to_snake
 
 from evalkit.errors import Problem
 
 # Segments pydantic adds for union branches and validators, which are not keys in the file.
 _NOISE = re.compile(r"^(IntermediateData|InvocationEvents|UserPersona|str|int|float|bool|list\[.*|dict\[.*|tuple\[.*|function-.*|lax-.*|json-or-python.*|union\[.*|nullable\[.*|constrained-.*)$")
+
+
+_FORM_KEYS = {"tool_uses", "tool_responses", "intermediate_responses", "invocation_events",
+              "toolUses", "toolResponses", "intermediateResponses", "invocationEvents"}
 
 
 def location(loc: Iterable[Any]) -> str:
@@ -61,6 +66,8 @@ def problems_from(error: ValidationError, file: str, data: Any, vocabulary: set[
         if not _on_matching_branch(raw_loc, data):
             continue
         loc = [s for s in raw_loc if not (isinstance(s, str) and _NOISE.match(s))]
+        if item["type"] == "missing" and loc and isinstance(loc[-1], str):
+            loc[-1] = to_snake(loc[-1])  # name a missing key as files are written: snake_case
         message = _message(item, loc, vocabulary)
         where = location(loc)
         if prefix:
@@ -78,7 +85,10 @@ def _message(item: dict[str, Any], loc: list[Any], vocabulary: set[str]) -> str:
         return "field required"
     if kind == "extra_forbidden":
         key = str(loc[-1]) if loc else "?"
-        close = difflib.get_close_matches(key, sorted(vocabulary), n=1, cutoff=0.75)
+        if len(loc) > 1 and loc[-2] == "intermediate_data" and key in _FORM_KEYS:
+            return (f"unknown key {key!r}: intermediate_data takes either tool_uses / tool_responses / "
+                    "intermediate_responses or invocation_events, not both")
+        close = [k for k in difflib.get_close_matches(key, sorted(vocabulary), n=2, cutoff=0.75) if k != key]
         hint = f"; did you mean {close[0]!r}?" if close else ""
         return f"unknown key {key!r}{hint}"
     message = item["msg"]

@@ -39,7 +39,7 @@ def render(result: RunResult, console: Console) -> None:
         )
     console.print(table)
     for line in failure_lines(result.cases):
-        console.print(line, highlight=False, markup=False)
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
     console.print(Text(summary_line(result), style="bold"))
 
 

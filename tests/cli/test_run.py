@@ -1,0 +1,124 @@
+"""`evalkit run` end to end, as real processes: exit codes, the result file, agents that fail."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+from tests.conftest import FIXTURES, ROOT, run_evalkit
+
+WEATHER = "evalsets/weather.evalset.json"
+ECHO = str(FIXTURES / "echo.evalset.json")
+AGENTS = str(FIXTURES / "agents_py" / "agents.py")
+
+
+def test_demo_passes_with_exit_0_and_writes_the_result_file(tmp_path):
+    out = tmp_path / "result.json"
+    done = run_evalkit("run", WEATHER, "--json", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "3 cases: 3 passed, 0 failed" in done.stdout
+    result = json.loads(out.read_text())
+    assert result["summary"] == {"cases": 3, "passed": 3, "failed": 0, "not_evaluated": 0, "errors": 0}
+    paris = next(c for c in result["cases"] if c["eval_id"] == "paris")
+    assert paris["eval_set_id"] == "weather" and paris["status"] == "passed" and paris["error"] is None
+    trajectory = paris["criteria"][0]
+    assert trajectory == {**trajectory, "name": "tool_trajectory_avg_score", "threshold": 1.0, "score": 1.0, "status": "passed"}
+    assert trajectory["invocations"][0]["status"] == "passed"
+    assert [c["name"] for c in paris["criteria"]][2:] == [
+        "tool_call_count_v1", "inference_call_count_v1", "token_usage_v1", "invocation_duration_v1"]
+    actual = paris["invocations"][0]["actual"]
+    assert actual["final_response"]["parts"][0]["text"] == "It is sunny in Paris today, 24°C."
+    events = actual["intermediate_data"]["invocation_events"]
+    assert events[0]["content"]["parts"][0]["function_call"]["args"] == {"city": "Paris"}
+    assert paris["invocations"][0]["expected"]["intermediate_data"]["tool_uses"][0]["name"] == "get_weather"
+
+
+def test_regressed_agent_fails_the_gate_and_shows_the_difference():
+    done = run_evalkit("run", WEATHER, "--agent", "examples/weather_agent/regressed_agent.py:weather_agent")
+    assert done.returncode == 1
+    assert "expected get_weather(city='Paris'), got get_weather(city='paris')" in done.stdout
+    assert "'Looks sunny in Paris.'" in done.stdout
+    assert "3 cases: 1 passed, 2 failed" in done.stdout
+
+
+def test_an_agent_exception_marks_only_that_case_error_and_exits_3(tmp_path):
+    out = tmp_path / "r.json"
+    done = run_evalkit("run", f"{ECHO}:hello,boom,two_turns", "--agent", f"{AGENTS}:explodes_on_boom",
+                       "--config", str(FIXTURES / "rouge_only.config.json"), "--json", str(out))
+    assert done.returncode == 3, done.stderr
+    cases = {c["eval_id"]: c for c in json.loads(out.read_text())["cases"]}
+    assert cases["boom"]["status"] == "error"
+    assert cases["boom"]["error"] == "case 'boom', turn 1: the agent raised RuntimeError: the tool backend is down"
+    assert cases["hello"]["status"] == "passed" and cases["two_turns"]["status"] == "passed"
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_a_turn_past_the_timeout_is_an_error(tmp_path):
+    out = tmp_path / "r.json"
+    done = run_evalkit("run", f"{ECHO}:hello,slow", "--agent", f"{AGENTS}:slow", "--timeout", "0.5",
+                       "--config", str(FIXTURES / "rouge_only.config.json"), "--json", str(out))
+    assert done.returncode == 3
+    cases = {c["eval_id"]: c for c in json.loads(out.read_text())["cases"]}
+    assert cases["slow"]["error"] == "case 'slow', turn 1: no reply within 0.5 s (--timeout)"
+    assert cases["hello"]["status"] == "passed"
+
+
+def test_async_agents_state_and_history(tmp_path):
+    out = tmp_path / "r.json"
+    done = run_evalkit("run", f"{ECHO}:two_turns", "--agent", f"{AGENTS}:remembers", "--json", str(out),
+                       "--config", str(FIXTURES / "rouge_only.config.json"))
+    texts = [i["actual"]["final_response"]["parts"][0]["text"] for i in json.loads(out.read_text())["cases"][0]["invocations"]]
+    assert texts[0].startswith("turn 1 of two_turns") and texts[0].endswith("history 0")
+    assert texts[1].startswith("turn 2 of two_turns") and texts[1].endswith("history 1")
+    assert done.returncode == 1  # the texts differ from the references
+    async_done = run_evalkit("run", f"{ECHO}:hello", "--agent", f"{AGENTS}:async_echo",
+                             "--config", str(FIXTURES / "rouge_only.config.json"))
+    assert async_done.returncode == 0, async_done.stdout + async_done.stderr
+
+
+def test_a_reply_with_an_unknown_key_is_a_clear_error(tmp_path):
+    done = run_evalkit("run", f"{ECHO}:hello", "--agent", f"{AGENTS}:bad_reply")
+    assert done.returncode == 3
+    assert "case 'hello', turn 1: invalid reply: final_answer: Extra inputs are not permitted" in done.stdout
+
+
+def test_replay_rescores_a_saved_run_without_the_agent(tmp_path):
+    first = tmp_path / "first.json"
+    run_evalkit("run", WEATHER, "--agent", "examples/weather_agent/regressed_agent.py:weather_agent", "--json", str(first))
+    lenient = tmp_path / "test_config.json"
+    lenient.write_text(json.dumps({"criteria": {"tool_trajectory_avg_score": {"threshold": 1.0, "ignore_args": True}}}))
+    done = run_evalkit("run", WEATHER, "--agent", f"replay:{first}", "--config", str(lenient))
+    assert done.returncode == 0, done.stdout
+    assert "3 cases: 3 passed" in done.stdout
+
+
+def test_case_filter_and_missing_agent(tmp_path):
+    done = run_evalkit("run", WEATHER, "--case", "paris", "--quiet")
+    assert done.returncode == 0 and done.stdout.strip().startswith("1 cases: 1 passed")
+    no_agent = run_evalkit("run", ECHO)
+    assert no_agent.returncode == 2
+    assert "no agent to run" in no_agent.stderr
+    bad_agent = run_evalkit("run", ECHO, "--agent", "no_such_module:fn")
+    assert bad_agent.returncode == 2 and "no module named 'no_such_module'" in bad_agent.stderr
+
+
+def test_ctrl_c_writes_the_finished_cases_and_exits_130(tmp_path):
+    out = tmp_path / "r.json"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "evalkit", "run", f"{ECHO}:hello,slow", "--agent", f"{AGENTS}:slow",
+         "--jobs", "1", "--json", str(out), "--config", str(FIXTURES / "rouge_only.config.json")],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.time() + 20
+    time.sleep(1.0)  # let the first case finish and the slow one start
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=max(1, deadline - time.time()))
+    assert process.returncode == 130, stderr
+    result = json.loads(out.read_text())
+    assert result["interrupted"] is True
+    assert [c["eval_id"] for c in result["cases"]] == ["hello"]
+    assert result["summary"]["cases"] == 1
+    assert "Traceback" not in stderr

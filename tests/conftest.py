@@ -1,0 +1,27 @@
+"""Shared test helpers: the repository's paths and a CLI runner that keeps stderr apart."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.fixture
+def root() -> Path:
+    return ROOT
+
+
+def run_evalkit(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    """Run `python -m evalkit` as a real process, as a user or a CI job would."""
+    environment = {**os.environ, "EVALKIT_CACHE_DIR": str((cwd or ROOT) / ".evalkit" / "cache"), **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "evalkit", *args],
+        cwd=cwd or ROOT, env=environment, capture_output=True, text=True, timeout=timeout,
+    )
