@@ -1,0 +1,87 @@
+"""The judge protocol: what a criterion sends to a judge model and what comes back.
+
+Criteria never build a model client. They hand a `JudgeRequest` to a `JudgeService`,
+which picks a `JudgeBackend` by the model name, and get a `JudgeReply`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from evalkit.errors import JudgeError
+
+#: Model names starting with this prefix go to an OpenAI-compatible server.
+OPENAI_PREFIX = "openai/"
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """One prompt for one judge model.
+
+    `model` is a Gemini model name (`gemini-2.5-flash`) or `openai/<model>` for an
+    OpenAI-compatible chat-completions server. `prompt` is sent as a single user
+    message. `config` holds google-genai `GenerateContentConfig` fields as a
+    snake_case dict (temperature, thinking_config, ...). `sample_index` tells apart
+    the N samples of one prompt, so each sample is cached on its own.
+    """
+
+    model: str
+    prompt: str
+    config: Mapping[str, Any] | None = None
+    sample_index: int = 0
+
+
+@dataclass(frozen=True)
+class JudgeReply:
+    """The judge's answer: the non-thought text of its first candidate."""
+
+    text: str
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    from_cache: bool = False
+
+
+def config_dict(config: Any) -> dict[str, Any]:
+    """A request's config as a plain dict; a pydantic config model is accepted too."""
+    if config is None:
+        return {}
+    if isinstance(config, Mapping):
+        return dict(config)
+    if hasattr(config, "model_dump"):
+        return dict(config.model_dump(exclude_none=True))
+    raise TypeError(f"judge config must be a mapping, not {type(config).__name__}")
+
+
+class TransientJudgeError(JudgeError):
+    """A judge call failed in a way that may succeed if tried again.
+
+    429, 408 and 5xx replies, timeouts, refused or dropped connections and garbled
+    bodies. `retry_after` is the server's `Retry-After` in seconds, when it sent one.
+    `reason` is short and already free of credentials.
+    """
+
+    def __init__(self, reason: str, *, retry_after: float | None = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.retry_after = retry_after
+
+
+@runtime_checkable
+class JudgeBackend(Protocol):
+    """A way to reach judge models of one family.
+
+    `generate` makes exactly one attempt: it raises `TransientJudgeError` for
+    failures worth retrying and `JudgeError` for the others. Retries, caching and
+    concurrency limits belong to `JudgeService`, not to backends.
+
+    Backends may also define `async start()` (slow one-time setup, run before the
+    first attempt so it does not eat into the attempt timeout) and
+    `describe_endpoint(model) -> str` (where calls go, for error messages; never
+    holding a key). `JudgeService` uses them when present.
+    """
+
+    async def generate(self, request: JudgeRequest) -> JudgeReply: ...
+
+    async def aclose(self) -> None: ...

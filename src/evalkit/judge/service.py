@@ -1,0 +1,155 @@
+"""`JudgeService`: the one way criteria call judge models.
+
+Each request goes: disk cache → global concurrency gate → backend, retried within
+the policy's budget → disk cache. One service lives for one run, owns one client
+per backend family, and counts what the judges cost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from evalkit.errors import JudgeError
+from evalkit.judge.base import OPENAI_PREFIX, JudgeBackend, JudgeReply, JudgeRequest
+from evalkit.judge.cache import JudgeCache
+from evalkit.judge.retry import RetryPolicy, call_with_retries
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_MAX_CONCURRENCY = 16
+
+
+@dataclass
+class JudgeStats:
+    """What the judges of one run did and cost.
+
+    `requests` counts generate() calls; `cache_hits` of them were answered from disk;
+    `calls` counts attempts sent to a model (retries included); `retries` the
+    attempts after a failed one; `failures` the requests that failed for good.
+    """
+
+    requests: int = 0
+    calls: int = 0
+    cache_hits: int = 0
+    retries: int = 0
+    failures: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def to_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+class JudgeService:
+    def __init__(
+        self,
+        *,
+        max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+        use_cache: bool = True,
+        cache_dir: Path | None = None,
+        retry: RetryPolicy | None = None,
+    ):
+        if max_concurrency < 1:
+            raise ValueError("max_concurrency must be at least 1")
+        self.max_concurrency = max_concurrency
+        self.retry_policy = retry if retry is not None else RetryPolicy.from_env()
+        self._cache = JudgeCache(cache_dir) if use_cache else None
+        self._gate = asyncio.Semaphore(max_concurrency)
+        self._backends: dict[str, JudgeBackend] = {}
+        self._rng = random.Random()
+        self._stats = JudgeStats()
+
+    @property
+    def stats(self) -> JudgeStats:
+        return self._stats
+
+    @property
+    def cache_path(self) -> Path | None:
+        return self._cache.path if self._cache is not None else None
+
+    def _backend_for(self, model: str) -> JudgeBackend:
+        family = "openai" if model.startswith(OPENAI_PREFIX) else "gemini"
+        backend = self._backends.get(family)
+        if backend is None:
+            if family == "openai":
+                from evalkit.judge.openai_backend import OpenAICompatibleBackend
+
+                backend = OpenAICompatibleBackend()
+            else:
+                from evalkit.judge.gemini_backend import GeminiBackend
+
+                backend = GeminiBackend()
+            self._backends[family] = backend
+        return backend
+
+    async def generate(self, request: JudgeRequest) -> JudgeReply:
+        """The judge's reply to `request`; JudgeError once the retry budget is spent."""
+        stats = self._stats
+        stats.requests += 1
+        if self._cache is not None:
+            cached = await self._cache.get(request)
+            if cached is not None:
+                stats.cache_hits += 1
+                return cached
+
+        backend = self._backend_for(request.model)
+        endpoint = _describe(backend, request.model)
+        start = getattr(backend, "start", None)
+        if start is not None:
+            try:
+                await start()
+            except JudgeError:
+                stats.failures += 1
+                raise
+
+        def count_attempt() -> None:
+            stats.calls += 1
+
+        def count_retry(reason: str, delay: float) -> None:
+            stats.retries += 1
+            logger.info("judge %s: %s; retrying in %.2f s", endpoint, reason, delay)
+
+        try:
+            reply = await call_with_retries(
+                lambda: backend.generate(request),
+                self.retry_policy,
+                endpoint=endpoint,
+                gate=self._gate,
+                on_attempt=count_attempt,
+                on_retry=count_retry,
+                rng=self._rng,
+            )
+        except JudgeError:
+            stats.failures += 1
+            raise
+        stats.input_tokens += reply.input_tokens or 0
+        stats.output_tokens += reply.output_tokens or 0
+        if self._cache is not None:
+            await self._cache.put(request, reply)
+        return reply
+
+    async def aclose(self) -> None:
+        backends, self._backends = list(self._backends.values()), {}
+        for backend in backends:
+            try:
+                await backend.aclose()
+            except Exception as error:  # closing must not hide the run's own outcome
+                logger.debug("closing judge backend failed: %s", error)
+        if self._cache is not None:
+            await asyncio.to_thread(self._cache.close)
+
+    async def __aenter__(self) -> JudgeService:
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        await self.aclose()
+
+
+def _describe(backend: JudgeBackend, model: str) -> str:
+    describe = getattr(backend, "describe_endpoint", None)
+    return describe(model) if describe is not None else model

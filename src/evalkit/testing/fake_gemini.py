@@ -1,0 +1,99 @@
+"""A fake Gemini API for offline tests: point google-genai at it and script replies.
+
+    with FakeGemini(default_reply="Yes") as fake:
+        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", fake.base_url)
+        monkeypatch.setenv("GOOGLE_API_KEY", "dummy")
+        fake.when("is the answer correct").reply("valid", "valid", "invalid")
+        fake.fail_next(2, status=429, retry_after=0.01)
+        ...  # run judges through the real google-genai client
+        assert fake.call_count == ...
+
+It serves `POST /{version}/models/{model}:generateContent` (and the Vertex AI form
+`/{version}/projects/.../models/{model}:generateContent`) with a
+GenerateContentResponse including `usageMetadata`, and `:streamGenerateContent`
+(`?alt=sse`) as a single server-sent event. Errors have the Google API error shape
+(`{"error": {"code", "message", "status"}}`). Scripting and fault injection are
+described in `evalkit.testing.scripted_server`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from evalkit.testing.scripted_server import ParsedCall, ScriptedModelServer
+
+_METHOD_PATH = re.compile(
+    r"^/[^/]+/(?:.*/)?models/(?P<model>[^/:?]+):(?P<method>generateContent|streamGenerateContent)(?:\?.*)?$"
+)
+# Google API error statuses by HTTP status, as the real service names them.
+_ERROR_STATUS = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    408: "DEADLINE_EXCEEDED",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
+
+
+def _text_of(contents: Any) -> str:
+    """All text parts of all contents, joined by newlines (one user turn in practice)."""
+    texts: list[str] = []
+    for content in contents or []:
+        for part in (content or {}).get("parts") or []:
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+    return "\n".join(texts)
+
+
+class FakeGemini(ScriptedModelServer):
+    """Speaks the Gemini REST protocol; `base_url` goes into GOOGLE_GEMINI_BASE_URL."""
+
+    def _parse(self, path: str, body: dict[str, Any]) -> ParsedCall | None:
+        match = _METHOD_PATH.match(path)
+        if match is None:
+            return None
+        config = dict(body.get("generationConfig") or {})
+        for name in ("systemInstruction", "safetySettings", "toolConfig", "tools"):
+            if name in body:
+                config[name] = body[name]
+        return ParsedCall(
+            model=match["model"],
+            prompt=_text_of(body.get("contents")),
+            config=config,
+            stream=match["method"] == "streamGenerateContent",
+        )
+
+    def _render_reply(
+        self, call: ParsedCall, text: str, thought: str | None, input_tokens: int, output_tokens: int
+    ) -> tuple[str, bytes]:
+        parts: list[dict[str, Any]] = []
+        if thought is not None:
+            parts.append({"text": thought, "thought": True})
+        parts.append({"text": text})
+        usage: dict[str, Any] = {
+            "promptTokenCount": input_tokens,
+            "candidatesTokenCount": output_tokens,
+            "totalTokenCount": input_tokens + output_tokens,
+        }
+        response = {
+            "candidates": [
+                {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
+            ],
+            "usageMetadata": usage,
+            "modelVersion": call.model,
+            "responseId": "fake-response",
+        }
+        payload = json.dumps(response).encode("utf-8")
+        if call.stream:
+            return "text/event-stream", b"data: " + payload + b"\r\n\r\n"
+        return "application/json", payload
+
+    def _render_error(self, status: int, message: str) -> bytes:
+        error = {"code": status, "message": message, "status": _ERROR_STATUS.get(status, "UNKNOWN")}
+        return json.dumps({"error": error}).encode("utf-8")

@@ -1,0 +1,66 @@
+"""A fake OpenAI-compatible chat-completions server for offline tests.
+
+    with FakeOpenAI(default_reply="Yes") as fake:
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)   # ends in /v1
+        ...  # judge_model "openai/<anything>"
+
+It serves `POST .../chat/completions` with a `chat.completion` object including
+`usage`; errors have OpenAI's shape (`{"error": {"message", "type", "code"}}`).
+Scripting and fault injection are those of `evalkit.testing.scripted_server`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from evalkit.testing.scripted_server import ParsedCall, ScriptedModelServer
+
+
+def _message_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # typed parts: [{"type": "text", "text": ...}]
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return ""
+
+
+class FakeOpenAI(ScriptedModelServer):
+    """Speaks chat completions; `base_url` (ending in /v1) goes into OPENAI_BASE_URL."""
+
+    url_suffix = "/v1"
+
+    def _parse(self, path: str, body: dict[str, Any]) -> ParsedCall | None:
+        if not path.split("?", 1)[0].endswith("/chat/completions"):
+            return None
+        messages = body.get("messages") or []
+        prompt = "\n".join(_message_text(m.get("content")) for m in messages if isinstance(m, dict))
+        config = {k: v for k, v in body.items() if k not in ("model", "messages")}
+        return ParsedCall(model=str(body.get("model", "")), prompt=prompt, config=config)
+
+    def _render_reply(
+        self, call: ParsedCall, text: str, thought: str | None, input_tokens: int, output_tokens: int
+    ) -> tuple[str, bytes]:
+        content = text if thought is None else f"<think>{thought}</think>\n{text}"
+        response = {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": 0,
+            "model": call.model,
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+            ],
+            "usage": {
+                "prompt_tokens": input_tokens,
+                "completion_tokens": output_tokens,
+                "total_tokens": input_tokens + output_tokens,
+            },
+        }
+        return "application/json", json.dumps(response).encode("utf-8")
+
+    def _render_error(self, status: int, message: str) -> bytes:
+        if status == 429:
+            kind = "rate_limit_error"
+        else:
+            kind = "server_error" if status >= 500 else "invalid_request_error"
+        return json.dumps({"error": {"message": message, "type": kind, "code": status}}).encode("utf-8")
