@@ -122,3 +122,13 @@ def test_ctrl_c_writes_the_finished_cases_and_exits_130(tmp_path):
     assert [c["eval_id"] for c in result["cases"]] == ["hello"]
     assert result["summary"]["cases"] == 1
     assert "Traceback" not in stderr
+
+
+def test_detailed_results_list_each_turn():
+    done = run_evalkit("run", f"{WEATHER}:paris", "--print_detailed_results",
+                       "--agent", "examples/weather_agent/regressed_agent.py:weather_agent")
+    assert done.returncode == 1
+    assert "Overall Eval Status: FAILED" in done.stdout
+    assert "  expected_tool_calls:        get_weather(city='Paris')" in done.stdout
+    assert "  actual_tool_calls:          get_weather(city='paris')" in done.stdout
+    assert "  tool_trajectory_avg_score:  FAILED (0)" in done.stdout
