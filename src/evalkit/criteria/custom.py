@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
+import sys
 from types import SimpleNamespace
 from typing import Any, Callable
 
@@ -77,6 +79,8 @@ def resolve_function(dotted: str) -> Callable[..., Any]:
     module_name, _, attr = dotted.rpartition(".")
     if not module_name:
         raise ValueError(f"{dotted!r} is not a dotted path like my_pkg.metrics.my_metric")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # as under `python -m`: the user's project is importable
     try:
         module = importlib.import_module(module_name)
     except Exception as error:

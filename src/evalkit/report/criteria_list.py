@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from rich.console import Console
-from rich.table import Table
 
 from evalkit.criteria import registry
 
@@ -20,16 +19,17 @@ def describe_options(name: str) -> list[tuple[str, str, str]]:
 
 
 def render_criteria(console: Console) -> None:
-    table = Table(show_lines=True)
-    table.add_column("criterion", style="bold")
-    table.add_column("what it scores")
-    table.add_column("options (default)")
+    """A list, not a table: criterion names are long and must never be cut."""
     for name in registry.names():
         criterion = registry.get(name)
         assert criterion is not None
-        kind = " [informational]" if criterion.informational else ""
-        needs = [w for w, on in (("expected turns", criterion.requires_expected), ("a scenario", criterion.requires_scenario), ("a judge", criterion.uses_judge)) if on]
-        what = criterion.description + kind + (f"\nneeds {', '.join(needs)}" if needs else "")
-        options = "\n".join(f"{n} ({d}): {desc}" if desc else f"{n} ({d})" for n, d, desc in describe_options(name))
-        table.add_row(name, what, options or "threshold only" if not criterion.informational else "none")
-    console.print(table)
+        needs = [w for w, on in (("expected turns", criterion.requires_expected),
+                                 ("a conversation scenario", criterion.requires_scenario),
+                                 ("a judge model", criterion.uses_judge)) if on]
+        kind = "informational, never gates" if criterion.informational else "threshold"
+        console.print(f"[bold]{name}[/bold]  [dim]({kind}{'; needs ' + ', '.join(needs) if needs else ''})[/dim]")
+        console.print(f"    {criterion.description}", highlight=False)
+        for option, default, meaning in describe_options(name):
+            console.print(f"    [cyan]{option}[/cyan] = {default}" + (f"  [dim]{meaning}[/dim]" if meaning else ""),
+                          highlight=False)
+        console.print()
