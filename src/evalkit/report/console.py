@@ -105,6 +105,6 @@ def summary_line(result: RunResult) -> str:
     if s.not_evaluated:
         parts.append(f"{s.not_evaluated} not evaluated")
     if s.errors:
-        parts.append(f"{s.errors} errors")
+        parts.append(f"{s.errors} error{'' if s.errors == 1 else 's'}")
     tail = " (interrupted)" if result.interrupted else ""
     return f"{s.cases} cases: {', '.join(parts)} in {result.duration_s:.2f} s{tail}"

@@ -1,0 +1,54 @@
+"""Snapshot of the plain-text console report (what CI logs show)."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+from rich.console import Console
+
+from evalkit.report.console import render
+from evalkit.schema.results import CaseResult, CriterionResult, InvocationScore, RunResult, Status, Summary
+
+
+def _result() -> RunResult:
+    cases = [
+        CaseResult(eval_set_id="weather", eval_id="paris", status=Status.PASSED, criteria=[
+            CriterionResult(name="tool_trajectory_avg_score", threshold=1.0, score=1.0, status=Status.PASSED),
+            CriterionResult(name="response_match_score", threshold=0.8, score=0.9, status=Status.PASSED),
+            CriterionResult(name="tool_call_count_v1", score=1.0, status=Status.INFORMATIONAL),
+        ]),
+        CaseResult(eval_id="rome", eval_set_id="weather", status=Status.FAILED, criteria=[
+            CriterionResult(name="tool_trajectory_avg_score", threshold=1.0, score=0.0, status=Status.FAILED,
+                            invocations=[InvocationScore(score=0.0, status=Status.FAILED, details={
+                                "difference": "call 1: expected get_weather(city='Rome'), got get_weather(city='rome')"})]),
+            CriterionResult(name="response_match_score", threshold=0.8, score=0.5, status=Status.FAILED,
+                            invocations=[InvocationScore(score=0.5, status=Status.FAILED, details={
+                                "expected": "Sunny in Rome.", "actual": "Looks sunny."})]),
+        ]),
+        CaseResult(eval_set_id="weather", eval_id="tokyo", status=Status.ERROR,
+                   error="case 'tokyo', turn 1: the agent raised RuntimeError: backend down"),
+    ]
+    return RunResult(evalkit_version="0", started_at="2026-01-01T00:00:00+00:00", duration_s=1.5,
+                     summary=Summary.of(cases), cases=cases)
+
+
+EXPECTED = """\
+case            status   tool_trajectory_avg_score   response_match_score
+─────────────────────────────────────────────────────────────────────────
+weather/paris   passed                   1.000/1 ✓            0.900/0.8 ✓
+weather/rome    failed                   0.000/1 ✗            0.500/0.8 ✗
+weather/tokyo   error
+✗ weather/rome: tool_trajectory_avg_score 0 < 1
+    turn 1: call 1: expected get_weather(city='Rome'), got get_weather(city='rome')
+✗ weather/rome: response_match_score 0.5 < 0.8
+    turn 1: expected 'Sunny in Rome.'
+           got      'Looks sunny.'
+! weather/tokyo: case 'tokyo', turn 1: the agent raised RuntimeError: backend down
+3 cases: 1 passed, 1 failed, 1 error in 1.50 s
+"""
+
+
+def test_plain_report_snapshot():
+    out = StringIO()
+    render(_result(), Console(file=out, width=160, no_color=True, force_terminal=False))
+    assert [line.rstrip() for line in out.getvalue().splitlines()] == EXPECTED.splitlines()
