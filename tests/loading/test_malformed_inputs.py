@@ -38,6 +38,7 @@ EVALSETS = {
     "rubric_without_content.evalset.json": ("eval_cases[0].rubrics[0].rubric_content", "field required"),
     "timestamp_not_a_number.evalset.json": ("eval_cases[0].creation_timestamp", "valid number"),
     "tool_mock_without_name.evalset.json": ("eval_cases[0].tool_mocks[0].name", "field required"),
+    "duplicate_rubric_ids.evalset.json": ("eval case 'c1'", "rubric id 'r1' is used more than once"),
     "role_not_a_string.evalset.json": ("eval_cases[0].conversation[0].user_content.role", "valid string"),
     "legacy_turn_without_query.test.json": ("[0].data[0]", "needs 'query'"),
     "legacy_tool_use_without_input.test.json": ("[0].data[0].expected_tool_use[0]", "'tool_name' and 'tool_input'"),
@@ -58,9 +59,15 @@ CONFIGS = {
 }
 
 
+# Problems that only show when a config meets an eval set: reported against the eval set.
+COMBINED = {
+    "rubric_criterion_without_rubrics.config.json": ("weather.evalset.json", "eval case 'paris'", "has no rubric for turn 1"),
+}
+
+
 def test_the_corpus_is_complete():
     on_disk = {p.name for p in MALFORMED.iterdir()}
-    assert on_disk == set(EVALSETS) | set(CONFIGS)
+    assert on_disk == set(EVALSETS) | set(CONFIGS) | set(COMBINED)
     assert len(on_disk) >= 30
 
 
@@ -113,3 +120,10 @@ def test_bad_selection_is_an_input_error(args: list[str], fragment: str, tmp_pat
     assert result.exit_code == 2
     assert fragment in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("name", sorted(COMBINED))
+def test_config_that_does_not_fit_the_eval_set(name: str):
+    file, where, message = COMBINED[name]
+    result = CliRunner().invoke(app, ["validate", GOOD_EVALSET, "--config", str(MALFORMED / name)])
+    _check(result, file, where, message)

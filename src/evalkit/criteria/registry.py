@@ -16,6 +16,14 @@ INFORMATIONAL = ("tool_call_count_v1", "inference_call_count_v1", "token_usage_v
 _BUILT_IN: dict[str, str] = {
     "tool_trajectory_avg_score": "evalkit.criteria.trajectory:ToolTrajectoryCriterion",
     "response_match_score": "evalkit.criteria.response_match:ResponseMatchCriterion",
+    "safety_v1": "evalkit.criteria.safety:SafetyCriterion",
+    "final_response_match_v2": "evalkit.criteria.final_response_match_v2:FinalResponseMatchV2Criterion",
+    "rubric_based_final_response_quality_v1": "evalkit.criteria.rubric_final_response:RubricFinalResponseQualityCriterion",
+    "rubric_based_tool_use_quality_v1": "evalkit.criteria.rubric_tool_use:RubricToolUseQualityCriterion",
+    "rubric_based_multi_turn_trajectory_quality_v1": (
+        "evalkit.criteria.rubric_multi_turn:RubricMultiTurnTrajectoryCriterion"
+    ),
+    "hallucinations_v1": "evalkit.criteria.hallucinations:HallucinationsCriterion",
     "tool_call_count_v1": "evalkit.criteria.efficiency:ToolCallCount",
     "inference_call_count_v1": "evalkit.criteria.efficiency:InferenceCallCount",
     "token_usage_v1": "evalkit.criteria.efficiency:TokenUsage",

@@ -1,7 +1,8 @@
 """Checks that need both the cases and the criteria: what ADK would only discover mid-run.
 
-A reference-based criterion on a conversation scenario, or a scenario-only criterion on
-a fixed conversation, is silently NOT_EVALUATED in ADK; here it is an input error.
+A reference-based criterion on a conversation scenario, a scenario-only criterion on a
+fixed conversation, or a rubric criterion with no rubric of its type is silently
+NOT_EVALUATED in ADK; a repeated rubric id crashes it. Here each is an input error.
 """
 
 from __future__ import annotations
@@ -14,9 +15,12 @@ from evalkit.schema.evalset import EvalCase
 
 
 def case_problems(cases: list[EvalCase], criteria: list[Criterion], file: Path, config_file: Path | None) -> list[Problem]:
+    from evalkit.criteria.rubrics import check_rubrics
+
     config = str(config_file or "default criteria")
     problems: list[Problem] = []
     for case in cases:
+        problems += [Problem(str(file), f"eval case {case.eval_id!r}", message) for message in check_rubrics(case, criteria)]
         for criterion in criteria:
             if case.is_scenario and criterion.requires_expected:
                 problems.append(Problem(

@@ -1,0 +1,68 @@
+"""`judge_model_options`: which judge model a criterion asks, and how often (adk-reference.md §2.5).
+
+Parsed as ADK parses its `JudgeModelOptions`: snake_case or camelCase keys, the same
+defaults and bounds, and `judge_model_config` validated as a google-genai
+`GenerateContentConfig`. Unlike ADK, a misspelt key is an input error when the config
+is loaded rather than a silent NOT_EVALUATED at run time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field, field_validator
+
+from evalkit.criteria.base import CriterionOptions
+
+DEFAULT_JUDGE_MODEL = "gemini-2.5-flash"
+
+
+class JudgeModelOptions(CriterionOptions):
+    judge_model: str = Field(
+        default=DEFAULT_JUDGE_MODEL,
+        min_length=1,
+        description="judge model: a Gemini model name, or openai/<model> for an OpenAI-compatible server",
+    )
+    judge_model_config: dict[str, Any] | None = Field(
+        default=None,
+        description="google-genai GenerateContentConfig fields for the judge (temperature, thinking_config, ...)",
+    )
+    num_samples: int = Field(
+        default=5, ge=1, description="how many times the judge is asked about each turn; the answers are voted on"
+    )
+    parallelism_limit: int = Field(
+        default=1, ge=1, description="most judge calls of this criterion in flight at once, per eval case"
+    )
+
+    @field_validator("judge_model_config", mode="before")
+    @classmethod
+    def _a_generate_content_config(cls, value: Any) -> Any:
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            raise ValueError("judge_model_config must be an object of GenerateContentConfig fields")
+        # google-genai is imported here, not at module level: `evalkit validate` on a
+        # config without a judge config must stay fast. Validating with the library's
+        # own model rejects misspelt fields exactly as ADK does.
+        from google.genai import types
+        from pydantic import ValidationError
+
+        try:
+            config = types.GenerateContentConfig.model_validate(value)
+        except ValidationError as error:
+            reasons = "; ".join(
+                f"{'.'.join(str(p) for p in item['loc']) or 'value'}: {item['msg']}"
+                for item in error.errors(include_url=False)
+            )
+            raise ValueError(f"not a valid GenerateContentConfig ({reasons})") from None
+        # Normalised to snake_case JSON values, so equal configs make equal cache keys.
+        return config.model_dump(mode="json", exclude_none=True)
+
+    def request_config(self) -> dict[str, Any] | None:
+        """The config sent with every judge request (a copy: requests must not share it)."""
+        return dict(self.judge_model_config) if self.judge_model_config is not None else None
+
+
+def judge_options_field(description: str = "judge_model, judge_model_config, num_samples, parallelism_limit") -> Any:
+    """The `judge_model_options` field of a judge criterion's options, with ADK's defaults."""
+    return Field(default_factory=JudgeModelOptions, description=description)
