@@ -34,13 +34,15 @@ def render(result: RunResult, console: Console) -> None:
         by_name = {c.name: c for c in case.criteria}
         table.add_row(
             f"{case.eval_set_id}/{case.eval_id}",
-            Text(case.status.value, style=_STYLE[case.status]),
+            Text(case.status.value + repeat_note(case), style=_STYLE[case.status]),
             *(_cell(by_name.get(name)) for name in columns),
         )
     console.print(table)
     for line in failure_lines(result.cases):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
     console.print(Text(summary_line(result), style="bold"))
+    if result.judge:
+        console.print(judge_line(result.judge), highlight=False)
 
 
 def _gating_columns(cases: list[CaseResult]) -> list[str]:
@@ -73,11 +75,23 @@ def failure_lines(cases: list[CaseResult]) -> list[str]:
         for criterion in case.criteria:
             if criterion.status is Status.ERROR:
                 lines.append(f"! {name}: {criterion.name}: {criterion.error or 'error'}")
+            elif criterion.status is Status.FAILED and criterion.spread is not None:
+                spread = criterion.spread
+                lines.append(f"✗ {name}: {criterion.name} passed {spread.passed} of {spread.runs} runs, "
+                             f"needed {case.repeat.required if case.repeat else spread.runs} "
+                             f"(mean {_score(criterion)}, threshold {criterion.threshold:g}){first_difference(criterion)}")
             elif criterion.status is Status.FAILED:
                 lines.append(f"✗ {name}: {criterion.name} {_score(criterion)} < {criterion.threshold:g}{first_difference(criterion)}")
             elif criterion.status is Status.NOT_EVALUATED and case.status is Status.NOT_EVALUATED:
                 lines.append(f"– {name}: {criterion.name} was not evaluated")
     return lines
+
+
+def repeat_note(case: CaseResult) -> str:
+    """With --repeat: passing runs out of all, and whether they disagreed."""
+    if case.repeat is None:
+        return ""
+    return f" {case.repeat.passed}/{case.repeat.runs}" + (" flaky" if case.repeat.flaky else "")
 
 
 def _score(criterion: CriterionResult) -> str:
@@ -106,5 +120,18 @@ def summary_line(result: RunResult) -> str:
         parts.append(f"{s.not_evaluated} not evaluated")
     if s.errors:
         parts.append(f"{s.errors} error{'' if s.errors == 1 else 's'}")
+    if s.flaky:
+        parts.append(f"{s.flaky} flaky")
+    if result.repeat > 1:
+        parts.append(f"{result.repeat} runs each")
     tail = " (interrupted)" if result.interrupted else ""
     return f"{s.cases} cases: {', '.join(parts)} in {result.duration_s:.2f} s{tail}"
+
+
+def judge_line(stats: dict) -> str:
+    """Judge usage: what the run cost, and what the cache saved."""
+    line = (f"judge: {stats.get('calls', 0)} calls, {stats.get('cache_hits', 0)} from cache, "
+            f"{stats.get('retries', 0)} retries, {stats.get('input_tokens', 0):,} tokens in, "
+            f"{stats.get('output_tokens', 0):,} out")
+    failures = stats.get("failures", 0)
+    return line + (f", {failures} failed for good" if failures else "")
