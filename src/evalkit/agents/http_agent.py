@@ -1,0 +1,91 @@
+"""`http://…` / `https://…`: an agent behind an HTTP endpoint, one POST per turn.
+
+The body is the turn as JSON (`Turn.to_json()`); the answer is the reply object of
+the turn protocol. After a case the endpoint receives
+`{"type": "end_session", "session_id": …}`; its answer and any failure are ignored.
+Connections are pooled and reused, up to `--jobs` at once. The per-turn limit
+(`--timeout`) is the runner's; the client's own timeout only sits behind it as a
+backstop, so the message a user sees names `--timeout`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from evalkit.agents.turn_protocol import Turn, TurnProtocolAgent
+from evalkit.agents.worker_pool import snippet
+from evalkit.errors import AgentError
+
+CONNECT_TIMEOUT_S = 10.0
+END_SESSION_TIMEOUT_S = 5.0
+BACKSTOP_MARGIN_S = 5.0  # the client gives up this long after the runner would have
+
+
+class HttpAgent(TurnProtocolAgent):
+    def __init__(self, url: str, max_connections: int = 8, timeout: float | None = None):
+        self.url = url
+        self.description = url
+        self.max_connections = max(1, max_connections)
+        self.timeout = timeout
+        # Made now, when an HTTP agent is chosen (importing httpx and building its TLS
+        # context take a noticeable time), so the first turn's time limit does not pay
+        # for it. Its connections are opened later, inside the run's event loop.
+        self._client: Any = self._new_client()
+
+    def _new_client(self) -> Any:
+        import httpx
+
+        read = None if self.timeout is None else self.timeout + BACKSTOP_MARGIN_S
+        return httpx.AsyncClient(
+            timeout=httpx.Timeout(read, connect=CONNECT_TIMEOUT_S),
+            limits=httpx.Limits(max_connections=self.max_connections, max_keepalive_connections=self.max_connections),
+            headers={"user-agent": "evalkit"},
+        )
+
+    def _http(self) -> Any:
+        if self._client is None:  # closed by an earlier run; start afresh
+            self._client = self._new_client()
+        return self._client
+
+    async def send(self, turn: Turn, where: str) -> Any:
+        import httpx
+
+        try:
+            response = await self._http().post(self.url, json=turn.to_json())
+        except httpx.TimeoutException:
+            raise AgentError(f"{where}: no reply from {self.url} (HTTP client timeout)") from None
+        except httpx.ConnectError as error:
+            raise AgentError(f"{where}: cannot connect to {self.url}: {_reason(error)}") from None
+        except httpx.HTTPError as error:
+            raise AgentError(f"{where}: request to {self.url} failed: {_reason(error)}") from None
+        body = response.content
+        if not response.is_success:
+            raise AgentError(f"{where}: {self.url} answered HTTP {response.status_code}: {snippet(body)}")
+        try:
+            return json.loads(body)
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            raise AgentError(f"{where}: {self.url} answered with a body that is not JSON: {snippet(body)}") from None
+
+    async def end_session(self, session_id: str) -> None:
+        try:
+            await self._http().post(
+                self.url,
+                json={"type": "end_session", "session_id": session_id},
+                timeout=END_SESSION_TIMEOUT_S,
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the endpoint may not care about end_session at all
+            pass
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.aclose()
+
+
+def _reason(error: Exception) -> str:
+    text = str(error).strip()
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__

@@ -1,0 +1,266 @@
+"""Long-lived agent processes that answer one JSON line with one JSON line, and their pool.
+
+A process serves one request at a time: write a line to its stdin, read a line from its
+stdout. Anything that leaves a reply unread in the pipe (a cancelled turn, a line that is
+not JSON, a line over the size limit) makes the process unusable, because the next
+reader would take that stale line for its own answer; such a process is killed and the
+pool starts a fresh one for the next lease. Stderr is drained continuously into the
+`evalkit.agents` log, so a chatty process never blocks on a full pipe.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import signal
+from typing import Any
+
+from evalkit.errors import AgentError
+
+log = logging.getLogger("evalkit.agents")
+
+LINE_LIMIT = 64 * 1024 * 1024  # replies (and stderr lines) may be large; asyncio's default is 64 KiB
+STOP_GRACE_S = 2.0  # between SIGTERM and SIGKILL
+NOTIFY_TIMEOUT_S = 5.0  # a process that stops reading its stdin must not hold up the run
+EXIT_WAIT_S = 2.0  # after stdout closes, how long the process may take to exit
+SNIPPET_CHARS = 200
+_STDERR_CHUNK = 64 * 1024
+
+
+def snippet(data: bytes | str, limit: int = SNIPPET_CHARS) -> str:
+    """A short, single-line, quoted excerpt for error messages."""
+    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
+    text = " ".join(text.split())
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return repr(text)
+
+
+def _encode(message: dict[str, Any]) -> bytes:
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+class AgentProcess:
+    """One running agent process and the single conversation lane it offers."""
+
+    def __init__(self, process: asyncio.subprocess.Process, name: str):
+        self._process = process
+        self.name = name
+        self.last_stderr_line = ""
+        self._unusable = False
+        self._lock = asyncio.Lock()
+        self._stderr_task = asyncio.create_task(self._drain_stderr())
+
+    @classmethod
+    async def start(cls, argv: list[str], env: dict[str, str] | None = None) -> AgentProcess:
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=env,
+            limit=LINE_LIMIT,
+            # Own process group: Ctrl-C reaches evalkit only (which then stops the
+            # workers itself), and stopping a worker also stops whatever it spawned.
+            start_new_session=True,
+        )
+        return cls(process, name=os.path.basename(argv[0]))
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    @property
+    def usable(self) -> bool:
+        return not self._unusable and self._process.returncode is None
+
+    async def request(self, message: dict[str, Any], where: str) -> Any:
+        """Send one JSON line and return the decoded JSON line that answers it."""
+        async with self._lock:
+            if not self.usable:
+                raise AgentError(f"{where}: {await self._exit_reason()}")
+            try:
+                self._process.stdin.write(_encode(message))
+                await self._process.stdin.drain()
+                line = await self._process.stdout.readline()
+            except asyncio.CancelledError:
+                self.discard()  # the reply would be left in the pipe for the next reader
+                raise
+            except (BrokenPipeError, ConnectionResetError):
+                line = b""
+            except ValueError:  # readline's way of saying the line is over LINE_LIMIT
+                self.discard()
+                raise AgentError(f"{where}: the agent wrote a reply line longer than {LINE_LIMIT} bytes") from None
+            if not line:
+                raise AgentError(f"{where}: {await self._exit_reason()}")
+            try:
+                return json.loads(line)
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                # Whatever wrote this line may write more; the lane is out of step.
+                self.discard()
+                raise AgentError(f"{where}: the agent wrote a line that is not JSON: {snippet(line)}") from None
+
+    async def notify(self, message: dict[str, Any]) -> None:
+        """Send a line that gets no reply; failures only retire the process."""
+        if not self.usable:
+            return
+        async with self._lock:
+            try:
+                self._process.stdin.write(_encode(message))
+                await asyncio.wait_for(self._process.stdin.drain(), NOTIFY_TIMEOUT_S)
+            except asyncio.CancelledError:
+                self.discard()
+                raise
+            except (OSError, asyncio.TimeoutError):
+                self.discard()
+
+    def discard(self) -> None:
+        """Mark the process unusable and kill it now (the pool reaps it later)."""
+        self._unusable = True
+        self._signal(signal.SIGKILL)
+
+    async def stop(self, grace: float = STOP_GRACE_S) -> None:
+        """Terminate the process, kill it if it outlives the grace period, and reap it."""
+        self._unusable = True
+        with contextlib.suppress(OSError):
+            self._process.stdin.close()
+        if self._process.returncode is None:
+            self._signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(self._process.wait(), grace)
+            except asyncio.TimeoutError:
+                self._signal(signal.SIGKILL)
+                await self._process.wait()
+        await self._finish_stderr(timeout=0.2)
+
+    def _signal(self, sig: int) -> None:
+        if self._process.returncode is not None:
+            return
+        try:
+            if hasattr(os, "killpg"):
+                os.killpg(self._process.pid, sig)
+            else:  # pragma: no cover - platforms without process groups
+                self._process.send_signal(sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    async def _exit_reason(self) -> str:
+        """Why the lane is closed: the exit code and the last thing the process said."""
+        self._unusable = True
+        try:
+            code = await asyncio.wait_for(self._process.wait(), EXIT_WAIT_S)
+            how = _describe_exit(code)
+        except asyncio.TimeoutError:
+            self._signal(signal.SIGKILL)
+            await self._process.wait()
+            how = "closed its stdout (it was killed)"
+        await self._finish_stderr(timeout=0.5)
+        reason = f"the agent process {how}"
+        if self.last_stderr_line:
+            reason += f"; last stderr line: {snippet(self.last_stderr_line)}"
+        return reason
+
+    async def _finish_stderr(self, timeout: float) -> None:
+        # A grandchild may hold stderr open after the process itself has gone.
+        if self._stderr_task.done():
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(self._stderr_task), timeout)
+        except asyncio.TimeoutError:
+            self._stderr_task.cancel()
+        except asyncio.CancelledError:
+            self._stderr_task.cancel()
+            raise
+
+    async def _drain_stderr(self) -> None:
+        stream = self._process.stderr
+        pending = b""
+        while True:
+            try:
+                chunk = await stream.read(_STDERR_CHUNK)
+            except OSError:  # the pipe broke: nothing more will come
+                chunk = b""
+            if not chunk:
+                break
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                self._log_stderr(line)
+            if len(pending) > _STDERR_CHUNK:  # a huge line without newline: log it in pieces
+                self._log_stderr(pending)
+                pending = b""
+        if pending:
+            self._log_stderr(pending)
+
+    def _log_stderr(self, raw: bytes) -> None:
+        text = raw.decode("utf-8", errors="replace").rstrip()
+        if not text:
+            return
+        self.last_stderr_line = text[:1000]
+        log.info("%s[%d]: %s", self.name, self._process.pid, text[:4000])
+
+
+def _describe_exit(code: int | None) -> str:
+    if code is None:
+        return "closed its stdout"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = str(-code)
+        return f"was killed by signal {name}"
+    return f"exited with code {code}"
+
+
+class WorkerPool:
+    """Up to `size` processes, started on demand; each lease holds one process exclusively."""
+
+    def __init__(self, argv: list[str], size: int, env: dict[str, str] | None = None):
+        self.argv = argv
+        self.size = max(1, size)
+        self.env = env
+        self._slots = asyncio.Semaphore(self.size)
+        self._idle: list[AgentProcess] = []
+        self._running: set[AgentProcess] = set()
+        self._closed = False
+
+    @property
+    def process_count(self) -> int:
+        return len(self._running)
+
+    async def acquire(self) -> AgentProcess:
+        await self._slots.acquire()
+        try:
+            while self._idle:
+                worker = self._idle.pop()
+                if worker.usable:
+                    return worker
+                await self._retire(worker)  # died while idle
+            worker = await AgentProcess.start(self.argv, self.env)
+            self._running.add(worker)
+            return worker
+        except BaseException:
+            self._slots.release()
+            raise
+
+    async def release(self, worker: AgentProcess) -> None:
+        try:
+            if worker.usable and not self._closed:
+                self._idle.append(worker)
+            else:
+                await self._retire(worker)
+        finally:
+            self._slots.release()
+
+    async def _retire(self, worker: AgentProcess) -> None:
+        self._running.discard(worker)
+        await worker.stop()
+
+    async def aclose(self) -> None:
+        self._closed = True
+        workers, self._idle = list(self._running), []
+        self._running.clear()
+        await asyncio.gather(*(worker.stop() for worker in workers), return_exceptions=True)
