@@ -62,7 +62,9 @@ def run(
     repeat: int = typer.Option(1, "--repeat", min=1, help="Run each case N times"),
     case: Optional[List[str]] = typer.Option(None, "--case", help="Only this eval id (repeatable)"),
     shard: Optional[str] = typer.Option(None, "--shard", help="K/N: run the K-th of N stable slices of the cases"),
-    baseline: Optional[str] = typer.Option(None, "--baseline", help="Compare with an earlier result file"),
+    baseline: Optional[str] = typer.Option(None, "--baseline", help="Compare with an earlier result file (evalkit's or ADK's), or 'last' for the previous run; regressions exit 1"),
+    tolerance: float = typer.Option(0.0, "--tolerance", help="With --baseline: a score may drop this much before it counts as a regression"),
+    pass_rate: Optional[float] = typer.Option(None, "--pass-rate", help="With --repeat: share of the runs a case needs to pass (default: all)"),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the judge cache"),
     timeout: float = typer.Option(300.0, "--timeout", min=0.001, help="Seconds allowed per turn"),
     quiet: bool = typer.Option(False, "--quiet", help="Print only the summary line"),
@@ -75,7 +77,7 @@ def run(
     request = RunRequest(
         paths=paths, config=config, agent=agent, jobs=jobs, json_out=json_out, junit=junit,
         markdown=markdown, html=html, repeat=repeat, case_ids=case or [], shard=shard,
-        baseline=baseline, use_cache=not no_cache, timeout=timeout, quiet=quiet,
+        baseline=baseline, tolerance=tolerance, pass_rate=pass_rate, use_cache=not no_cache, timeout=timeout, quiet=quiet,
         judge_jobs=judge_jobs, detailed=print_detailed_results,
     )
     raise typer.Exit(guarded(lambda: run_command(request)))
@@ -93,6 +95,52 @@ def validate(
     plan = guarded(lambda: build_plan(paths, case_ids=case or [], config_file=config))
     for planned in plan.sets:
         typer.echo(f"ok  {planned.file}: {len(planned.cases)} cases, criteria from {planned.config_file or 'defaults'}")
+
+
+@app.command()
+def compare(
+    base: Path = typer.Argument(..., help="The earlier result file (evalkit's, or ADK's *.evalset_result.json)"),
+    new: Path = typer.Argument(..., help="The later result file"),
+    tolerance: float = typer.Option(0.0, "--tolerance", help="A score may drop this much before it counts as a regression"),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="Write the comparison here as JSON"),
+    show_all: bool = typer.Option(False, "--all", help="Also list the unchanged cases"),
+    quiet: bool = typer.Option(False, "--quiet", help="Print only the summary line"),
+) -> None:
+    """Per case and criterion, what changed from BASE to NEW; exit 1 on regressions."""
+    from evalkit.commands.compare import compare_command
+
+    raise typer.Exit(guarded(lambda: compare_command(base, new, tolerance=tolerance, json_out=json_out,
+                                                     show_unchanged=show_all, quiet=quiet)))
+
+
+@app.command()
+def merge(
+    files: List[Path] = typer.Argument(..., help="Result files of the shards (or of separate runs)"),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="Write the combined result file here"),
+    junit: Optional[Path] = typer.Option(None, "--junit", help="Write a JUnit XML report here"),
+    markdown: Optional[Path] = typer.Option(None, "--markdown", help="Write a Markdown summary here"),
+    html: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report here"),
+    quiet: bool = typer.Option(False, "--quiet", help="Print only the summary line"),
+) -> None:
+    """Combine shard results into one result file, with the exit code of one whole run."""
+    from evalkit.commands.merge import merge_command
+
+    raise typer.Exit(guarded(lambda: merge_command(files, json_out=json_out, junit=junit, markdown=markdown,
+                                                   html=html, quiet=quiet)))
+
+
+@app.command()
+def report(
+    result_file: Path = typer.Argument(..., help="A result file written by `evalkit run --json`"),
+    html: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report here"),
+    junit: Optional[Path] = typer.Option(None, "--junit", help="Write a JUnit XML report here"),
+    markdown: Optional[Path] = typer.Option(None, "--markdown", help="Write a Markdown summary here"),
+) -> None:
+    """Render a saved result as HTML, JUnit XML or Markdown (with none of them: print the table)."""
+    from evalkit.commands.report import ReportRequest, report_command
+
+    request = ReportRequest(result_file=result_file, html=html, junit=junit, markdown=markdown)
+    raise typer.Exit(guarded(lambda: report_command(request)))
 
 
 @app.command("criteria")
@@ -114,6 +162,36 @@ def schema(which: str = typer.Argument(..., help="evalset or config")) -> None:
 
     document = guarded(lambda: json_schema(which))
     typer.echo(json.dumps(document, indent=2))
+
+
+@app.command()
+def scenarios(
+    file: Path = typer.Argument(..., help='JSON or YAML file holding {"scenarios": [...]} (ADK\'s --scenarios_file format)'),
+    out: Path = typer.Option(..., "--out", help="Eval set file to add the cases to (created if missing)"),
+    session_input: Optional[Path] = typer.Option(None, "--session-input", help="SessionInput file (app_name, user_id, state) for every case"),
+) -> None:
+    """Turn conversation scenarios into eval cases with stable ids (ADK's scenario hash)."""
+    from evalkit.commands.scenarios import scenarios_command
+
+    for line in guarded(lambda: scenarios_command(file, out, session_input)):
+        typer.echo(line)
+
+
+import_app = typer.Typer(help="Convert other tools' evaluation files into eval sets.", no_args_is_help=True)
+app.add_typer(import_app, name="import")
+
+
+@import_app.command("ces")
+def import_ces(
+    file: Path = typer.Argument(..., help="A CES Evaluation resource (JSON)"),
+    out: Optional[Path] = typer.Option(None, "--out", help="Where to write the eval set (default <name>.evalset.json here)"),
+) -> None:
+    """Convert a CES golden or scenario evaluation into an eval set and a test_config.json beside it."""
+    from evalkit.ces.importer import import_ces_file, summary_lines
+
+    result = guarded(lambda: import_ces_file(file, out))
+    for line in summary_lines(result):
+        typer.echo(line)
 
 
 def main() -> None:

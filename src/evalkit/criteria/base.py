@@ -69,6 +69,13 @@ class Criterion(ABC):
         self.threshold = threshold
         self.options = options if options is not None else self.Options()
 
+    def prepare(self) -> None:
+        """Import heavy dependencies before any case starts.
+
+        Done once per run, up front: an import in the middle of a run would block the
+        event loop and be counted in the durations of every turn in flight.
+        """
+
     @abstractmethod
     async def evaluate(self, ctx: EvalContext) -> Outcome: ...
 

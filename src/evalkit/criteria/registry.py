@@ -28,6 +28,23 @@ _BUILT_IN: dict[str, str] = {
     "inference_call_count_v1": "evalkit.criteria.efficiency:InferenceCallCount",
     "token_usage_v1": "evalkit.criteria.efficiency:TokenUsage",
     "invocation_duration_v1": "evalkit.criteria.efficiency:InvocationDuration",
+    "exact_match": "evalkit.criteria.vertex_text:ExactMatchCriterion",
+    "bleu": "evalkit.criteria.vertex_text:BleuCriterion",
+    "rouge": "evalkit.criteria.vertex_text:RougeCriterion",
+    "tool_call_valid": "evalkit.criteria.vertex_tools:ToolCallValidCriterion",
+    "tool_name_match": "evalkit.criteria.vertex_tools:ToolNameMatchCriterion",
+    "tool_parameter_key_match": "evalkit.criteria.vertex_tools:ToolParameterKeyMatchCriterion",
+    "tool_parameter_kv_match": "evalkit.criteria.vertex_tools:ToolParameterKvMatchCriterion",
+    "ces_semantic_similarity": "evalkit.criteria.ces_semantic:CesSemanticSimilarityCriterion",
+    "ces_tool_parameter_correctness": "evalkit.criteria.ces_tools:CesToolParameterCorrectnessCriterion",
+    "ces_tool_invocation": "evalkit.criteria.ces_tools:CesToolInvocationCriterion",
+    "ces_expectations": "evalkit.criteria.ces_expectations:CesExpectationsCriterion",
+    "pointwise_metric": "evalkit.criteria.vertex_judge:PointwiseMetricCriterion",
+    "pairwise_metric": "evalkit.criteria.vertex_judge:PairwiseMetricCriterion",
+    "per_turn_user_simulator_quality_v1": "evalkit.criteria.user_simulator_quality:PerTurnUserSimulatorQualityCriterion",
+    "multi_turn_task_success_v1": "evalkit.criteria.multi_turn:MultiTurnTaskSuccessCriterion",
+    "multi_turn_trajectory_quality_v1": "evalkit.criteria.multi_turn:MultiTurnTrajectoryQualityCriterion",
+    "multi_turn_tool_use_quality_v1": "evalkit.criteria.multi_turn:MultiTurnToolUseQualityCriterion",
 }
 
 _registered: dict[str, type[Criterion]] = {}

@@ -20,8 +20,13 @@ class ResponseMatchCriterion(Criterion):
     Options = ResponseMatchOptions
     requires_expected = True
 
+    def prepare(self) -> None:
+        from evalkit.criteria.rouge1 import rouge1_fmeasure
+
+        rouge1_fmeasure("warm up", "warm up")  # the first call imports rouge_score and nltk
+
     async def evaluate(self, ctx: EvalContext) -> Outcome:
-        from evalkit.criteria.rouge1 import rouge1_fmeasure  # pulls in rouge_score and nltk
+        from evalkit.criteria.rouge1 import rouge1_fmeasure
 
         assert ctx.expected is not None
         scores: list[float | None] = []

@@ -43,6 +43,8 @@ def render(result: RunResult, console: Console) -> None:
     console.print(Text(summary_line(result), style="bold"))
     if result.judge:
         console.print(judge_line(result.judge), highlight=False)
+    for line in latency_lines(result.latency or {}):
+        console.print(line, highlight=False)
 
 
 def _gating_columns(cases: list[CaseResult]) -> list[str]:
@@ -135,3 +137,24 @@ def judge_line(stats: dict) -> str:
             f"{stats.get('output_tokens', 0):,} out")
     failures = stats.get("failures", 0)
     return line + (f", {failures} failed for good" if failures else "")
+
+
+def latency_lines(report: dict) -> list[str]:
+    """Turn latency percentiles, and per tool its calls, timings and verdicts when known."""
+    turn = report.get("turn_latency") or {}
+    if not turn.get("count"):
+        return []
+    lines = [f"turn latency: {_percentiles(turn)} over {turn['count']} turns"]
+    for tool in report.get("tools") or ():
+        timing = f", {_percentiles(tool['latency'])}" if tool["latency"]["count"] else ""
+        verdicts = f", {tool['passed']} passed, {tool['failed']} failed" if tool["passed"] or tool["failed"] else ""
+        lines.append(f"  {tool['tool']}: {tool['calls']} calls{timing}{verdicts}")
+    return lines
+
+
+def _percentiles(stats: dict) -> str:
+    return ", ".join(f"{name} {_seconds(stats[f'{name}_s'])}" for name in ("p50", "p90", "p99"))
+
+
+def _seconds(value: float | None) -> str:
+    return "n/a" if value is None else f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"

@@ -1,0 +1,156 @@
+"""The run-level report CES gives its evaluation runs: progress, latency percentiles, tool outcomes.
+
+A pure function of the case results, so it can be computed for a live run, a saved
+result file or merged shards alike:
+
+* progress: total, completed, passed, failed, error and not-evaluated case counts;
+* turn latency: p50 / p90 / p99 of the measured duration of every turn;
+* per tool: how often it was called, p50 / p90 / p99 of its measured call durations,
+  and how many expected calls of it passed or failed.
+
+A call's duration is measured when its response part carries `part_metadata.duration_s`
+(adapters that time each call record it there), or when it was the only tool call of
+its turn, whose tool time (`tool_duration`) is then exactly that call's. Other calls are
+counted but not timed. Pass/fail counts come from the per-call results the CES criteria
+report (`details.calls` entries with a `tool` and a `status`).
+
+Percentiles interpolate linearly between the two nearest samples (NumPy's default
+method): for sorted samples x[0..n-1], p is read at position (n - 1) * p / 100.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from evalkit.schema.results import CaseResult, Status
+
+PERCENTILES = (50, 90, 99)
+
+
+def percentile(samples: Sequence[float], p: float) -> float | None:
+    """The p-th percentile of the samples by linear interpolation; None when there are none."""
+    if not samples:
+        return None
+    ordered = sorted(samples)
+    position = (len(ordered) - 1) * p / 100
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+@dataclass
+class LatencyStats:
+    count: int
+    p50_s: float | None
+    p90_s: float | None
+    p99_s: float | None
+
+    @classmethod
+    def of(cls, samples: Sequence[float]) -> LatencyStats:
+        p50, p90, p99 = (percentile(samples, p) for p in PERCENTILES)
+        return cls(count=len(samples), p50_s=p50, p90_s=p90, p99_s=p99)
+
+
+@dataclass
+class ToolReport:
+    tool: str
+    calls: int = 0
+    latency: LatencyStats = field(default_factory=lambda: LatencyStats.of([]))
+    passed: int = 0
+    failed: int = 0
+
+
+@dataclass
+class Progress:
+    total: int
+    completed: int
+    passed: int
+    failed: int
+    error: int
+    not_evaluated: int
+
+
+@dataclass
+class RunReport:
+    progress: Progress
+    turn_latency: LatencyStats
+    tools: list[ToolReport]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def run_report(cases: Sequence[CaseResult], total: int | None = None) -> RunReport:
+    """Progress, turn latency and per-tool figures of these cases (`total`: cases planned, if known)."""
+    turn_durations: list[float] = []
+    call_counts: dict[str, int] = {}
+    call_durations: dict[str, list[float]] = {}
+    outcomes: dict[str, list[int]] = {}  # tool → [passed, failed]
+    for case in cases:
+        for record in case.invocations:
+            actual = record.actual or {}
+            duration = actual.get("duration")
+            if isinstance(duration, (int, float)):
+                turn_durations.append(float(duration))
+            for name, seconds in timed_calls(actual):
+                call_counts[name] = call_counts.get(name, 0) + 1
+                if seconds is not None:
+                    call_durations.setdefault(name, []).append(seconds)
+        for criterion in case.criteria:
+            for turn in criterion.invocations:
+                for call in turn.details.get("calls") or ():
+                    if isinstance(call, dict) and call.get("tool") and call.get("status") in ("passed", "failed"):
+                        counts = outcomes.setdefault(call["tool"], [0, 0])
+                        counts[0 if call["status"] == "passed" else 1] += 1
+    tools = [
+        ToolReport(tool=name, calls=call_counts.get(name, 0), latency=LatencyStats.of(call_durations.get(name, [])),
+                   passed=outcomes.get(name, [0, 0])[0], failed=outcomes.get(name, [0, 0])[1])
+        for name in sorted(set(call_counts) | set(outcomes))
+    ]
+    return RunReport(progress=_progress(cases, total), turn_latency=LatencyStats.of(turn_durations), tools=tools)
+
+
+def _progress(cases: Sequence[CaseResult], total: int | None) -> Progress:
+    counts = {status: sum(1 for c in cases if c.status is status) for status in Status}
+    return Progress(
+        total=max(total or 0, len(cases)),
+        completed=len(cases),
+        passed=counts[Status.PASSED],
+        failed=counts[Status.FAILED],
+        error=counts[Status.ERROR],
+        not_evaluated=counts[Status.NOT_EVALUATED],
+    )
+
+
+def timed_calls(actual: dict[str, Any]) -> list[tuple[str, float | None]]:
+    """(tool name, measured seconds or None) for every tool call of a recorded turn (ADK JSON)."""
+    calls: list[str] = []
+    durations: dict[str | None, float] = {}
+    data = actual.get("intermediate_data") or {}
+    if "invocation_events" in data:
+        for event in data.get("invocation_events") or ():
+            for part in ((event or {}).get("content") or {}).get("parts") or ():
+                if part.get("function_call"):
+                    calls.append(part["function_call"].get("name") or "")
+                response = part.get("function_response")
+                metadata = part.get("part_metadata")
+                if response and isinstance(metadata, dict) and isinstance(metadata.get("duration_s"), (int, float)):
+                    durations[response.get("id")] = float(metadata["duration_s"])
+        ids = [p["function_call"].get("id") for e in data.get("invocation_events") or ()
+               for p in ((e or {}).get("content") or {}).get("parts") or () if p.get("function_call")]
+    else:
+        calls = [(c or {}).get("name") or "" for c in data.get("tool_uses") or ()]
+        ids = [(c or {}).get("id") for c in data.get("tool_uses") or ()]
+    tool_time = actual.get("tool_duration")
+    timed: list[tuple[str, float | None]] = []
+    for name, call_id in zip(calls, ids):
+        if call_id is not None and call_id in durations:
+            timed.append((name, durations[call_id]))
+        elif len(calls) == 1 and isinstance(tool_time, (int, float)):
+            timed.append((name, float(tool_time)))  # the turn's only call: its tool time is this call's
+        else:
+            timed.append((name, None))
+    return timed
