@@ -20,7 +20,9 @@ def root() -> Path:
 
 def run_evalkit(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
     """Run `python -m evalkit` as a real process, as a user or a CI job would."""
-    environment = {**os.environ, "EVALKIT_CACHE_DIR": str((cwd or ROOT) / ".evalkit" / "cache"), **(env or {})}
+    state = (cwd or ROOT) / ".evalkit"
+    environment = {**os.environ, "EVALKIT_CACHE_DIR": str(state / "cache"), "EVALKIT_RUNS_DIR": str(state / "test-runs"),
+                   **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "evalkit", *args],
         cwd=cwd or ROOT, env=environment, capture_output=True, text=True, timeout=timeout,

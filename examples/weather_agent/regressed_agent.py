@@ -3,7 +3,7 @@ and its answers lost the temperature. The demo eval set catches both."""
 
 from __future__ import annotations
 
-from agent import find_city, get_weather
+from weather_tools import find_city, get_weather
 
 
 def weather_agent(turn) -> dict:

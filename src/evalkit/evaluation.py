@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from evalkit import __version__
 from evalkit.agents.base import Agent
 from evalkit.loading.plan import Plan
+from evalkit.report.latency import run_report
 from evalkit.runner import CaseJob, Runner, RunnerSettings
 from evalkit.schema.results import CaseResult, RunResult, Summary
 
@@ -24,6 +25,8 @@ class RunSettings:
     timeout: float | None = 300.0
     judge_jobs: int = 16
     use_cache: bool = True
+    repeat: int = 1  # runs per case; see evalkit.repeats
+    pass_rate: float | None = None  # share of the runs a case needs to pass; None: all
 
 
 @dataclass
@@ -37,6 +40,8 @@ class RunProgress:
     judge_stats: dict | None = None
     order: dict[tuple[str, str], int] = field(default_factory=dict)
     listeners: list[Callable[[CaseResult], None]] = field(default_factory=list)
+    repeat: int = 1
+    pass_rate: float | None = None
 
     def add(self, result: CaseResult) -> None:
         self.cases.append(result)
@@ -52,6 +57,9 @@ class RunProgress:
             cases=sorted(self.cases, key=lambda c: self.order.get((c.eval_set_id, c.eval_id), len(self.order))),
             interrupted=interrupted,
             judge=self.judge_stats,
+            latency=run_report(self.cases, total=self.total).to_dict(),
+            repeat=self.repeat,
+            pass_rate=self.pass_rate,
         )
 
 
@@ -83,13 +91,23 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
     jobs = jobs_for(plan)
     progress.total = len(jobs)
     progress.order = {(job.eval_set_id, job.case.eval_id): index for index, job in enumerate(jobs)}
+    on_case_done = progress.add
+    if settings.repeat > 1:
+        from evalkit.repeats import RepeatCollector, repeated, required_passes
+
+        progress.repeat, progress.pass_rate = settings.repeat, settings.pass_rate
+        on_case_done = RepeatCollector(settings.repeat, required_passes(settings.repeat, settings.pass_rate),
+                                       progress.add).add
+        jobs = repeated(jobs, settings.repeat)
+    for criterion in {id(c): c for planned in plan.sets for c in planned.criteria}.values():
+        criterion.prepare()
     judge = None
     if needs_judge(plan):
         from evalkit.judge.service import JudgeService
 
         judge = JudgeService(max_concurrency=settings.judge_jobs, use_cache=settings.use_cache)
     runner = Runner(agent, RunnerSettings(jobs=settings.jobs, timeout=settings.timeout), judge=judge,
-                    on_case_done=progress.add)
+                    on_case_done=on_case_done)
     try:
         await runner.run(jobs)
     finally:

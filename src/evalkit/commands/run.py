@@ -32,6 +32,9 @@ class RunRequest:
     quiet: bool = False
     judge_jobs: int = 16
     detailed: bool = False
+    pass_rate: float | None = None  # with repeat: share of runs a case needs to pass
+    tolerance: float = 0.0  # with baseline: allowed score drop
+    record_history: bool = True
 
 
 def exit_code(result: RunResult) -> int:
@@ -53,11 +56,16 @@ def run_command(request: RunRequest) -> int:
 
     plan = build_plan(request.paths, case_ids=request.case_ids, config_file=request.config)
     spec = request.agent or resolve_config_agent(plan)
+    plan, shard = apply_shard(plan, request.shard)
+    baseline = load_run_baseline(request)  # before this run, so `last` is the previous one
+    check_loop_options(request)
     if not spec:
         raise UsageError("no agent to run: pass --agent SPEC, or set 'agent' in the config")
+    if shard is not None and plan.case_count == 0:
+        return empty_shard(request, shard)
     agent = load_agent(spec, jobs=request.jobs, timeout=request.timeout)
     settings = RunSettings(jobs=request.jobs, timeout=request.timeout, judge_jobs=request.judge_jobs,
-                           use_cache=request.use_cache)
+                           use_cache=request.use_cache, repeat=request.repeat, pass_rate=request.pass_rate)
     console = make_console()
     progress = RunProgress()
     interrupted = False
@@ -67,7 +75,10 @@ def run_command(request: RunRequest) -> int:
         except KeyboardInterrupt:
             interrupted = True
     result = progress.result(interrupted=interrupted)
+    result.shard = str(shard) if shard else None
     write_reports(result, request)
+    if request.record_history and not interrupted:
+        record_history(result)
     if request.quiet:
         from evalkit.report.console import summary_line
 
@@ -80,7 +91,81 @@ def run_command(request: RunRequest) -> int:
             render_detailed(result, console)
     if interrupted:
         print("evalkit: interrupted; results of the finished cases were written", file=sys.stderr)
-    return exit_code(result)
+    code = exit_code(result)
+    if baseline is not None:
+        regressed = report_baseline(baseline, result, request, console)
+        if regressed and code == EXIT_OK:
+            code = EXIT_FAILED
+    return code
+
+
+def apply_shard(plan, text: str | None):
+    """`--shard K/N`: the plan's K-th slice, and the shard (None without the option)."""
+    if not text:
+        return plan, None
+    from evalkit.sharding import parse_shard, shard_plan
+
+    shard = parse_shard(text)
+    return shard_plan(plan, shard), shard
+
+
+def check_loop_options(request: RunRequest) -> None:
+    """Reject a bad `--pass-rate` or `EVALKIT_HISTORY_LIMIT` before anything runs."""
+    if request.pass_rate is not None:
+        from evalkit.repeats import required_passes
+
+        required_passes(request.repeat, request.pass_rate)
+    if request.record_history:
+        from evalkit.history import history_limit
+
+        history_limit()
+
+
+def load_run_baseline(request: RunRequest):
+    if not request.baseline:
+        return None
+    from evalkit.commands.compare import check_tolerance, load_baseline
+
+    check_tolerance(request.tolerance)
+    return load_baseline(request.baseline)
+
+
+def report_baseline(baseline, result: RunResult, request: RunRequest, console) -> bool:
+    """Print what changed since the baseline; True when something regressed."""
+    from evalkit.compare.diff import compare_runs
+    from evalkit.compare.render import render_comparison, summary_line
+    from evalkit.compare.sources import from_result
+
+    comparison = compare_runs(baseline, from_result(result, "this run"), request.tolerance)
+    if request.quiet:
+        console.print(summary_line(comparison), highlight=False, soft_wrap=True)
+    else:
+        render_comparison(comparison, console)
+    return bool(comparison.regressions)
+
+
+def record_history(result: RunResult) -> None:
+    from evalkit import history
+
+    try:
+        history.record(result)
+    except OSError as error:  # history is a convenience: never fail a run over it
+        print(f"evalkit: could not record this run in {history.runs_dir()}: {error}", file=sys.stderr)
+
+
+def empty_shard(request: RunRequest, shard) -> int:
+    """More shards than cases leaves some shard empty: that job passes, and `merge` still gets its file."""
+    from datetime import datetime, timezone
+
+    from evalkit import __version__
+    from evalkit.schema.results import Summary
+
+    result = RunResult(evalkit_version=__version__, started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                       duration_s=0.0, summary=Summary(), cases=[], repeat=request.repeat,
+                       pass_rate=request.pass_rate if request.repeat > 1 else None, shard=str(shard))
+    write_reports(result, request)
+    print(f"evalkit: shard {shard} holds no eval case; nothing to run", file=sys.stderr)
+    return EXIT_OK
 
 
 def make_console():
@@ -109,7 +194,10 @@ def resolve_config_agent(plan) -> str | None:
 
 
 def write_reports(result: RunResult, request: RunRequest) -> None:
+    from evalkit.commands.report import append_github_step_summary, write_report_files
     from evalkit.report.json_file import write_result
 
     if request.json_out:
         write_result(result, request.json_out)
+    write_report_files(result, html=request.html, junit=request.junit, markdown=request.markdown)
+    append_github_step_summary(result)

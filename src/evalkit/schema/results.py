@@ -50,6 +50,32 @@ class ResultModel(BaseModel):
     model_config = ConfigDict(extra="allow", use_enum_values=False)
 
 
+class ScoreSpread(ResultModel):
+    """A criterion over the repeated runs of a case (`--repeat N`)."""
+
+    runs: int
+    scored: int = Field(description="runs that gave a number")
+    passed: int
+    mean: float | None = None
+    stdev: float | None = Field(default=None, description="population standard deviation")
+    min: float | None = None
+    max: float | None = None
+
+
+class RepeatStats(ResultModel):
+    """A case over its repeated runs (`--repeat N`)."""
+
+    runs: int
+    passed: int
+    failed: int = 0
+    errors: int = 0
+    required: int = Field(description="passing runs the case needs to pass")
+    pass_rate: float
+    pass_at_k: dict[int, float] = Field(default_factory=dict, description="k → chance that at least one of k runs passes")
+    pass_hat_k: dict[int, float] = Field(default_factory=dict, description="k → chance that all of k runs pass")
+    flaky: bool = Field(description="the runs did not all end with the same status")
+
+
 class InvocationScore(ResultModel):
     score: float | None = None
     status: Status
@@ -64,6 +90,7 @@ class CriterionResult(ResultModel):
     invocations: list[InvocationScore] = Field(default_factory=list)
     details: dict[str, Any] = Field(default_factory=dict)
     error: str | None = None
+    spread: ScoreSpread | None = None
 
 
 class InvocationRecord(ResultModel):
@@ -81,6 +108,8 @@ class CaseResult(ResultModel):
     source_file: str | None = None
     session_id: str | None = None
     duration_s: float | None = None
+    repeat: RepeatStats | None = None
+    runs: list[CaseResult] | None = Field(default=None, description="each repeated run, in the order they finished")
 
 
 class Summary(ResultModel):
@@ -89,6 +118,7 @@ class Summary(ResultModel):
     failed: int = 0
     not_evaluated: int = 0
     errors: int = 0
+    flaky: int = 0
 
     @classmethod
     def of(cls, cases: list[CaseResult]) -> Summary:
@@ -101,6 +131,7 @@ class Summary(ResultModel):
             failed=counts[Status.FAILED],
             not_evaluated=counts[Status.NOT_EVALUATED],
             errors=counts[Status.ERROR],
+            flaky=sum(1 for case in cases if case.repeat is not None and case.repeat.flaky),
         )
 
 
@@ -112,3 +143,9 @@ class RunResult(ResultModel):
     cases: list[CaseResult]
     interrupted: bool = False
     judge: dict[str, Any] | None = Field(default=None, description="judge calls, cache hits and tokens")
+    latency: dict[str, Any] | None = Field(
+        default=None, description="progress counts, turn latency percentiles and per-tool figures")
+    repeat: int = Field(default=1, description="runs per case (--repeat)")
+    pass_rate: float | None = Field(default=None, description="share of runs a case needs to pass (--pass-rate)")
+    shard: str | None = Field(default=None, description="K/N when this run was one shard (--shard)")
+    shards: list[str] | None = Field(default=None, description="the shards combined by `evalkit merge`")

@@ -1,0 +1,1 @@
+"""Baselines: what changed between two scored runs (`evalkit compare`, `run --baseline`)."""

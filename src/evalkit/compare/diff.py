@@ -1,0 +1,163 @@
+"""Per case and criterion, what changed from a base run to a new one, and which changes are regressions.
+
+A case regressed when it passed in the base and does not now, when a criterion that
+passed no longer does, or when a gating criterion's score fell by more than the
+tolerance. Informational metrics (token counts, call counts) are not scores to gate on
+and are left out. Cases found on one side only are listed as added or removed; they
+are not regressions (a shard, a `--case` run or an edited eval set leaves some out).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from evalkit.compare.sources import CaseKey, ScoredCase, ScoredCriterion, ScoredRun
+from evalkit.schema.results import Status
+
+# Scores are floats from different machines and libraries; differences below this are noise.
+_EPSILON = 1e-9
+
+REGRESSED, IMPROVED, CHANGED, UNCHANGED, ADDED, REMOVED = "regressed", "improved", "changed", "unchanged", "added", "removed"
+ORDER = (REGRESSED, IMPROVED, CHANGED, ADDED, REMOVED, UNCHANGED)
+
+
+@dataclass
+class CriterionChange:
+    name: str
+    base_score: float | None
+    new_score: float | None
+    base_status: str | None
+    new_status: str | None
+    threshold: float | None
+    kind: str = UNCHANGED
+
+    @property
+    def delta(self) -> float | None:
+        if self.base_score is None or self.new_score is None:
+            return None
+        return self.new_score - self.base_score
+
+
+@dataclass
+class CaseChange:
+    eval_set_id: str
+    eval_id: str
+    base_status: str | None
+    new_status: str | None
+    kind: str = UNCHANGED
+    criteria: list[CriterionChange] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return f"{self.eval_set_id}/{self.eval_id}"
+
+
+@dataclass
+class Comparison:
+    base: str
+    new: str
+    tolerance: float
+    cases: list[CaseChange] = field(default_factory=list)
+
+    def of_kind(self, kind: str) -> list[CaseChange]:
+        return [c for c in self.cases if c.kind == kind]
+
+    @property
+    def regressions(self) -> list[CaseChange]:
+        return self.of_kind(REGRESSED)
+
+    @property
+    def common(self) -> int:
+        return sum(1 for c in self.cases if c.kind not in (ADDED, REMOVED))
+
+    def counts(self) -> dict[str, int]:
+        return {kind: len(self.of_kind(kind)) for kind in ORDER}
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["summary"] = self.counts()
+        return data
+
+
+def compare_runs(base: ScoredRun, new: ScoredRun, tolerance: float = 0.0) -> Comparison:
+    comparison = Comparison(base=base.label, new=new.label, tolerance=tolerance)
+    matched_new = _match(base, new)
+    for key, base_case in base.cases.items():
+        new_key = matched_new.get(key)
+        if new_key is None:
+            comparison.cases.append(CaseChange(*key, base_status=str(base_case.status), new_status=None, kind=REMOVED))
+        else:
+            comparison.cases.append(_compare_case(base_case, new.cases[new_key], tolerance))
+    paired = set(matched_new.values())
+    for key, new_case in new.cases.items():
+        if key not in paired:
+            comparison.cases.append(CaseChange(*key, base_status=None, new_status=str(new_case.status), kind=ADDED))
+    comparison.cases.sort(key=lambda c: ORDER.index(c.kind))  # stable: file order within each kind
+    return comparison
+
+
+def _match(base: ScoredRun, new: ScoredRun) -> dict[CaseKey, CaseKey]:
+    """Base key → new key: by eval set and eval id, else by an eval id unique on both sides."""
+    pairs = {key: key for key in base.cases if key in new.cases}
+    lonely_new: dict[str, list[CaseKey]] = {}
+    for key in new.cases:
+        if key not in pairs:
+            lonely_new.setdefault(key[1], []).append(key)
+    lonely_base: dict[str, list[CaseKey]] = {}
+    for key in base.cases:
+        if key not in pairs:
+            lonely_base.setdefault(key[1], []).append(key)
+    for eval_id, keys in lonely_base.items():
+        if len(keys) == 1 and len(lonely_new.get(eval_id, [])) == 1:
+            pairs[keys[0]] = lonely_new[eval_id][0]
+    return pairs
+
+
+def _compare_case(base: ScoredCase, new: ScoredCase, tolerance: float) -> CaseChange:
+    change = CaseChange(new.eval_set_id, new.eval_id, str(base.status), str(new.status))
+    for name in dict.fromkeys([*base.criteria, *new.criteria]):
+        before, after = base.criteria.get(name), new.criteria.get(name)
+        if _informational(before) and _informational(after):
+            continue
+        change.criteria.append(_compare_criterion(name, before, after, tolerance))
+    kinds = {c.kind for c in change.criteria}
+    if (base.status is Status.PASSED and new.status is not Status.PASSED) or REGRESSED in kinds:
+        change.kind = REGRESSED
+    elif (new.status is Status.PASSED and base.status is not Status.PASSED) or IMPROVED in kinds:
+        change.kind = IMPROVED
+    elif base.status is not new.status or kinds - {UNCHANGED}:
+        change.kind = CHANGED
+    return change
+
+
+def _compare_criterion(name: str, before: ScoredCriterion | None, after: ScoredCriterion | None,
+                       tolerance: float) -> CriterionChange:
+    change = CriterionChange(
+        name=name,
+        base_score=before.score if before else None,
+        new_score=after.score if after else None,
+        base_status=str(before.status) if before else None,
+        new_status=str(after.status) if after else None,
+        threshold=(after or before).threshold,
+    )
+    if before is None or after is None:
+        change.kind = CHANGED  # the criterion was added to or dropped from the config
+        return change
+    delta = change.delta
+    if before.status is Status.PASSED and after.status is not Status.PASSED:
+        change.kind = REGRESSED
+    elif delta is not None and delta < -(tolerance + _EPSILON):
+        change.kind = REGRESSED
+    elif after.status is Status.PASSED and before.status is not Status.PASSED:
+        change.kind = IMPROVED
+    elif delta is not None and delta > tolerance + _EPSILON:
+        change.kind = IMPROVED
+    elif before.status is not after.status or (delta is not None and abs(delta) > _EPSILON) or (
+        (before.score is None) != (after.score is None)
+    ):
+        change.kind = CHANGED
+    return change
+
+
+def _informational(criterion: ScoredCriterion | None) -> bool:
+    return criterion is None or criterion.status is Status.INFORMATIONAL

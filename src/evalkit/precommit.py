@@ -1,0 +1,84 @@
+"""The `evalkit-validate` pre-commit hook: check the eval sets and configs a commit touches.
+
+    python -m evalkit.precommit validate [--config FILE] FILE...
+
+pre-commit passes the staged files that match the hook's pattern. An eval set is checked
+with the config it would run with; a `test_config.json` (or `.yaml`) is checked together
+with the eval sets beside it, since that is where `evalkit run` finds it, or alone when
+it has none. Offline and quick: nothing runs, no agent, no judge. Exit 0 when all is
+well, 2 with one `file: location: message` line per problem otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from evalkit.errors import InputError, Problem
+from evalkit.loading.configs import CONFIG_NAMES, load_config
+from evalkit.loading.plan import EVALSET_PATTERNS, build_plan
+
+EXIT_OK, EXIT_INPUT = 0, 2
+
+
+def targets(files: list[str]) -> tuple[list[Path], list[Path]]:
+    """Changed files → (eval sets to check, configs with no eval set beside them)."""
+    evalsets: dict[Path, None] = {}
+    lone_configs: list[Path] = []
+    for name in files:
+        path = Path(name)
+        if path.name in CONFIG_NAMES:
+            beside = sorted({f for pattern in EVALSET_PATTERNS for f in path.parent.glob(pattern)})
+            if beside:
+                evalsets.update(dict.fromkeys(beside))
+            else:
+                lone_configs.append(path)
+        else:
+            evalsets[path] = None
+    return list(evalsets), lone_configs
+
+
+def validate(files: list[str], config: str | None = None) -> tuple[list[str], list[Problem]]:
+    evalsets, lone_configs = targets(files)
+    ok: list[str] = []
+    problems: list[Problem] = []
+    for path in evalsets:  # one at a time: unrelated folders may reuse an eval_set_id
+        try:
+            plan = build_plan([str(path)], config_file=config)
+        except InputError as error:
+            problems += error.problems
+            continue
+        ok += [f"ok  {s.file}: {len(s.cases)} cases, criteria from {s.config_file or 'defaults'}" for s in plan.sets]
+    for path in lone_configs:
+        try:
+            from evalkit.criteria.configure import configure_criteria
+
+            configure_criteria(load_config(path), str(path))
+        except InputError as error:
+            problems += error.problems
+            continue
+        ok.append(f"ok  {path}: config")
+    return ok, problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m evalkit.precommit", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    check = commands.add_parser("validate", help="check eval sets and configs (offline)")
+    check.add_argument("--config", help="EvalConfig for every eval set (default: test_config.json beside each)")
+    check.add_argument("files", nargs="*")
+    args = parser.parse_args(argv)
+    ok, problems = validate(args.files, args.config)
+    for line in ok:
+        print(line)
+    for problem in problems:
+        print(f"evalkit: {problem}", file=sys.stderr)
+    if problems:
+        count = len(problems)
+        print(f"evalkit: {count} problem{'' if count == 1 else 's'} in eval sets or configs", file=sys.stderr)
+    return EXIT_INPUT if problems else EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,215 @@
+"""pytest plugin: eval cases as test items, one per case.
+
+    pytest --evalkit evals/                      # eval sets under evals/, plus the usual tests
+    pytest --evalkit evals/weather.evalset.json:paris --evalkit-agent my_agent.py:agent
+
+or, in the pytest configuration, `evalkit_paths = evals/` (and `evalkit_agent`,
+`evalkit_config`). Paths from `evalkit_paths` join a plain `pytest` run; when pytest is
+given explicit test paths, they only count for eval set files among those paths, so
+`pytest tests/test_one.py` does not start every eval.
+
+The cases of one eval set file run together (concurrently, one agent) when its first
+selected item is set up; each item then reports its own case. `-k` and `-m evalkit`
+select cases like any test. A failing case shows its criteria and the first difference.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evalkit.errors import EvalkitError, InputError
+from evalkit.schema.results import CaseResult, Status
+
+_PATTERNS = (".evalset.json", ".evalset.yaml", ".evalset.yml", ".test.json")
+
+
+@dataclass
+class Targets:
+    """The eval set files and folders to collect, with ADK-style `file.json:id1,id2` selections."""
+
+    files: dict[Path, list[str]] = field(default_factory=dict)
+    folders: list[Path] = field(default_factory=list)
+
+    def add(self, raw: str, base: Path) -> Path:
+        target, ids = raw, ""
+        if ":" in raw and not (base / raw).exists() and not Path(raw).exists():
+            target, _, ids = raw.partition(":")
+        path = (base / target).resolve()
+        if path.is_dir():
+            self.folders.append(path)
+        else:
+            chosen = self.files.setdefault(path, [])
+            chosen.extend(i.strip() for i in ids.split(",") if i.strip())
+        return path
+
+    def wants(self, path: Path) -> bool:
+        path = path.resolve()
+        if path in self.files:
+            return True
+        return path.name.endswith(_PATTERNS) and any(folder in path.parents for folder in self.folders)
+
+
+_TARGETS = pytest.StashKey[Targets]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("evalkit", "evalkit: eval cases as tests")
+    group.addoption("--evalkit", action="append", default=[], dest="evalkit_paths", metavar="PATH",
+                    help="Collect the eval cases of this eval set file or folder (repeatable; file.json:id1,id2 selects cases)")
+    group.addoption("--evalkit-agent", dest="evalkit_agent", metavar="SPEC",
+                    help="The agent under test, as `evalkit run --agent` takes it (default: the config's agent)")
+    group.addoption("--evalkit-config", dest="evalkit_config", metavar="FILE",
+                    help="EvalConfig for every eval set (default: test_config.json beside each)")
+    parser.addini("evalkit_paths", "eval set files or folders collected as tests", type="paths", default=[])
+    parser.addini("evalkit_agent", "the agent under test (SPEC as for `evalkit run --agent`)", default="")
+    parser.addini("evalkit_config", "EvalConfig file for every eval set", default="")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "evalkit: an eval case collected by evalkit")
+    targets = Targets()
+    given = [targets.add(raw, config.invocation_params.dir) for raw in config.getoption("evalkit_paths") or []]
+    from_ini = [targets.add(str(path), config.rootpath) for path in config.getini("evalkit_paths")]
+    config.stash[_TARGETS] = targets
+    extra = given if config.args_source is config.ArgsSource.ARGS else given + from_ini
+    covered = [Path(arg.split("::")[0]).resolve() for arg in config.args]
+    for path in extra:
+        if not any(path == c or c in path.parents for c in covered):
+            config.args.append(str(path))
+            covered.append(path)
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    targets = parent.config.stash.get(_TARGETS, None)
+    if targets is not None and targets.wants(file_path):
+        return EvalSetFile.from_parent(parent, path=file_path)
+    return None
+
+
+class EvalCaseFailed(Exception):
+    def __init__(self, case: CaseResult):
+        super().__init__(f"{case.eval_set_id}/{case.eval_id} {case.status}")
+        self.case = case
+
+
+class EvalSetFile(pytest.File):
+    """One eval set file: its cases are the items; they run together when the first is set up."""
+
+    plan: Any = None
+    results: dict[str, CaseResult]
+
+    def collect(self):
+        from evalkit.loading.plan import build_plan
+
+        targets = self.config.stash[_TARGETS]
+        ids = targets.files.get(self.path.resolve(), [])
+        selector = f"{_shown(self.path)}:{','.join(ids)}" if ids else str(_shown(self.path))
+        try:
+            self.plan = build_plan([selector], config_file=_setting(self.config, "evalkit_config"))
+        except InputError as error:
+            raise self.CollectError("evalkit: " + "\nevalkit: ".join(error.lines())) from None
+        for planned in self.plan.sets:
+            for case in planned.cases:
+                yield EvalCaseItem.from_parent(self, name=case.eval_id, eval_set_id=planned.evalset.eval_set_id)
+
+    def setup(self) -> None:
+        from dataclasses import replace
+
+        from evalkit.api import run_coroutine
+        from evalkit.evaluation import RunSettings, evaluate
+        from evalkit.loading.plan import Plan
+
+        chosen = {item.name for item in self.session.items if item.parent is self}
+        plan = Plan([replace(s, cases=[c for c in s.cases if c.eval_id in chosen]) for s in self.plan.sets])
+        try:
+            agent = _load_agent(self.config, plan)
+            result = run_coroutine(lambda: evaluate(plan, agent, RunSettings()))
+        except EvalkitError as error:
+            problem = "evalkit: " + "\nevalkit: ".join(error.lines())
+        else:
+            self.results = {case.eval_id: case for case in result.cases}
+            return
+        pytest.fail(problem, pytrace=False)  # outside the handler, so no chained traceback is shown
+
+
+class EvalCaseItem(pytest.Item):
+    def __init__(self, *, eval_set_id: str, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.eval_set_id = eval_set_id
+        self.add_marker("evalkit")
+
+    def runtest(self) -> None:
+        case = self.parent.results.get(self.name)
+        if case is None:
+            pytest.fail(f"evalkit: eval case {self.name!r} has no result", pytrace=False)
+        for criterion in case.criteria:
+            if criterion.score is not None and criterion.status is not Status.INFORMATIONAL:
+                self.user_properties.append((criterion.name, criterion.score))
+        if case.status is not Status.PASSED:
+            raise EvalCaseFailed(case)
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, EvalCaseFailed):
+            return describe_failure(excinfo.value.case)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self):
+        return self.path, None, f"eval case {self.eval_set_id}/{self.name}"
+
+
+def describe_failure(case: CaseResult) -> str:
+    """The case's verdict, a line per criterion (score against threshold), then the first differences."""
+    from evalkit.report.console import failure_lines
+
+    lines = [f"eval case {case.eval_set_id}/{case.eval_id}: {case.status}"]
+    shown = [c for c in case.criteria if c.status is not Status.INFORMATIONAL]
+    width = max((len(c.name) for c in shown), default=0)
+    for criterion in shown:
+        score = "n/a" if criterion.score is None else f"{criterion.score:.3f}"
+        threshold = "" if criterion.threshold is None else f"threshold {criterion.threshold:g}"
+        lines.append(f"  {criterion.name:<{width}}  {score:>5}  {threshold:<15}  {criterion.status}")
+    lines += failure_lines([case])
+    return "\n".join(lines)
+
+
+def _shown(path: Path) -> Path:
+    """Relative to the current folder when inside it, so messages name files as the user does."""
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path
+
+
+def _setting(config: pytest.Config, name: str) -> str | None:
+    value = config.getoption(name) or config.getini(name)
+    if not value:
+        return None
+    if config.getoption(name):
+        return str(value)
+    candidate = config.rootpath / value  # ini values are relative to the rootdir
+    return str(candidate) if candidate.exists() else str(value)
+
+
+def _load_agent(config: pytest.Config, plan):
+    from evalkit.agents.spec import load_agent
+    from evalkit.commands.run import resolve_config_agent
+    from evalkit.errors import UsageError
+
+    spec = config.getoption("evalkit_agent") or _ini_agent(config) or resolve_config_agent(plan)
+    if not spec:
+        raise UsageError("no agent to run: pass --evalkit-agent SPEC, set evalkit_agent, or set 'agent' in the config")
+    return load_agent(spec)
+
+
+def _ini_agent(config: pytest.Config) -> str | None:
+    spec = config.getini("evalkit_agent")
+    if not spec:
+        return None
+    target, sep, attr = spec.partition(":")
+    if not spec.startswith(("cmd:", "http://", "https://", "replay:")) and (config.rootpath / target).exists():
+        return f"{config.rootpath / target}{sep}{attr}"
+    return spec

@@ -1,0 +1,60 @@
+"""`--shard K/N`: a stable, balanced split of the selected cases across N CI jobs.
+
+Every case gets a key from its identity (`sha256("eval_set_id/eval_id")`), the cases
+are ordered by that key and dealt out in turn: the first to shard 1, the second to
+shard 2, … So the N slices are disjoint, together cover every case, differ in size by at
+most one, and do not depend on file order, the machine, or Python's hash seed. Each
+CI job runs the same command on the same checkout, so each sees the same case list.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, replace
+
+from evalkit.errors import UsageError
+from evalkit.loading.plan import Plan
+
+_SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
+
+
+@dataclass(frozen=True)
+class Shard:
+    index: int  # 1-based, as written on the command line
+    count: int
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+
+def parse_shard(text: str) -> Shard:
+    match = _SHARD.match(text or "")
+    if not match:
+        raise UsageError(f"--shard {text}: expected K/N, such as 1/4")
+    index, count = int(match[1]), int(match[2])
+    if count < 1 or not 1 <= index <= count:
+        raise UsageError(f"--shard {text}: K must be between 1 and N (N at least 1)")
+    return Shard(index, count)
+
+
+def case_key(eval_set_id: str, eval_id: str) -> str:
+    return hashlib.sha256(f"{eval_set_id}/{eval_id}".encode("utf-8")).hexdigest()
+
+
+def assign(keys: list[tuple[str, str]], count: int) -> dict[tuple[str, str], int]:
+    """(eval_set_id, eval_id) → its 1-based shard."""
+    ordered = sorted(set(keys), key=lambda key: (case_key(*key), key))
+    return {key: position % count + 1 for position, key in enumerate(ordered)}
+
+
+def shard_plan(plan: Plan, shard: Shard) -> Plan:
+    """The part of `plan` that shard K of N runs; it may hold no case when N exceeds the cases."""
+    keys = [(s.evalset.eval_set_id, c.eval_id) for s in plan.sets for c in s.cases]
+    owner = assign(keys, shard.count)
+    sliced = Plan()
+    for planned in plan.sets:
+        cases = [c for c in planned.cases if owner[(planned.evalset.eval_set_id, c.eval_id)] == shard.index]
+        if cases:
+            sliced.sets.append(replace(planned, cases=cases))
+    return sliced

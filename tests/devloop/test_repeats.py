@@ -1,0 +1,93 @@
+"""`--repeat N` with a deliberately flaky agent: pass counts, pass@k / pass^k, spread, the flaky flag."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from pathlib import Path
+
+import pytest
+
+from evalkit.repeats import combined_status, pass_at, pass_hat, required_passes
+from evalkit.schema.results import Status
+from tests.devloop.helpers import WEATHER, case, criterion, evalkit, load
+
+FLAKY = f"{Path(__file__).with_name('agents.py')}:flaky_agent"
+
+
+def test_a_flaky_case_is_flagged_with_its_pass_count_and_fails_by_default(tmp_path):
+    out = tmp_path / "r.json"
+    done = evalkit("run", WEATHER, "--agent", FLAKY, "--repeat", "3", "--json", str(out), tmp_path=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "failed 2/3 flaky" in done.stdout
+    assert "passed 3/3" in done.stdout
+    assert "✗ weather/paris: response_match_score passed 2 of 3 runs, needed 3 (mean 0.6667, threshold 0.8)" in done.stdout
+    assert "got      'I could not say.'" in done.stdout
+    assert "3 cases: 2 passed, 1 failed, 1 flaky, 3 runs each" in done.stdout
+
+    result = load(out)
+    assert result["repeat"] == 3 and result["pass_rate"] is None
+    assert result["summary"]["flaky"] == 1 and result["summary"]["cases"] == 3
+    paris = case(result, "paris")
+    assert paris["status"] == "failed"
+    assert paris["repeat"] == {
+        "runs": 3, "passed": 2, "failed": 1, "errors": 0, "required": 3, "pass_rate": 0.6667,
+        "pass_at_k": {"1": 0.6667, "2": 1.0, "3": 1.0},
+        "pass_hat_k": {"1": 0.6667, "2": 0.3333, "3": 0.0},
+        "flaky": True,
+    }
+    assert sorted(run["status"] for run in paris["runs"]) == ["failed", "passed", "passed"]
+    assert all(run["runs"] is None and run["repeat"] is None for run in paris["runs"])
+    match = criterion(paris, "response_match_score")
+    assert match["status"] == "failed"
+    assert match["spread"] == {"runs": 3, "scored": 3, "passed": 2, "mean": pytest.approx(2 / 3, abs=1e-6),
+                               "stdev": pytest.approx(math.sqrt(2) / 3, abs=1e-6), "min": 0.0, "max": 1.0}
+    # The failing run is the one shown, so the first difference is a real one.
+    assert match["invocations"][0]["details"]["actual"] == "I could not say."
+    trajectory = criterion(paris, "tool_trajectory_avg_score")
+    assert (trajectory["status"], trajectory["score"], trajectory["spread"]["stdev"]) == ("passed", 1.0, 0.0)
+
+    steady = case(result, "london_then_tokyo")
+    assert steady["status"] == "passed"
+    assert steady["repeat"]["flaky"] is False and steady["repeat"]["passed"] == 3
+    assert len(steady["runs"]) == 3
+
+
+def test_pass_rate_lets_a_flaky_case_pass_but_still_flags_it(tmp_path):
+    out = tmp_path / "r.json"
+    done = evalkit("run", f"{WEATHER}:paris", "--agent", FLAKY, "--repeat", "3", "--pass-rate", "0.6",
+                   "--json", str(out), "--quiet", tmp_path=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("1 cases: 1 passed, 0 failed, 1 flaky, 3 runs each")
+    paris = case(load(out), "paris")
+    assert paris["status"] == "passed"
+    assert paris["repeat"]["required"] == 2 and paris["repeat"]["flaky"] is True
+    assert load(out)["pass_rate"] == 0.6
+
+
+@pytest.mark.parametrize("rate", ["0", "1.5", "-0.2"])
+def test_a_pass_rate_outside_0_to_1_is_a_usage_error(tmp_path, rate):
+    done = evalkit("run", WEATHER, "--repeat", "3", "--pass-rate", rate, tmp_path=tmp_path)
+    assert done.returncode == 2
+    assert "--pass-rate" in done.stderr and "above 0 and at most 1" in done.stderr
+
+
+def test_pass_at_k_and_pass_hat_k_match_counting_every_draw():
+    for n in range(1, 6):
+        for c in range(n + 1):
+            outcomes = [True] * c + [False] * (n - c)
+            for k in range(1, n + 1):
+                draws = list(itertools.combinations(outcomes, k))
+                assert pass_at(n, c, k) == round(sum(any(d) for d in draws) / len(draws), 4)
+                assert pass_hat(n, c, k) == round(sum(all(d) for d in draws) / len(draws), 4)
+
+
+def test_how_run_verdicts_combine():
+    P, F, E, N = Status.PASSED, Status.FAILED, Status.ERROR, Status.NOT_EVALUATED
+    assert combined_status([P, P, P], 3) is P
+    assert combined_status([P, F, P], 3) is F
+    assert combined_status([P, F, P], 2) is P
+    assert combined_status([P, E, P], 3) is E  # the errored run might have passed: undecided
+    assert combined_status([F, E, P], 3) is F  # already failed whatever the errored run did
+    assert combined_status([N, N], 2) is N
+    assert required_passes(3, None) == 3 and required_passes(3, 0.6) == 2 and required_passes(10, 0.9) == 9
