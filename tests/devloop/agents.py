@@ -7,6 +7,7 @@ other tests load ADK agent folders whose package is also called `agent`.
 from __future__ import annotations
 
 import importlib.util
+import sys
 import threading
 from pathlib import Path
 
@@ -14,6 +15,8 @@ _EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "weather_agent" / 
 
 
 def _load_example():
+    if str(_EXAMPLE.parent) not in sys.path:
+        sys.path.insert(0, str(_EXAMPLE.parent))  # the example imports its neighbour weather_tools
     spec = importlib.util.spec_from_file_location("_devloop_weather_example", _EXAMPLE)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
