@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from evalkit.ces.model import Evaluation
 from evalkit.errors import InputError, Problem
 from evalkit.loading.documents import read_document
 from evalkit.loading.problems import known_keys, problems_from
+from evalkit.report.json_file import write_text_atomically
 
 CONFIG_NAME = "test_config.json"
 
@@ -116,15 +116,7 @@ def _target(out: Path | None, name: str, cwd: Path) -> Path:
 
 def _write_json(path: Path, data: Any) -> None:
     """Write atomically, so a failed import never leaves half a file behind."""
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_text_atomically(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 def _self_check(evalset_path: Path, config_path: Path) -> None:

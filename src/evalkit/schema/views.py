@@ -15,30 +15,27 @@ def tool_calls(invocation: Invocation) -> list[FunctionCall]:
     data = invocation.intermediate_data
     if isinstance(data, IntermediateData):
         return list(data.tool_uses)
-    if isinstance(data, InvocationEvents):
-        return [
-            part.function_call
-            for event in data.invocation_events
-            if event.content is not None
-            for part in event.content.parts or ()
-            if part.function_call is not None
-        ]
-    return []
+    return _event_parts(data, "function_call")
 
 
 def tool_responses(invocation: Invocation) -> list[FunctionResponse]:
     data = invocation.intermediate_data
     if isinstance(data, IntermediateData):
         return list(data.tool_responses)
-    if isinstance(data, InvocationEvents):
-        return [
-            part.function_response
-            for event in data.invocation_events
-            if event.content is not None
-            for part in event.content.parts or ()
-            if part.function_response is not None
-        ]
-    return []
+    return _event_parts(data, "function_response")
+
+
+def _event_parts(data: InvocationEvents | None, kind: str) -> list:
+    """The `kind` payloads (function_call / function_response) of every Form B event's parts."""
+    if not isinstance(data, InvocationEvents):
+        return []
+    return [
+        getattr(part, kind)
+        for event in data.invocation_events
+        if event.content is not None
+        for part in event.content.parts or ()
+        if getattr(part, kind) is not None
+    ]
 
 
 def tool_calls_with_responses(
