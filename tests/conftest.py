@@ -22,7 +22,7 @@ def run_evalkit(*args: str, cwd: Path | None = None, env: dict[str, str] | None 
     """Run `python -m evalkit` as a real process, as a user or a CI job would."""
     state = (cwd or ROOT) / ".evalkit"
     environment = {**os.environ, "EVALKIT_CACHE_DIR": str(state / "cache"), "EVALKIT_RUNS_DIR": str(state / "test-runs"),
-                   **(env or {})}
+                   "GITHUB_STEP_SUMMARY": "", **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "evalkit", *args],
         cwd=cwd or ROOT, env=environment, capture_output=True, text=True, timeout=timeout,

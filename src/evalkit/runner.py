@@ -71,10 +71,11 @@ class Runner:
         spec = SessionSpec.for_case(job.case, f"evalkit-{uuid.uuid4().hex[:12]}", eval_set_id=job.eval_set_id)
         actual: list[Invocation] = []
         error: str | None = None
+        simulation: dict | None = None
         try:
             session = await self.agent.open_session(spec)
             try:
-                await self._converse(job, session, actual)
+                simulation = await self._converse(job, session, actual)
             finally:
                 await _quietly(session.close())
         except EvalkitError as failure:
@@ -87,6 +88,7 @@ class Runner:
             error=error,
             source_file=job.source_file,
             session_id=spec.session_id,
+            simulation=simulation,
         )
         if error is None and expected is not None and len(actual) != len(expected):
             error = result.error = f"the agent produced {len(actual)} turns for {len(expected)} expected turns"
@@ -98,13 +100,14 @@ class Runner:
         result.duration_s = round(time.perf_counter() - started, 3)
         return result
 
-    async def _converse(self, job: CaseJob, session: AgentSession, actual: list[Invocation]) -> None:
+    async def _converse(self, job: CaseJob, session: AgentSession, actual: list[Invocation]) -> dict | None:
+        """Play the case's turns; for a scenario, return how the simulated conversation ended."""
         case = job.case
         if case.conversation_scenario is not None:
             from evalkit.simulation.conversation import simulate_conversation
 
-            await simulate_conversation(job, session, self.play_turn, self.judge, actual)
-            return
+            outcome = await simulate_conversation(job, session, self.play_turn, self.judge, actual)
+            return outcome.to_dict()
         for index, expected in enumerate(case.conversation or ()):
             actual.append(await self.play_turn(session, expected.user_content, index, case.eval_id))
 

@@ -182,3 +182,17 @@ async def test_unusable_cache_is_switched_off_not_fatal(
         second = await service.generate(JudgeRequest(MODEL, "q"))
     assert first.text == second.text == "default reply"
     assert fake_gemini.call_count == 2
+
+
+async def test_empty_replies_are_not_cached(tmp_path, monkeypatch):
+    from evalkit.judge import JudgeRequest, JudgeService
+    from evalkit.testing import FakeGemini
+
+    monkeypatch.setenv("GOOGLE_API_KEY", "dummy")
+    with FakeGemini(default_reply="") as fake:
+        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", fake.base_url)
+        for _ in range(2):
+            async with JudgeService(cache_dir=tmp_path) as service:
+                reply = await service.generate(JudgeRequest(model="gemini-2.5-flash", prompt="say nothing"))
+                assert reply.text == "" and service.stats.cache_hits == 0
+        assert fake.call_count == 2

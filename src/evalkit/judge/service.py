@@ -129,7 +129,9 @@ class JudgeService:
             raise
         stats.input_tokens += reply.input_tokens or 0
         stats.output_tokens += reply.output_tokens or 0
-        if self._cache is not None:
+        # An empty reply is a failure to answer, not an answer: keep it out of the cache so
+        # a rerun asks again instead of failing the same way forever.
+        if self._cache is not None and reply.text.strip():
             await self._cache.put(request, reply)
         return reply
 

@@ -19,6 +19,14 @@ def case_problems(cases: list[EvalCase], criteria: list[Criterion], file: Path, 
 
     config = str(config_file or "default criteria")
     problems: list[Problem] = []
+    scenario = next((c for c in cases if c.is_scenario), None)
+    if config_file is None and scenario is not None:
+        return [Problem(
+            str(file), f"eval case {scenario.eval_id!r}",
+            "is a conversation scenario, and no test_config.json was found: the default criteria "
+            "(tool_trajectory_avg_score, response_match_score) need expected turns. Add a test_config.json "
+            "with criteria for scenarios, such as multi_turn_task_success_v1 or per_turn_user_simulator_quality_v1",
+        )]
     for case in cases:
         problems += [Problem(str(file), f"eval case {case.eval_id!r}", message) for message in check_rubrics(case, criteria)]
         for criterion in criteria:

@@ -73,6 +73,7 @@ def _expand(path: Path) -> list[Path]:
 def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_file: str | None = None) -> Plan:
     from evalkit.criteria.configure import configure_criteria
     from evalkit.loading.case_checks import case_problems
+    from evalkit.simulation.config import simulator_config_problems
 
     if not paths:
         raise InputError("no eval set given: pass a file, a folder or file.json:case_id")
@@ -102,9 +103,10 @@ def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_fi
         seen_set_ids[evalset.eval_set_id] = file
         cases, selection_problems = _select(evalset, file, ids, case_ids)
         problems += selection_problems + case_problems(cases, criteria, file, config_path)
+        problems += simulator_config_problems(config.user_simulator_config, cases, file, config_path)
         plan.sets.append(PlannedSet(file, evalset, config, config_path, criteria, cases))
     if problems:
-        raise InputError(problems)
+        raise InputError(list(dict.fromkeys(problems)))  # one config shared by two sets: say it once
     if case_ids:
         known = {c.eval_id for s in plan.sets for c in s.evalset.eval_cases}
         missing = [i for i in case_ids if i not in known]

@@ -16,6 +16,7 @@ def write_text_atomically(path: Path, text: str) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
+        os.chmod(temp, 0o644)  # mkstemp makes files owner-only; reports are meant to be shared
         os.replace(temp, path)
     except BaseException:
         Path(temp).unlink(missing_ok=True)

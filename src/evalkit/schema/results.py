@@ -108,6 +108,7 @@ class CaseResult(ResultModel):
     source_file: str | None = None
     session_id: str | None = None
     duration_s: float | None = None
+    simulation: dict[str, Any] | None = Field(default=None, description="how a simulated conversation ended")
     repeat: RepeatStats | None = None
     runs: list[CaseResult] | None = Field(default=None, description="each repeated run, in the order they finished")
 

@@ -1,0 +1,130 @@
+"""The JUnit XML report (`--junit`): what CI servers show as test results.
+
+One `testsuite` per eval set, one `testcase` per eval case (classname = eval set id,
+name = eval id). The document follows Apache Ant's JUnit format, the one GitLab,
+Jenkins and the GitHub test-report actions all read, and validates against its schema:
+
+- a `failed` case carries one `failure` whose message lists each failing criterion as
+  `name score < threshold`, and whose text adds the first difference of each;
+- a `not_evaluated` case is a `failure` too (type `not_evaluated`): ADK counts a case
+  it could not score as failed, and a CI gate must not turn it green by skipping it;
+- an `error` case carries an `error` whose message is the case's error;
+- `time` is the case's own duration; a suite's time is the sum over its cases.
+
+Ant's schema allows at most one of `failure`/`error`/`skipped` per test case, and no
+attributes on the `testsuites` root (consumers add the suites' counts up themselves).
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from datetime import datetime, timezone
+
+from evalkit.report.console import failure_lines
+from evalkit.schema.results import CaseResult, CriterionResult, RunResult, Status
+
+# Characters XML 1.0 cannot carry at all, even escaped; an agent may well emit them
+# (terminal colour codes, NUL bytes), and one of them would make the file unreadable.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def render_junit(result: RunResult) -> str:
+    root = ET.Element("testsuites")
+    for index, (eval_set_id, cases) in enumerate(_by_eval_set(result.cases).items()):
+        root.append(_suite(result, index, eval_set_id, cases))
+    ET.indent(root, space="  ")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _by_eval_set(cases: list[CaseResult]) -> dict[str, list[CaseResult]]:
+    groups: dict[str, list[CaseResult]] = {}
+    for case in cases:
+        groups.setdefault(case.eval_set_id, []).append(case)
+    return groups
+
+
+def _suite(result: RunResult, index: int, eval_set_id: str, cases: list[CaseResult]) -> ET.Element:
+    failures = sum(case.status in (Status.FAILED, Status.NOT_EVALUATED) for case in cases)
+    errors = sum(case.status is Status.ERROR for case in cases)
+    suite = ET.Element("testsuite", {
+        "name": _text(eval_set_id) or "(unnamed eval set)",
+        "package": _text(eval_set_id) or "(unnamed eval set)",
+        "id": str(index),
+        "tests": str(len(cases)),
+        "failures": str(failures),
+        "errors": str(errors),
+        "skipped": "0",
+        "time": _seconds(sum(case.duration_s or 0.0 for case in cases)),
+        "timestamp": _timestamp(result.started_at),
+        # The result file does not record the machine; Ant's schema names this fallback.
+        "hostname": "localhost",
+    })
+    properties = ET.SubElement(suite, "properties")
+    source_files = sorted({case.source_file for case in cases if case.source_file})
+    for name, value in [("evalkit_version", result.evalkit_version), *(("source_file", f) for f in source_files)]:
+        ET.SubElement(properties, "property", {"name": name, "value": _text(value)})
+    for case in cases:
+        suite.append(_testcase(case))
+    ET.SubElement(suite, "system-out").text = ""
+    ET.SubElement(suite, "system-err").text = ""
+    return suite
+
+
+def _testcase(case: CaseResult) -> ET.Element:
+    element = ET.Element("testcase", {
+        "classname": _text(case.eval_set_id) or "(unnamed eval set)",
+        "name": _text(case.eval_id) or "(unnamed case)",
+        "time": _seconds(case.duration_s or 0.0),
+    })
+    if case.status is Status.ERROR:
+        error = ET.SubElement(element, "error", {"type": "error", "message": _text(_error_message(case))})
+        error.text = _text("\n".join(failure_lines([case])) or _error_message(case))
+    elif case.status is Status.FAILED:
+        failing = [c for c in case.criteria if c.status is Status.FAILED]
+        failure = ET.SubElement(element, "failure", {"type": "failed", "message": _text(_failure_message(failing))})
+        failure.text = _text("\n".join(failure_lines([case])))
+    elif case.status is Status.NOT_EVALUATED:
+        names = ", ".join(c.name for c in case.criteria if c.status is Status.NOT_EVALUATED)
+        message = f"not evaluated: {names}" if names else "not evaluated: no criterion could score this case"
+        failure = ET.SubElement(element, "failure", {"type": "not_evaluated", "message": _text(message)})
+        failure.text = _text("\n".join(failure_lines([case])) or message)
+    return element
+
+
+def _failure_message(failing: list[CriterionResult]) -> str:
+    """`name score < threshold` for each failing criterion: the line CI servers show first."""
+    parts = []
+    for criterion in failing:
+        score = "n/a" if criterion.score is None else f"{criterion.score:.4g}"
+        threshold = "" if criterion.threshold is None else f" < {criterion.threshold:g}"
+        parts.append(f"{criterion.name} {score}{threshold}")
+    return "; ".join(parts) or "failed"
+
+
+def _error_message(case: CaseResult) -> str:
+    if case.error:
+        return case.error
+    broken = [f"{c.name}: {c.error or 'error'}" for c in case.criteria if c.status is Status.ERROR]
+    return "; ".join(broken) or "error"
+
+
+def _text(value: str | None) -> str:
+    if value is None:
+        return ""
+    return _NOT_XML.sub(lambda match: ascii(match.group())[1:-1], value)
+
+
+def _seconds(value: float) -> str:
+    return f"{max(value, 0.0):.3f}"
+
+
+def _timestamp(started_at: str) -> str:
+    """Ant's timestamp: ISO 8601 to the second, without a zone (so: UTC)."""
+    try:
+        moment = datetime.fromisoformat(started_at)
+    except ValueError:
+        moment = datetime.now(timezone.utc)
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S")
