@@ -1,0 +1,117 @@
+"""ADK events of one turn → one actual Invocation in ADK's Form B (`invocation_events`).
+
+The grouping follows what `adk eval` records (adk-reference.md §1.6), so criteria and
+judges see the same invocation from evalkit as from ADK:
+- an event authored by the user carries the user's message and is not kept;
+- among the other events with parts, every one for which `is_final_response()` holds
+  is a candidate final response and the last one wins, except that a candidate
+  without text never replaces one with text;
+- an event is kept if a part holds a function call, a function response, text or
+  inline data, or if the event has grounding metadata;
+- the final-response event is kept without its content (its usage and model version
+  still count) unless it also calls functions, so its text is not counted twice.
+
+The ADK objects are read duck-typed; google-adk is not imported here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from evalkit.schema.content import Content
+from evalkit.schema.evalset import AppDetails, Invocation, InvocationEvent, InvocationEvents, UsageMetadata
+
+USER_AUTHOR = "user"
+DEFAULT_AUTHOR = "agent"  # what ADK assumes for an event without an author
+
+
+@dataclass
+class TurnTiming:
+    """Seconds, rounded to milliseconds as ADK reports them."""
+
+    wall: float
+    model: float
+    tool: float
+
+
+def invocation_from_events(
+    events: Sequence[Any],
+    user_content: Content,
+    *,
+    fallback_id: str,
+    started_at: float,
+    timing: TurnTiming | None = None,
+    app_details: AppDetails | None = None,
+) -> Invocation:
+    final_event: Any = None
+    kept: list[Any] = []
+    for event in events:
+        if (event.author or DEFAULT_AUTHOR).lower() == USER_AUTHOR:
+            if event.content is not None:
+                user_content = to_content(event.content)
+            continue
+        parts = event.content.parts if event.content is not None else None
+        if parts:
+            if event.is_final_response() and _may_replace(final_event, parts):
+                final_event = event
+            if event.grounding_metadata is not None or any(_is_recorded_part(p) for p in parts):
+                kept.append(event)
+        elif event.grounding_metadata is not None:
+            kept.append(event)
+    return Invocation(
+        invocation_id=next((e.invocation_id for e in events if e.invocation_id), fallback_id),
+        user_content=user_content,
+        final_response=to_content(final_event.content) if final_event is not None else None,
+        intermediate_data=InvocationEvents(invocation_events=[_recorded(e, e is final_event) for e in kept]),
+        creation_timestamp=started_at,
+        duration=round(timing.wall, 3) if timing else None,
+        model_duration=round(timing.model, 3) if timing else None,
+        tool_duration=round(timing.tool, 3) if timing else None,
+        app_details=app_details,
+    )
+
+
+def _may_replace(current: Any, parts: Sequence[Any]) -> bool:
+    """A later final response wins, but one without text does not displace one with text."""
+    if current is None:
+        return True
+    current_has_text = any(p.text for p in current.content.parts or ())
+    return not current_has_text or any(p.text for p in parts)
+
+
+def _is_recorded_part(part: Any) -> bool:
+    return bool(part.function_call or part.function_response or part.text or part.inline_data)
+
+
+def _recorded(event: Any, is_final: bool) -> InvocationEvent:
+    # The final answer's text already lives in `final_response`; its function calls
+    # must stay here, because tool-call views read them from the events.
+    drop_content = is_final and not event.get_function_calls()
+    return InvocationEvent(
+        author=event.author,
+        content=None if drop_content else to_content(event.content),
+        usage_metadata=_usage(event.usage_metadata),
+        model_version=event.model_version,
+        grounding_metadata=_json(event.grounding_metadata),
+    )
+
+
+def to_content(content: Any) -> Content | None:
+    """A google-genai Content → evalkit's Content (same JSON)."""
+    if content is None:
+        return None
+    return Content.model_validate(content.model_dump(mode="json", exclude_none=True))
+
+
+def _usage(usage: Any) -> UsageMetadata | None:
+    if usage is None:
+        return None
+    return UsageMetadata.model_validate(usage.model_dump(mode="json", exclude_none=True))
+
+
+def _json(value: Any) -> Any:
+    if value is None:
+        return None
+    dump = getattr(value, "model_dump", None)
+    return dump(mode="json", exclude_none=True) if callable(dump) else value

@@ -1,0 +1,190 @@
+"""An ADK plugin that watches one session's turns: mocks tools, times work, notes requests.
+
+One instance serves one eval case, whose turns run one at a time. For each turn it
+- answers calls to mocked tools with the case's mocked response, so the tool body
+  never runs (ADK plugins run before the agent's own tool callbacks, and a plugin's
+  answer replaces the call);
+- collects the intervals spent awaiting a model and inside tools, so the turn's
+  `model_duration` and `tool_duration` can be reported next to its wall time;
+- remembers the first model request of every agent that called a model, whose system
+  instruction and tool declarations become the invocation's `app_details`;
+- gives model requests that have no HTTP retry options the ones `adk eval` adds, so a
+  passing rate limit or outage of the model provider does not fail a case.
+
+This module imports google-adk at its top; only the ADK adapter imports it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.adk.plugins.base_plugin import BasePlugin
+
+from evalkit.schema.evalset import AgentDetails, AppDetails
+
+PLUGIN_NAME = "evalkit_turn_recorder"
+# Retries `adk eval` gives model calls that have none: 7 attempts, backing off from 5 s
+# (doubling, at most 120 s) on timeouts, rate limits and server errors.
+RETRY_ATTEMPTS, RETRY_INITIAL_DELAY_S, RETRY_MAX_DELAY_S = 7, 5.0, 120.0
+RETRY_STATUS_CODES = (408, 429, 500, 502, 503, 504)
+
+
+def union_seconds(intervals: list[tuple[float, float]]) -> float:
+    """Length of the union of (start, end) intervals: overlapping work is counted once."""
+    total = 0.0
+    covered_until = float("-inf")
+    for start, end in sorted(intervals):
+        if end > covered_until:
+            total += end - max(start, covered_until)
+            covered_until = end
+    return total
+
+
+@dataclass
+class TurnRecord:
+    """What the plugin saw during one turn."""
+
+    mocks: dict[str, Any]
+    model_intervals: list[tuple[float, float]] = field(default_factory=list)
+    tool_intervals: list[tuple[float, float]] = field(default_factory=list)
+    # Agent name → that agent's first model request of the turn (read when the turn ends).
+    first_requests: dict[str, Any] = field(default_factory=dict)
+
+    def model_seconds(self) -> float:
+        return union_seconds(self.model_intervals)
+
+    def tool_seconds(self) -> float:
+        # A tool that runs a model inside (an agent used as a tool) already had that
+        # time counted as model time; only the tool's own work is counted here.
+        return union_seconds(self.model_intervals + self.tool_intervals) - self.model_seconds()
+
+    def app_details(self) -> AppDetails:
+        return AppDetails(
+            agent_details={
+                name: AgentDetails(
+                    name=name,
+                    instructions=_instruction_text(getattr(request.config, "system_instruction", None)),
+                    tool_declarations=[_as_json(tool) for tool in getattr(request.config, "tools", None) or ()],
+                )
+                for name, request in self.first_requests.items()
+            }
+        )
+
+
+class TurnRecorderPlugin(BasePlugin):
+    def __init__(self) -> None:
+        super().__init__(name=PLUGIN_NAME)
+        self.turn = TurnRecord(mocks={})
+        self._model_started: dict[str, float] = {}
+        self._tool_started: dict[str, float] = {}
+
+    def begin_turn(self, mocks: dict[str, Any]) -> None:
+        self.turn = TurnRecord(mocks=dict(mocks))
+        self._model_started.clear()
+        self._tool_started.clear()
+
+    def end_turn(self) -> TurnRecord:
+        # Calls still open here were cut short (cancelled, or answered by another
+        # plugin); their time stays in the framework's share rather than being guessed.
+        self._model_started.clear()
+        self._tool_started.clear()
+        return self.turn
+
+    # Model calls. The key is the calling agent: one agent makes one model call at a
+    # time, while agents running in parallel have distinct names.
+    async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> None:
+        agent = callback_context.agent_name
+        self.turn.first_requests.setdefault(agent, llm_request)
+        _ensure_retry_options(llm_request)
+        self._model_started[agent] = time.monotonic()
+        return None
+
+    async def after_model_callback(self, *, callback_context: Any, llm_response: Any) -> None:
+        # A streamed response calls this once per chunk: each chunk closes the wait
+        # that produced it and opens the wait for the next one.
+        agent = callback_context.agent_name
+        started = self._model_started.get(agent)
+        if started is not None:
+            now = time.monotonic()
+            self.turn.model_intervals.append((started, now))
+            if llm_response.partial:
+                self._model_started[agent] = now
+            else:
+                del self._model_started[agent]
+        return None
+
+    async def on_model_error_callback(self, *, callback_context: Any, llm_request: Any, error: Exception) -> None:
+        started = self._model_started.pop(callback_context.agent_name, None)
+        if started is not None:
+            self.turn.model_intervals.append((started, time.monotonic()))
+        return None
+
+    # Tool calls, keyed by the function call id that ADK gives every call.
+    async def before_tool_callback(self, *, tool: Any, tool_args: dict[str, Any], tool_context: Any) -> dict | None:
+        self._tool_started[_call_key(tool, tool_context)] = time.monotonic()
+        if tool.name in self.turn.mocks:
+            return _as_tool_result(self.turn.mocks[tool.name])
+        return None
+
+    async def after_tool_callback(self, *, tool: Any, tool_args: dict[str, Any], tool_context: Any, result: Any) -> None:
+        self._close_tool(tool, tool_context)
+        return None
+
+    async def on_tool_error_callback(self, *, tool: Any, tool_args: dict[str, Any], tool_context: Any, error: Exception) -> None:
+        self._close_tool(tool, tool_context)
+        return None
+
+    def _close_tool(self, tool: Any, tool_context: Any) -> None:
+        started = self._tool_started.pop(_call_key(tool, tool_context), None)
+        if started is not None:
+            self.turn.tool_intervals.append((started, time.monotonic()))
+
+
+def _ensure_retry_options(llm_request: Any) -> None:
+    from google.genai import types
+
+    if llm_request.config is None:
+        llm_request.config = types.GenerateContentConfig()
+    if llm_request.config.http_options is None:
+        llm_request.config.http_options = types.HttpOptions()
+    if llm_request.config.http_options.retry_options is None:
+        llm_request.config.http_options.retry_options = types.HttpRetryOptions(
+            attempts=RETRY_ATTEMPTS,
+            initial_delay=RETRY_INITIAL_DELAY_S,
+            max_delay=RETRY_MAX_DELAY_S,
+            exp_base=2.0,
+            http_status_codes=list(RETRY_STATUS_CODES),
+        )
+
+
+def _call_key(tool: Any, tool_context: Any) -> str:
+    return getattr(tool_context, "function_call_id", None) or f"{tool.name}@{id(tool_context)}"
+
+
+def _as_tool_result(value: Any) -> dict:
+    # A plugin's answer must be a non-empty value to replace the call, and ADK wraps a
+    # tool's non-dict result as {"result": value}; doing it here keeps both true.
+    return value if isinstance(value, dict) else {"result": value}
+
+
+def _instruction_text(instruction: Any) -> str:
+    if instruction is None:
+        return ""
+    if isinstance(instruction, str):
+        return instruction
+    parts = getattr(instruction, "parts", None)
+    if parts is not None:  # a Content
+        return "\n".join(p.text for p in parts if getattr(p, "text", None))
+    if isinstance(instruction, (list, tuple)):
+        return "\n".join(_instruction_text(item) for item in instruction)
+    text = getattr(instruction, "text", None)  # a Part
+    return text if isinstance(text, str) else str(instruction)
+
+
+def _as_json(value: Any) -> Any:
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json", exclude_none=True)
+    return value if isinstance(value, (dict, list, str, int, float, bool)) or value is None else repr(value)
