@@ -49,7 +49,7 @@ def exit_code(result: RunResult) -> int:
 
 def run_command(request: RunRequest) -> int:
     from evalkit.agents.spec import load_agent
-    from evalkit.evaluation import RunProgress, RunSettings, evaluate
+    from evalkit.evaluation import RunProgress, RunSettings
     from evalkit.loading.plan import build_plan
     from evalkit.report.console import render
     from evalkit.report.progress import live_progress
