@@ -138,7 +138,7 @@ async def test_intermediate_texts_are_judged_when_asked(fake_gemini, judge) -> N
 
 
 async def test_samples_run_concurrently_up_to_the_parallelism_limit(fake_gemini, judge) -> None:
-    fake_gemini.latency = 0.05
+    fake_gemini.latency = 0.25  # long enough that all four overlap even on a busy machine
     fake_gemini.when("").reply(VALID)
     actual, expected = one_turn()
     await criterion(num_samples=4, parallelism_limit=4).evaluate(context(actual, expected, judge))

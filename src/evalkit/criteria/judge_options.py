@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from evalkit.criteria.base import CriterionOptions
+from evalkit.schema.genai_config import checked_generate_content_config
 
 DEFAULT_JUDGE_MODEL = "gemini-2.5-flash"
 
@@ -39,24 +40,7 @@ class JudgeModelOptions(CriterionOptions):
     def _a_generate_content_config(cls, value: Any) -> Any:
         if value is None:
             return None
-        if not isinstance(value, dict):
-            raise ValueError("judge_model_config must be an object of GenerateContentConfig fields")
-        # google-genai is imported here, not at module level: `evalkit validate` on a
-        # config without a judge config must stay fast. Validating with the library's
-        # own model rejects misspelt fields exactly as ADK does.
-        from google.genai import types
-        from pydantic import ValidationError
-
-        try:
-            config = types.GenerateContentConfig.model_validate(value)
-        except ValidationError as error:
-            reasons = "; ".join(
-                f"{'.'.join(str(p) for p in item['loc']) or 'value'}: {item['msg']}"
-                for item in error.errors(include_url=False)
-            )
-            raise ValueError(f"not a valid GenerateContentConfig ({reasons})") from None
-        # Normalised to snake_case JSON values, so equal configs make equal cache keys.
-        return config.model_dump(mode="json", exclude_none=True)
+        return checked_generate_content_config(value)
 
     def request_config(self) -> dict[str, Any] | None:
         """The config sent with every judge request (a copy: requests must not share it)."""

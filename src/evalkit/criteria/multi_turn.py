@@ -31,8 +31,8 @@ from evalkit.criteria.judge_options import JudgeModelOptions, judge_options_fiel
 from evalkit.criteria.judging import JudgeCriterion, judge_error, outcome_with_errors
 from evalkit.criteria.prompting import quote, render
 from evalkit.criteria.rubric_multi_turn import agents_overview, dialogue, properties_json
-from evalkit.criteria.rubrics import parse_verdicts, resolve
-from evalkit.criteria.voting import majority_by_rubric, mean_or_none
+from evalkit.criteria.rubric_criterion import vote_on_rubrics
+from evalkit.criteria.voting import mean_or_none
 from evalkit.schema.evalset import Rubric, RubricContent
 from evalkit.schema.results import InvocationScore, Status
 
@@ -72,17 +72,9 @@ class MultiTurnConversationCriterion(JudgeCriterion):
         if samples.error is not None:
             invocations[-1] = judge_error(samples.error, samples.replies)
             return outcome_with_errors(invocations, Outcome(score=None, status=Status.ERROR, invocations=invocations))
-        per_sample = []
-        unmatched: list[str] = []
-        for reply in samples.texts:
-            scores, missed = resolve(parse_verdicts(reply), self.properties)
-            per_sample.append(scores)
-            unmatched += [m for m in missed if m not in unmatched]
-        chosen = majority_by_rubric(per_sample)
+        chosen, details = vote_on_rubrics(samples.texts, self.properties)
         score = mean_or_none(v.score for v in chosen)
-        details: dict = {"rubric_scores": [v.to_dict() for v in chosen], "judge_replies": samples.replies}
-        if unmatched:
-            details["unmatched_properties"] = unmatched
+        details["judge_replies"] = samples.replies
         invocations[-1] = InvocationScore(score=score, status=self.gate(score), details=details)
         return Outcome(
             score=score,

@@ -32,6 +32,25 @@ from evalkit.schema.evalset import Rubric
 from evalkit.schema.results import InvocationScore, Status
 
 
+def vote_on_rubrics(replies: Sequence[str], rubrics: Sequence[Rubric]) -> tuple[list[RubricScore], dict]:
+    """Read each reply into per-rubric verdicts, then take a majority vote per rubric.
+
+    Returns the chosen verdicts and the turn's details (verdicts, and any properties the
+    judge named that match no rubric).
+    """
+    per_sample: list[list[RubricScore]] = []
+    unmatched: list[str] = []
+    for reply in replies:
+        scores, missed = resolve(parse_verdicts(reply), rubrics)
+        per_sample.append(scores)
+        unmatched += [m for m in missed if m not in unmatched]
+    chosen = majority_by_rubric(per_sample)
+    details: dict = {"rubric_scores": [v.to_dict() for v in chosen]}
+    if unmatched:
+        details["unmatched_properties"] = unmatched
+    return chosen, details
+
+
 class RubricOptions(CriterionOptions):
     judge_model_options: JudgeModelOptions = judge_options_field()
     rubrics: list[Rubric] = Field(
@@ -111,17 +130,9 @@ class RubricCriterion(JudgeCriterion):
             if samples.error is not None:
                 invocations[index] = judge_error(samples.error, samples.replies)
                 continue
-            per_sample: list[list[RubricScore]] = []
-            unmatched: list[str] = []
-            for reply in samples.texts:
-                scores, missed = resolve(parse_verdicts(reply), rubrics)
-                per_sample.append(scores)
-                unmatched += [m for m in missed if m not in unmatched]
-            chosen = majority_by_rubric(per_sample)
+            chosen, details = vote_on_rubrics(samples.texts, rubrics)
             score = mean_or_none(v.score for v in chosen)
-            details: dict = {"rubric_scores": [v.to_dict() for v in chosen], "judge_replies": samples.replies}
-            if unmatched:
-                details["unmatched_properties"] = unmatched
+            details["judge_replies"] = samples.replies
             invocations[index] = InvocationScore(score=score, status=self.gate(score), details=details)
             verdicts += chosen
 

@@ -23,7 +23,7 @@ _MARK = {Status.PASSED: "✓", Status.FAILED: "✗", Status.ERROR: "!", Status.N
 
 
 def render(result: RunResult, console: Console) -> None:
-    columns = _gating_columns(result.cases)
+    columns = gating_criterion_names(result.cases)
     plain = not console.is_terminal
     table = Table(box=box.SIMPLE if plain else box.ROUNDED, show_edge=not plain, pad_edge=False)
     table.add_column("case")
@@ -47,7 +47,8 @@ def render(result: RunResult, console: Console) -> None:
         console.print(line, highlight=False)
 
 
-def _gating_columns(cases: list[CaseResult]) -> list[str]:
+def gating_criterion_names(cases: list[CaseResult]) -> list[str]:
+    """The criteria that decide pass or fail, in first-seen order (report-only metrics left out)."""
     names: dict[str, None] = {}
     for case in cases:
         for criterion in case.criteria:

@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from evalkit.report.console import failure_lines, summary_line
+from evalkit.report.console import failure_lines, gating_criterion_names, summary_line
 from evalkit.schema.results import CaseResult, CriterionResult, RunResult, Status
 
 _EDGE_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
@@ -55,16 +55,6 @@ def render_markdown(result: RunResult) -> str:
     if failures:
         lines += ["", *_failure_block(failures)]
     return "\n".join(lines) + "\n"
-
-
-def gating_criterion_names(cases: list[CaseResult]) -> list[str]:
-    """The criteria that decide pass or fail, in first-seen order (report-only metrics left out)."""
-    names: dict[str, None] = {}
-    for case in cases:
-        for criterion in case.criteria:
-            if criterion.status is not Status.INFORMATIONAL:
-                names.setdefault(criterion.name)
-    return list(names)
 
 
 def append_step_summary(result: RunResult, environ: Mapping[str, str] | None = None) -> Path | None:

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic.alias_generators import to_camel
 
 from evalkit.errors import InputError, Problem
+from evalkit.schema.genai_config import checked_generate_content_config
 
 DEFAULT_SIMULATOR_MODEL = "gemini-2.5-flash"
 #: What the simulator writes to end the conversation. Fixed, as in ADK: the
@@ -86,21 +87,7 @@ class LlmBackedUserSimulatorConfig(BaseModel):
     def _a_generate_content_config(cls, value: Any) -> Any:
         if value is None:
             return _default_model_configuration()
-        if not isinstance(value, dict):
-            raise ValueError("must be an object of GenerateContentConfig fields")
-        # google-genai is imported only when a configuration is given, so a config
-        # without one validates without paying for the library.
-        from google.genai import types
-
-        try:
-            config = types.GenerateContentConfig.model_validate(value)
-        except ValidationError as error:
-            reasons = "; ".join(
-                f"{'.'.join(str(p) for p in item['loc']) or 'value'}: {item['msg']}"
-                for item in error.errors(include_url=False)
-            )
-            raise ValueError(f"not a valid GenerateContentConfig ({reasons})") from None
-        return config.model_dump(mode="json", exclude_none=True)
+        return checked_generate_content_config(value)
 
     @field_validator("custom_instructions")
     @classmethod
