@@ -87,9 +87,8 @@ def _load_agent(agent: Any, plan, *, jobs: int, timeout: float | None):
     from evalkit.agents.spec import agent_from_object, load_agent
 
     if agent is None:
-        from evalkit.commands.run import resolve_config_agent
-
-        spec = resolve_config_agent(plan)
+    
+        spec = plan.agent_from_config()
         if not spec:
             raise UsageError("no agent to run: pass agent=..., or set 'agent' in the config")
         return load_agent(spec, jobs=jobs, timeout=timeout)

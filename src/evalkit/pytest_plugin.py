@@ -196,10 +196,9 @@ def _setting(config: pytest.Config, name: str) -> str | None:
 
 def _load_agent(config: pytest.Config, plan):
     from evalkit.agents.spec import load_agent
-    from evalkit.commands.run import resolve_config_agent
     from evalkit.errors import UsageError
 
-    spec = config.getoption("evalkit_agent") or _ini_agent(config) or resolve_config_agent(plan)
+    spec = config.getoption("evalkit_agent") or _ini_agent(config) or plan.agent_from_config()
     if not spec:
         raise UsageError("no agent to run: pass --evalkit-agent SPEC, set evalkit_agent, or set 'agent' in the config")
     return load_agent(spec)

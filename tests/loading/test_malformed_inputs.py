@@ -41,6 +41,7 @@ EVALSETS = {
     "duplicate_rubric_ids.evalset.json": ("eval case 'c1'", "rubric id 'r1' is used more than once"),
     "role_not_a_string.evalset.json": ("eval_cases[0].conversation[0].user_content.role", "valid string"),
     "legacy_turn_without_query.test.json": ("[0].data[0]", "needs 'query'"),
+    "legacy_initial_session_not_an_object.test.json": ("[0].initial_session", "expected an object"),
     "legacy_tool_use_without_input.test.json": ("[0].data[0].expected_tool_use[0]", "'tool_name' and 'tool_input'"),
 }
 
@@ -53,6 +54,7 @@ CONFIGS = {
     "threshold_not_a_number.config.json": ("criteria.response_match_score", "expected a threshold number"),
     "threshold_on_informational.config.json": ("criteria.token_usage_v1", "takes no threshold"),
     "unknown_top_level_key.config.json": ("critera", "did you mean 'criteria'"),
+    "no_criteria.config.json": ("criteria", "names no criteria"),
     "syntax_error.config.yaml": ("line 3 column 1", "invalid YAML"),
     "custom_metric_not_importable.config.json": ("custom_metrics.my_metric.code_config.name", "no_such_pkg"),
     "custom_metric_not_in_criteria.config.json": ("custom_metrics.my_metric", "never run"),

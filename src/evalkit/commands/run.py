@@ -55,7 +55,7 @@ def run_command(request: RunRequest) -> int:
     from evalkit.report.progress import live_progress
 
     plan = build_plan(request.paths, case_ids=request.case_ids, config_file=request.config)
-    spec = request.agent or resolve_config_agent(plan)
+    spec = request.agent or plan.agent_from_config()
     plan, shard = apply_shard(plan, request.shard)
     baseline = load_run_baseline(request)  # before this run, so `last` is the previous one
     check_loop_options(request)
@@ -187,21 +187,6 @@ def make_console():
     if not console.is_terminal:
         console = Console(width=160, no_color=True, highlight=False)
     return console
-
-
-def resolve_config_agent(plan) -> str | None:
-    """The config's `agent`; a relative file or folder in it is taken from the config's folder."""
-    for planned in plan.sets:
-        spec = planned.config.agent
-        if not spec:
-            continue
-        if planned.config_file is not None and not spec.startswith(("cmd:", "http://", "https://", "replay:")):
-            target, sep, attr = spec.partition(":")
-            candidate = planned.config_file.parent / target
-            if candidate.exists():
-                return f"{candidate}{sep}{attr}"
-        return spec
-    return None
 
 
 def write_reports(result: RunResult, request: RunRequest) -> None:

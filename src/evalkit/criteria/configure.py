@@ -24,6 +24,10 @@ def configure_criteria(config: EvalConfig, file: str) -> list[Criterion]:
     problems: list[Problem] = []
     criteria: list[Criterion] = []
     custom = config.custom_metrics or {}
+    if not config.criteria:
+        # ADK would run only the informational metrics and call every case "not evaluated".
+        problems.append(Problem(file, "criteria", "names no criteria, so no case could pass; "
+                                "list at least one (`evalkit criteria` shows them)"))
     for name, value in config.criteria.items():
         where = f"criteria.{name}"
         if name in custom:
@@ -38,7 +42,7 @@ def configure_criteria(config: EvalConfig, file: str) -> list[Criterion]:
             continue
         criterion_class = registry.get(name)
         if criterion_class is None:
-            problems.append(Problem(file, where, _unknown(name, custom)))
+            problems.append(Problem(file, where, _unknown(name)))
             continue
         if criterion_class.informational:
             problems.append(Problem(file, where, "an informational metric takes no threshold; it is always reported"))
@@ -102,7 +106,7 @@ def _option_names(criterion_class: type[Criterion]) -> list[str]:
     return [*fields, *(f.alias for f in fields.values() if f.alias)]
 
 
-def _unknown(name: str, custom: dict[str, Any]) -> str:
+def _unknown(name: str) -> str:
     close = difflib.get_close_matches(name, registry.names(), n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else "; `evalkit criteria` lists them"
     return f"unknown criterion {name!r}{hint}"

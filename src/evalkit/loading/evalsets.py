@@ -119,6 +119,9 @@ def legacy_to_evalset(rows: list[Any], evalset_id: str, file: str) -> dict[str, 
                 conversation.append(invocation)
         case: dict[str, Any] = {"eval_id": str(row["name"]), "conversation": conversation}
         session = row.get("initial_session")
+        if session is not None and not isinstance(session, dict):
+            problems.append(Problem(file, f"{where}.initial_session", "expected an object with app_name, user_id, state"))
+            continue
         if session:
             case["session_input"] = {
                 "app_name": session.get("app_name", ""),

@@ -14,7 +14,7 @@ from evalkit.criteria.base import Criterion
 from evalkit.errors import InputError, Problem
 from evalkit.loading.configs import discover_config, load_config
 from evalkit.loading.evalsets import load_evalset
-from evalkit.schema.config import EvalConfig
+from evalkit.schema.config import DEFAULT_CRITERIA, EvalConfig
 from evalkit.schema.evalset import EvalCase, EvalSet
 
 EVALSET_PATTERNS = ("*.evalset.json", "*.evalset.yaml", "*.evalset.yml", "*.test.json")
@@ -39,7 +39,18 @@ class Plan:
         return sum(len(s.cases) for s in self.sets)
 
     def agent_from_config(self) -> str | None:
-        return next((s.config.agent for s in self.sets if s.config.agent), None)
+        """The config's `agent`; a relative file or folder in it is taken from the config's folder."""
+        for planned in self.sets:
+            spec = planned.config.agent
+            if not spec:
+                continue
+            if planned.config_file is not None and not spec.startswith(("cmd:", "http://", "https://", "replay:")):
+                target, sep, attr = spec.partition(":")
+                candidate = planned.config_file.parent / target
+                if candidate.exists():
+                    return f"{candidate}{sep}{attr}"
+            return spec
+        return None
 
 
 def parse_selectors(paths: list[str]) -> dict[Path, list[str]]:
@@ -71,7 +82,6 @@ def _expand(path: Path) -> list[Path]:
 
 
 def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_file: str | None = None) -> Plan:
-    from evalkit.criteria.configure import configure_criteria
     from evalkit.loading.case_checks import case_problems
     from evalkit.simulation.config import simulator_config_problems
 
@@ -88,15 +98,23 @@ def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_fi
     explicit_config = Path(config_file) if config_file else None
     plan = Plan()
     seen_set_ids: dict[str, Path] = {}
+    configured: dict[Path | None, tuple[EvalConfig, list[Criterion]] | None] = {}
     for file, ids in selection.items():
         try:
             evalset = load_evalset(file)
-            config_path = explicit_config or discover_config(file)
-            config = load_config(config_path) if config_path else EvalConfig()
-            criteria = configure_criteria(config, str(config_path or "default criteria"))
         except InputError as error:
             problems += error.problems
             continue
+        config_path = explicit_config or discover_config(file)
+        if config_path not in configured:  # sets sharing a config share its criteria, checked once
+            try:
+                configured[config_path] = _configure(config_path)
+            except InputError as error:
+                problems += error.problems
+                configured[config_path] = None
+        if configured[config_path] is None:
+            continue
+        config, criteria = configured[config_path]
         if evalset.eval_set_id in seen_set_ids:
             problems.append(Problem(str(file), "eval_set_id",
                                     f"{evalset.eval_set_id!r} is also the id of {seen_set_ids[evalset.eval_set_id]}"))
@@ -106,7 +124,7 @@ def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_fi
         problems += simulator_config_problems(config.user_simulator_config, cases, file, config_path)
         plan.sets.append(PlannedSet(file, evalset, config, config_path, criteria, cases))
     if problems:
-        raise InputError(list(dict.fromkeys(problems)))  # one config shared by two sets: say it once
+        raise InputError(problems)
     if case_ids:
         known = {c.eval_id for s in plan.sets for c in s.evalset.eval_cases}
         missing = [i for i in case_ids if i not in known]
@@ -115,6 +133,15 @@ def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_fi
     if plan.case_count == 0:
         raise InputError("nothing selected: the given eval sets hold no matching eval cases")
     return plan
+
+
+def _configure(config_path: Path | None) -> tuple[EvalConfig, list[Criterion]]:
+    from evalkit.criteria.configure import configure_criteria
+
+    # ADK's defaults apply only when there is no config file at all (a file without
+    # criteria is reported by configure_criteria instead).
+    config = load_config(config_path) if config_path else EvalConfig(criteria=dict(DEFAULT_CRITERIA))
+    return config, configure_criteria(config, str(config_path or "default criteria"))
 
 
 def _select(evalset: EvalSet, file: Path, ids: list[str], case_ids: list[str] | None) -> tuple[list[EvalCase], list[Problem]]:

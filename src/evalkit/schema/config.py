@@ -29,7 +29,7 @@ class EvalConfig(StrictModel):
     """ADK's EvalConfig. Unlike ADK, unknown top-level keys are an error, not ignored."""
 
     criteria: dict[str, Any] = Field(
-        default_factory=lambda: dict(DEFAULT_CRITERIA),
+        default_factory=dict,
         description="Criterion name -> threshold (number) or an object with 'threshold' and options",
     )
     custom_metrics: dict[str, CustomMetricConfig] | None = None
