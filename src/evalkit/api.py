@@ -13,12 +13,11 @@ following the callable protocol, an ADK agent or App. Without it, the config's
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from evalkit.aio import run_sync
 from evalkit.errors import UsageError
 from evalkit.schema.results import RunResult, Status
 
@@ -58,7 +57,7 @@ def run_evals(
     loaded = _load_agent(agent, plan, jobs=jobs, timeout=timeout)
     settings = RunSettings(jobs=jobs, timeout=timeout, judge_jobs=judge_jobs, use_cache=use_cache,
                            repeat=repeat, pass_rate=pass_rate)
-    return run_coroutine(lambda: evaluate(plan, loaded, settings))
+    return run_sync(lambda: evaluate(plan, loaded, settings))
 
 
 def assert_passes(
@@ -96,25 +95,3 @@ def _load_agent(agent: Any, plan, *, jobs: int, timeout: float | None):
         return load_agent(str(agent), jobs=jobs, timeout=timeout)
     name = getattr(agent, "__qualname__", None) or getattr(agent, "name", None) or type(agent).__name__
     return agent_from_object(agent, str(name), jobs=jobs)
-
-
-def run_coroutine(make_coroutine):
-    """Run to completion from sync code, also when called inside a running event loop (an async test)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(make_coroutine())
-    outcome: dict[str, Any] = {}
-
-    def work() -> None:
-        try:
-            outcome["value"] = asyncio.run(make_coroutine())
-        except BaseException as error:  # re-raised in the caller's thread
-            outcome["error"] = error
-
-    thread = threading.Thread(target=work, name="evalkit-run")
-    thread.start()
-    thread.join()
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]

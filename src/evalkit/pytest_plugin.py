@@ -119,7 +119,7 @@ class EvalSetFile(pytest.File):
     def setup(self) -> None:
         from dataclasses import replace
 
-        from evalkit.api import run_coroutine
+        from evalkit.aio import run_sync
         from evalkit.evaluation import RunSettings, evaluate
         from evalkit.loading.plan import Plan
 
@@ -127,7 +127,7 @@ class EvalSetFile(pytest.File):
         plan = Plan([replace(s, cases=[c for c in s.cases if c.eval_id in chosen]) for s in self.plan.sets])
         try:
             agent = _load_agent(self.config, plan)
-            result = run_coroutine(lambda: evaluate(plan, agent, RunSettings()))
+            result = run_sync(lambda: evaluate(plan, agent, RunSettings()))
         except EvalkitError as error:
             problem = "evalkit: " + "\nevalkit: ".join(error.lines())
         else:

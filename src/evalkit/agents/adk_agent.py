@@ -213,20 +213,10 @@ def _import_agent_folder(init_file: Path, where: str) -> Any:
 
 def _await_factory(factory: Any, where: str) -> Any:
     """Await `get_agent_async()`, which returns `(agent, exit_stack)`, from sync code."""
-
-    async def call() -> Any:
-        return await factory()
+    from evalkit.aio import run_sync
 
     try:
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            result = asyncio.run(call())
-        else:  # already inside an event loop: run the factory on its own loop and thread
-            from concurrent.futures import ThreadPoolExecutor
-
-            with ThreadPoolExecutor(max_workers=1) as pool:
-                result = pool.submit(asyncio.run, call()).result()
+        result = run_sync(factory)
     except Exception as error:
         raise AgentLoadError(f"{where}: get_agent_async() failed: {one_line(error)}") from None
     return result[0] if isinstance(result, tuple) else result
