@@ -92,12 +92,13 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
     progress.total = len(jobs)
     progress.order = {(job.eval_set_id, job.case.eval_id): index for index, job in enumerate(jobs)}
     on_case_done = progress.add
+    collector = None
     if settings.repeat > 1:
         from evalkit.repeats import RepeatCollector, repeated, required_passes
 
         progress.repeat, progress.pass_rate = settings.repeat, settings.pass_rate
-        on_case_done = RepeatCollector(settings.repeat, required_passes(settings.repeat, settings.pass_rate),
-                                       progress.add).add
+        collector = RepeatCollector(settings.repeat, required_passes(settings.repeat, settings.pass_rate), progress.add)
+        on_case_done = collector.add
         jobs = repeated(jobs, settings.repeat)
     for criterion in {id(c): c for planned in plan.sets for c in planned.criteria}.values():
         criterion.prepare()
@@ -111,6 +112,8 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
     try:
         await runner.run(jobs)
     finally:
+        if collector is not None:
+            collector.flush()
         await agent.aclose()
         if judge is not None:
             progress.judge_stats = judge.stats.to_dict()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable
+from dataclasses import replace
 
 from evalkit.errors import UsageError
 from evalkit.runner import CaseJob
@@ -33,8 +34,11 @@ def required_passes(runs: int, pass_rate: float | None) -> int:
 
 
 def repeated(jobs: list[CaseJob], runs: int) -> list[CaseJob]:
-    """Round by round rather than case by case, so the runs of one case rarely overlap in time."""
-    return [job for _ in range(runs) for job in jobs]
+    """Round by round rather than case by case, so the runs of one case rarely overlap in time.
+
+    Each run is numbered, so a case that pins its session id still gets one session per run.
+    """
+    return [replace(job, run_index=index) for index in range(runs) for job in jobs]
 
 
 def pass_at(n: int, c: int, k: int) -> float:
@@ -110,6 +114,9 @@ def _combined_criteria(runs: list[CaseResult], required: int) -> list[CriterionR
         scores = [c.score for c in per_run if c.score is not None]
         statuses = [c.status for c in per_run]
         shown = next((c for c in per_run if c.status not in (Status.PASSED, Status.INFORMATIONAL)), per_run[0])
+        if shown.status is not Status.INFORMATIONAL:
+            # A run that ended in an error scored nothing: it counts as an error, not as absent.
+            statuses += [Status.ERROR] * (len(runs) - len(per_run))
         combined.append(CriterionResult(
             name=name,
             threshold=shown.threshold,
@@ -119,7 +126,7 @@ def _combined_criteria(runs: list[CaseResult], required: int) -> list[CriterionR
             details=shown.details,
             error=shown.error,
             spread=ScoreSpread(
-                runs=len(per_run),
+                runs=len(runs),
                 scored=len(scores),
                 passed=statuses.count(Status.PASSED),
                 mean=round(statistics.fmean(scores), 6) if scores else None,
@@ -147,3 +154,9 @@ class RepeatCollector:
         if len(group) == self.runs:
             del self.pending[key]
             self.on_case_done(combine_runs(group, self.required))
+
+    def flush(self) -> None:
+        """Hand on the cases whose runs did not all finish (Ctrl-C): their finished runs count."""
+        pending, self.pending = self.pending, {}
+        for group in pending.values():
+            self.on_case_done(combine_runs(group, min(self.required, len(group))))

@@ -29,6 +29,7 @@ class CaseJob:
     criteria: list[Criterion]
     source_file: str | None = None
     simulator_config: dict | None = None
+    run_index: int = 0  # which of the `--repeat` runs this is
 
 
 @dataclass
@@ -69,6 +70,8 @@ class Runner:
     async def run_case(self, job: CaseJob) -> CaseResult:
         started = time.perf_counter()
         spec = SessionSpec.for_case(job.case, f"evalkit-{uuid.uuid4().hex[:12]}", eval_set_id=job.eval_set_id)
+        if job.run_index and job.case.session_input and job.case.session_input.session_id:
+            spec.session_id += f"-run{job.run_index + 1}"  # a pinned id, once per repeated run
         actual: list[Invocation] = []
         error: str | None = None
         simulation: dict | None = None

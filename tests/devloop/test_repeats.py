@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.repeats import combined_status, pass_at, pass_hat, required_passes
-from evalkit.schema.results import Status
+from evalkit.repeats import RepeatCollector, combine_runs, combined_status, pass_at, pass_hat, required_passes
+from evalkit.schema.results import CaseResult, CriterionResult, Status
 from tests.devloop.helpers import WEATHER, case, criterion, evalkit, load
 
 FLAKY = f"{Path(__file__).with_name('agents.py')}:flaky_agent"
@@ -91,3 +91,30 @@ def test_how_run_verdicts_combine():
     assert combined_status([F, E, P], 3) is F  # already failed whatever the errored run did
     assert combined_status([N, N], 2) is N
     assert required_passes(3, None) == 3 and required_passes(3, 0.6) == 2 and required_passes(10, 0.9) == 9
+
+
+def _run(eval_id: str, status: Status, score: float | None) -> CaseResult:
+    criteria = [] if status is Status.ERROR else [
+        CriterionResult(name="response_match_score", threshold=0.8, score=score, status=status)]
+    return CaseResult(eval_set_id="s", eval_id=eval_id, status=status, criteria=criteria,
+                      error="boom" if status is Status.ERROR else None)
+
+
+def test_a_run_that_errored_counts_as_an_error_for_every_criterion():
+    combined = combine_runs([_run("a", Status.PASSED, 1.0), _run("a", Status.ERROR, None),
+                             _run("a", Status.PASSED, 0.9)], required=3)
+    (criterion,) = combined.criteria
+    assert combined.status is Status.ERROR
+    assert criterion.status is Status.ERROR
+    assert (criterion.spread.runs, criterion.spread.scored, criterion.spread.passed) == (3, 2, 2)
+
+
+def test_an_interrupted_repeat_still_reports_the_runs_that_finished():
+    done: list[CaseResult] = []
+    collector = RepeatCollector(runs=3, required=3, on_case_done=done.append)
+    collector.add(_run("a", Status.PASSED, 1.0))
+    collector.add(_run("a", Status.PASSED, 0.9))
+    assert done == []
+    collector.flush()
+    (case,) = done
+    assert case.status is Status.PASSED and case.repeat.runs == 2 and case.repeat.passed == 2
