@@ -133,3 +133,17 @@ def test_detailed_results_list_each_turn():
     assert "  expected_tool_calls:        get_weather(city='Paris')" in done.stdout
     assert "  actual_tool_calls:          get_weather(city='paris')" in done.stdout
     assert "  tool_trajectory_avg_score:  FAILED (0)" in done.stdout
+
+
+def test_output_paths_that_cannot_be_written(tmp_path):
+    folder = run_evalkit("run", WEATHER, "--json", str(tmp_path))
+    assert folder.returncode == 2 and f"--json {tmp_path}: is a folder" in folder.stderr
+    blocked = tmp_path / "file"
+    blocked.write_text("x")
+    late = run_evalkit("run", WEATHER, "--junit", str(blocked / "junit.xml"))
+    assert late.returncode == 2
+    assert f"{blocked / 'junit.xml'}: cannot write here" in late.stderr
+    assert "3 cases: 3 passed" in late.stdout  # the results were shown before the write failed
+    assert "Traceback" not in late.stderr
+    history = run_evalkit("run", WEATHER, "--quiet", env={"EVALKIT_RUNS_DIR": str(blocked / "runs")})
+    assert history.returncode == 0 and "could not record this run" in history.stderr

@@ -76,9 +76,6 @@ def run_command(request: RunRequest) -> int:
             interrupted = True
     result = progress.result(interrupted=interrupted)
     result.shard = str(shard) if shard else None
-    write_reports(result, request)
-    if request.record_history and not interrupted:
-        record_history(result)
     if request.quiet:
         from evalkit.report.console import summary_line
 
@@ -89,6 +86,9 @@ def run_command(request: RunRequest) -> int:
             from evalkit.report.detailed import render_detailed
 
             render_detailed(result, console)
+    write_reports(result, request)
+    if request.record_history and not interrupted:
+        record_history(result)
     if interrupted:
         print("evalkit: interrupted; results of the finished cases were written", file=sys.stderr)
     code = exit_code(result)
@@ -110,7 +110,11 @@ def apply_shard(plan, text: str | None):
 
 
 def check_loop_options(request: RunRequest) -> None:
-    """Reject a bad `--pass-rate` or `EVALKIT_HISTORY_LIMIT` before anything runs."""
+    """Reject a bad `--pass-rate`, `EVALKIT_HISTORY_LIMIT` or output path before anything runs."""
+    for flag, path in (("--json", request.json_out), ("--junit", request.junit),
+                       ("--markdown", request.markdown), ("--html", request.html)):
+        if path is not None and path.is_dir():
+            raise UsageError(f"{flag} {path}: is a folder; name the file to write")
     if request.pass_rate is not None:
         from evalkit.repeats import required_passes
 
@@ -146,10 +150,11 @@ def report_baseline(baseline, result: RunResult, request: RunRequest, console) -
 
 def record_history(result: RunResult) -> None:
     from evalkit import history
+    from evalkit.errors import EvalkitError
 
     try:
         history.record(result)
-    except OSError as error:  # history is a convenience: never fail a run over it
+    except (OSError, EvalkitError) as error:  # history is a convenience: never fail a run over it
         print(f"evalkit: could not record this run in {history.runs_dir()}: {error}", file=sys.stderr)
 
 
