@@ -16,9 +16,8 @@ from evalkit.errors import InputError, Problem
 from evalkit.loading.documents import read_document
 from evalkit.loading.problems import known_keys, problems_from
 from evalkit.schema.evalset import EvalSet
-from evalkit.schema.tool_mocks import ToolMock
 
-_VOCABULARY = known_keys(EvalSet) | {"tool_mocks"}
+_VOCABULARY = known_keys(EvalSet)
 _CAMEL_TOP_LEVEL = {"evalSetId": "eval_set_id", "evalCases": "eval_cases", "creationTimestamp": "creation_timestamp"}
 _SET_SUFFIXES = (".evalset.json", ".evalset.yaml", ".evalset.yml", ".test.json", ".json", ".yaml", ".yml")
 
@@ -36,7 +35,7 @@ def load_evalset(path: Path) -> EvalSet:
     except ValidationError as error:
         problems += problems_from(error, file, data, _VOCABULARY)
         raise InputError(problems) from None
-    problems += _duplicate_ids(evalset, file) + _tool_mock_problems(data, file)
+    problems += _duplicate_ids(evalset, file)
     if problems:
         raise InputError(problems)
     return evalset
@@ -70,24 +69,6 @@ def _duplicate_ids(evalset: EvalSet, file: str) -> list[Problem]:
 
 def _first_index(evalset: EvalSet, eval_id: str) -> int:
     return next(i for i, c in enumerate(evalset.eval_cases) if c.eval_id == eval_id)
-
-
-def _tool_mock_problems(data: dict[str, Any], file: str) -> list[Problem]:
-    problems: list[Problem] = []
-    for index, case in enumerate(data.get("eval_cases") or []):
-        mocks = case.get("tool_mocks") if isinstance(case, dict) else None
-        if mocks is None:
-            continue
-        where = f"eval_cases[{index}].tool_mocks"
-        if not isinstance(mocks, list):
-            problems.append(Problem(file, where, "expected a list of {name, response, invocation_index?}"))
-            continue
-        for position, mock in enumerate(mocks):
-            try:
-                ToolMock.model_validate(mock)
-            except ValidationError as error:
-                problems += problems_from(error, file, mock, _VOCABULARY, prefix=f"{where}[{position}]")
-    return problems
 
 
 # ---- ADK's legacy formats (adk-reference.md §1.10) -------------------------------------

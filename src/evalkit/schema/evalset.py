@@ -119,6 +119,14 @@ class ConversationScenario(StrictModel):
         return value
 
 
+class ToolMock(StrictModel):
+    """evalkit's extension: what a tool must return during the run (docs/evalsets.md)."""
+
+    name: str
+    response: Any = None
+    invocation_index: int | None = Field(default=None, description="only this turn (0-based); every turn when absent")
+
+
 class SessionInput(OpenModel):
     app_name: str
     user_id: str
@@ -134,6 +142,7 @@ class EvalCase(OpenModel):
     rubrics: list[Rubric] | None = None
     final_session_state: dict[str, Any] | None = Field(default_factory=dict)
     creation_timestamp: float = 0.0
+    tool_mocks: list[ToolMock] | None = None
 
     @model_validator(mode="after")
     def _exactly_one_of_conversation_or_scenario(self) -> EvalCase:

@@ -11,30 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from evalkit.schema.evalset import EvalCase
-
-
-class ToolMock(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    name: str
-    response: Any = None
-    invocation_index: int | None = None
-
-
-def declared_mocks(case: EvalCase) -> list[ToolMock]:
-    raw = (case.model_extra or {}).get("tool_mocks") or []
-    return [m if isinstance(m, ToolMock) else ToolMock.model_validate(m) for m in raw]
 
 
 def tool_mocks_for(case: EvalCase, index: int) -> dict[str, Any]:
     """Tool name -> mocked response for turn `index` (turn-specific entries win)."""
-    mocks: dict[str, Any] = {}
-    for mock in declared_mocks(case):
-        if mock.invocation_index is None:
-            mocks.setdefault(mock.name, mock.response)
-    for mock in declared_mocks(case):
-        if mock.invocation_index == index:
-            mocks[mock.name] = mock.response
-    return mocks
+    every_turn = {m.name: m.response for m in reversed(case.tool_mocks or ()) if m.invocation_index is None}
+    this_turn = {m.name: m.response for m in case.tool_mocks or () if m.invocation_index == index}
+    return {**every_turn, **this_turn}
