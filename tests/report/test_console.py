@@ -52,3 +52,12 @@ def test_plain_report_snapshot():
     out = StringIO()
     render(_result(), Console(file=out, width=160, no_color=True, force_terminal=False))
     assert [line.rstrip() for line in out.getvalue().splitlines()] == EXPECTED.splitlines()
+
+
+def test_ids_that_look_like_markup_are_printed_as_written():
+    case = CaseResult(eval_set_id="s", eval_id="[red]x[/red]", status=Status.PASSED, criteria=[
+        CriterionResult(name="[bold]m", threshold=0.5, score=1.0, status=Status.PASSED)])
+    result = RunResult(evalkit_version="0", started_at="t", duration_s=0.1, summary=Summary.of([case]), cases=[case])
+    out = StringIO()
+    render(result, Console(file=out, width=160, no_color=True, force_terminal=False))
+    assert "s/[red]x[/red]" in out.getvalue() and "[bold]m" in out.getvalue()

@@ -29,11 +29,11 @@ def render(result: RunResult, console: Console) -> None:
     table.add_column("case")
     table.add_column("status")
     for name in columns:
-        table.add_column(name, justify="right")
+        table.add_column(Text(name), justify="right")  # Text: names from files are never rich markup
     for case in result.cases:
         by_name = {c.name: c for c in case.criteria}
         table.add_row(
-            f"{case.eval_set_id}/{case.eval_id}",
+            Text(f"{case.eval_set_id}/{case.eval_id}"),
             Text(case.status.value + repeat_note(case), style=_STYLE[case.status]),
             *(_cell(by_name.get(name)) for name in columns),
         )
