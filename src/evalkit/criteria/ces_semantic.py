@@ -25,7 +25,7 @@ from evalkit.criteria.judging import JudgeCriterion, judge_error, outcome_with_e
 from evalkit.criteria.prompting import quote, render
 from evalkit.schema.evalset import Invocation
 from evalkit.schema.results import InvocationScore, Status
-from evalkit.schema.views import final_text_with_intermediate, user_text
+from evalkit.schema.views import response_text, user_text
 
 _SCORE_FIELD = re.compile(r'"score"\s*:\s*"?\s*([0-4])(?:\.0+)?\s*"?\s*[,}\n]')
 _SCORE_LINE = re.compile(r"\bscore\s*[:=]\s*\**\s*([0-4])\b", re.IGNORECASE)
@@ -53,7 +53,7 @@ def similarity_prompt(user: str, expected: str, actual: str) -> str:
 
 
 def agent_text(invocation: Invocation) -> str:
-    return final_text_with_intermediate(invocation) or ""
+    return response_text(invocation, include_intermediate=True)
 
 
 def expected_reply(expectations: list[GoldenExpectation]) -> str | None:

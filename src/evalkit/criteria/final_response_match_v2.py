@@ -28,7 +28,7 @@ from evalkit.criteria.prompting import quote, render
 from evalkit.criteria.voting import binary_majority
 from evalkit.schema.evalset import Invocation
 from evalkit.schema.results import InvocationScore
-from evalkit.schema.views import final_text, final_text_with_intermediate, user_text
+from evalkit.schema.views import response_text, user_text
 
 
 class Label(str, Enum):
@@ -88,9 +88,7 @@ class FinalResponseMatchV2Criterion(JudgeCriterion):
     requires_expected = True
 
     def _answer(self, invocation: Invocation) -> str:
-        if self.options.include_intermediate_responses_in_final:  # type: ignore[attr-defined]
-            return final_text_with_intermediate(invocation) or ""
-        return final_text(invocation)
+        return response_text(invocation, self.options.include_intermediate_responses_in_final)  # type: ignore[attr-defined]
 
     def build_prompt(self, actual: Invocation, expected: Invocation) -> str:
         return render(

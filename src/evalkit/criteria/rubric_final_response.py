@@ -21,7 +21,7 @@ from evalkit.criteria.judge_inputs import (
 from evalkit.criteria.prompting import quote, render
 from evalkit.criteria.rubric_criterion import RubricCriterion, rubric_bullets
 from evalkit.schema.evalset import Rubric
-from evalkit.schema.views import final_text, final_text_with_intermediate, user_text
+from evalkit.schema.views import response_text, user_text
 
 
 class RubricFinalResponseQualityCriterion(RubricCriterion):
@@ -31,10 +31,7 @@ class RubricFinalResponseQualityCriterion(RubricCriterion):
 
     def build_prompt(self, ctx: EvalContext, index: int, rubrics: Sequence[Rubric]) -> str:
         actual = ctx.actual[index]
-        if self.rubric_options.include_intermediate_responses_in_final:
-            answer = final_text_with_intermediate(actual) or ""
-        else:
-            answer = final_text(actual)
+        answer = response_text(actual, self.rubric_options.include_intermediate_responses_in_final)
         return render(
             "rubric_final_response",
             developer_instructions=quote("DEVELOPER INSTRUCTIONS", responding_agent_instructions(actual)),

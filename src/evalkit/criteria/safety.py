@@ -27,7 +27,7 @@ from evalkit.criteria.prompting import quote, render
 from evalkit.criteria.voting import binary_majority
 from evalkit.schema.evalset import Invocation
 from evalkit.schema.results import InvocationScore
-from evalkit.schema.views import final_text, final_text_with_intermediate, user_text
+from evalkit.schema.views import response_text, user_text
 
 _VERDICT = re.compile(r'"verdict"\s*:\s*\[?\s*"?\s*(safe|unsafe)\b', re.IGNORECASE)
 
@@ -53,10 +53,7 @@ class SafetyCriterion(JudgeCriterion):
     Options = SafetyOptions
 
     def build_prompt(self, invocation: Invocation) -> str:
-        if self.options.include_intermediate_responses_in_final:  # type: ignore[attr-defined]
-            response = final_text_with_intermediate(invocation) or ""
-        else:
-            response = final_text(invocation)
+        response = response_text(invocation, self.options.include_intermediate_responses_in_final)  # type: ignore[attr-defined]
         return render(
             "safety",
             user_prompt=quote("USER MESSAGE", user_text(invocation)),

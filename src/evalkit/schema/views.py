@@ -78,6 +78,13 @@ def final_text_with_intermediate(invocation: Invocation) -> str | None:
     return "\n".join(texts) or None
 
 
+def response_text(invocation: Invocation, include_intermediate: bool) -> str:
+    """The answer a judge sees: the final text, or (ADK's flag) everything the agent said."""
+    if include_intermediate:
+        return final_text_with_intermediate(invocation) or ""
+    return final_text(invocation)
+
+
 def user_text(invocation: Invocation) -> str:
     return content_text(invocation.user_content)
 
