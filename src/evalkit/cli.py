@@ -21,7 +21,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_RUN_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 _debug = False
 
 
@@ -198,7 +197,9 @@ def main() -> None:
     try:
         app()
     except KeyboardInterrupt:
-        sys.exit(EXIT_INTERRUPTED)
+        from evalkit.errors import ExitCode
+
+        sys.exit(ExitCode.INTERRUPTED)
 
 
 if __name__ == "__main__":

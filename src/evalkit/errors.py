@@ -7,6 +7,17 @@ every message is shaped here and nowhere else.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """The exit codes of every evalkit command (DESIGN.md, "Exit codes")."""
+
+    OK = 0  # at least one case ran, and every case passed
+    FAILED = 1  # a case failed a threshold or was not evaluated (compare: a regression)
+    INPUT = 2  # usage or input error; nothing ran
+    RUN_ERROR = 3  # an agent or judge error left some case unscored
+    INTERRUPTED = 130  # Ctrl-C; finished cases were still written
 
 
 @dataclass(frozen=True)
@@ -25,7 +36,7 @@ class Problem:
 class EvalkitError(Exception):
     """Base class. `exit_code` is what the CLI exits with when this escapes a command."""
 
-    exit_code = 1
+    exit_code = ExitCode.FAILED
 
     def lines(self) -> list[str]:
         """The readable lines to print on stderr."""
@@ -35,7 +46,7 @@ class EvalkitError(Exception):
 class InputError(EvalkitError):
     """The user's input is wrong (exit 2): every problem found is reported at once."""
 
-    exit_code = 2
+    exit_code = ExitCode.INPUT
 
     def __init__(self, problems: list[Problem] | Problem | str):
         if isinstance(problems, str):
@@ -70,7 +81,7 @@ class MissingExtraError(InputError):
 class AgentError(EvalkitError):
     """The agent under test failed during a turn: the case becomes `error`."""
 
-    exit_code = 3
+    exit_code = ExitCode.RUN_ERROR
 
 
 class AgentTimeout(AgentError):
@@ -80,4 +91,4 @@ class AgentTimeout(AgentError):
 class JudgeError(EvalkitError):
     """A judge (or user-simulator) model call failed for good, after its retries."""
 
-    exit_code = 3
+    exit_code = ExitCode.RUN_ERROR

@@ -15,11 +15,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from evalkit.errors import InputError, Problem
+from evalkit.errors import ExitCode, InputError, Problem
 from evalkit.loading.configs import CONFIG_NAMES, load_config
 from evalkit.loading.plan import EVALSET_PATTERNS, build_plan
 
-EXIT_OK, EXIT_INPUT = 0, 2
 
 
 def targets(files: list[str]) -> tuple[list[Path], list[Path]]:
@@ -77,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     if problems:
         count = len(problems)
         print(f"evalkit: {count} problem{'' if count == 1 else 's'} in eval sets or configs", file=sys.stderr)
-    return EXIT_INPUT if problems else EXIT_OK
+    return ExitCode.INPUT if problems else ExitCode.OK
 
 
 if __name__ == "__main__":

@@ -43,7 +43,6 @@ class Runner:
     agent: Agent
     settings: RunnerSettings = field(default_factory=RunnerSettings)
     judge: object | None = None  # a JudgeService when any criterion or simulator needs one
-    on_case_start: Callable[[CaseJob], None] | None = None
     on_case_done: Callable[[CaseResult], None] | None = None
 
     async def run(self, jobs: Iterable[CaseJob]) -> None:
@@ -61,8 +60,6 @@ class Runner:
     async def _worker(self, queue: asyncio.Queue[CaseJob]) -> None:
         while not queue.empty():
             job = queue.get_nowait()
-            if self.on_case_start:
-                self.on_case_start(job)
             result = await self.run_case(job)
             if self.on_case_done:
                 self.on_case_done(result)

@@ -8,9 +8,8 @@ from pathlib import Path
 
 from evalkit.compare.diff import Comparison, compare_runs
 from evalkit.compare.sources import ScoredRun, read_scored_run
-from evalkit.errors import UsageError
+from evalkit.errors import ExitCode, UsageError
 
-EXIT_OK, EXIT_REGRESSED = 0, 1
 LAST = "last"
 
 
@@ -36,7 +35,7 @@ def compare_command(base: Path, new: Path, *, tolerance: float = 0.0, json_out: 
         print(f"evalkit: {base} and {new} have no eval case in common", file=sys.stderr)
     if json_out:
         write_comparison(comparison, json_out)
-    return EXIT_REGRESSED if comparison.regressions else EXIT_OK
+    return ExitCode.FAILED if comparison.regressions else ExitCode.OK
 
 
 def write_comparison(comparison: Comparison, path: Path) -> None:

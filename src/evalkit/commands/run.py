@@ -6,10 +6,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalkit.errors import UsageError
+from evalkit.errors import ExitCode, UsageError
 from evalkit.schema.results import RunResult
 
-EXIT_OK, EXIT_FAILED, EXIT_RUN_ERROR, EXIT_INTERRUPTED = 0, 1, 3, 130
 
 
 @dataclass
@@ -33,17 +32,16 @@ class RunRequest:
     detailed: bool = False
     pass_rate: float | None = None  # with repeat: share of runs a case needs to pass
     tolerance: float = 0.0  # with baseline: allowed score drop
-    record_history: bool = True
 
 
 def exit_code(result: RunResult) -> int:
     if result.interrupted:
-        return EXIT_INTERRUPTED
+        return ExitCode.INTERRUPTED
     if result.summary.errors:
-        return EXIT_RUN_ERROR
+        return ExitCode.RUN_ERROR
     if result.summary.cases and result.summary.passed == result.summary.cases:
-        return EXIT_OK
-    return EXIT_FAILED
+        return ExitCode.OK
+    return ExitCode.FAILED
 
 
 def run_command(request: RunRequest) -> int:
@@ -87,15 +85,15 @@ def run_command(request: RunRequest) -> int:
 
             render_detailed(result, console)
     write_reports(result, request)
-    if request.record_history and not interrupted:
+    if not interrupted:
         record_history(result)
     if interrupted:
         print("evalkit: interrupted; results of the finished cases were written", file=sys.stderr)
     code = exit_code(result)
     if baseline is not None:
         regressed = report_baseline(baseline, result, request, console)
-        if regressed and code == EXIT_OK:
-            code = EXIT_FAILED
+        if regressed and code == ExitCode.OK:
+            code = ExitCode.FAILED
     return code
 
 
@@ -119,10 +117,9 @@ def check_loop_options(request: RunRequest) -> None:
         from evalkit.repeats import required_passes
 
         required_passes(request.repeat, request.pass_rate)
-    if request.record_history:
-        from evalkit.history import history_limit
+    from evalkit.history import history_limit
 
-        history_limit()
+    history_limit()
 
 
 def load_run_baseline(request: RunRequest):
@@ -170,7 +167,7 @@ def empty_shard(request: RunRequest, shard) -> int:
                        pass_rate=request.pass_rate if request.repeat > 1 else None, shard=str(shard))
     write_reports(result, request)
     print(f"evalkit: shard {shard} holds no eval case; nothing to run", file=sys.stderr)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def make_console():

@@ -91,7 +91,3 @@ class Criterion(ABC):
         present = [s for s in scores if s is not None]
         overall = sum(present) / len(present) if present else None
         return Outcome(score=overall, status=self.gate(overall), invocations=per_turn)
-
-
-def expected_required(criterion: type[Criterion] | Criterion) -> str:
-    return f"{criterion.name} compares against expected turns, which a conversation scenario does not have"

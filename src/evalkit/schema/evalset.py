@@ -14,7 +14,6 @@ from evalkit.schema.base import LenientModel, OpenModel, StrictModel
 from evalkit.schema.content import Content, FunctionCall, FunctionResponse, Part
 
 BUILT_IN_PERSONAS = ("EXPERT", "NOVICE", "EVALUATOR")
-RUBRIC_TYPES = ("FINAL_RESPONSE_QUALITY", "TOOL_USE_QUALITY", "TRAJECTORY_QUALITY")
 
 
 class RubricContent(StrictModel):
