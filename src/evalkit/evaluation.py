@@ -78,11 +78,10 @@ def jobs_for(plan: Plan) -> list[CaseJob]:
 
 
 def needs_judge(plan: Plan) -> bool:
+    """A judge criterion, or a scenario (its user is played by a model), needs the judge layer."""
     return any(
-        criterion.uses_judge or case.is_scenario
+        any(c.uses_judge for c in planned.criteria) or any(case.is_scenario for case in planned.cases)
         for planned in plan.sets
-        for criterion in planned.criteria
-        for case in planned.cases
     )
 
 

@@ -1,7 +1,7 @@
 """Run history: every `evalkit run` keeps its result file, so `--baseline last` has one.
 
 Files live in `.evalkit/runs/` under the current folder (or `$EVALKIT_RUNS_DIR`), named
-by their UTC start time so that name order is time order, and only the newest
+by the UTC time they were recorded so that name order is time order, and only the newest
 `$EVALKIT_HISTORY_LIMIT` (default 20) are kept. A limit of 0 turns recording off.
 """
 

@@ -94,3 +94,19 @@ def test_config_number_forms_and_lenient_match_type(tmp_path: Path):
     trajectory, rouge = build_plan([str(tmp_path)]).sets[0].criteria[:2]
     assert trajectory.threshold == 0.5 and trajectory.options.match_type.value == "ANY_ORDER"
     assert rouge.threshold == 1.0  # ADK coerces booleans too
+
+
+def test_configs_naming_different_agents_are_an_error(tmp_path: Path):
+    import pytest
+
+    from evalkit.errors import InputError
+
+    for name, agent in (("a", "one.py:agent"), ("b", "two.py:agent")):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "x.evalset.json").write_text((FORMATS / "camel.evalset.json").read_text().replace('"camel"', f'"{name}"'))
+        (folder / "test_config.json").write_text(f'{{"agent": "{agent}", "criteria": {{"response_match_score": 0.5}}}}')
+    plan = build_plan([str(tmp_path)])
+    with pytest.raises(InputError) as raised:
+        plan.agent_from_config()
+    assert "another config names a different agent" in str(raised.value)

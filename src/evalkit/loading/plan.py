@@ -39,18 +39,29 @@ class Plan:
         return sum(len(s.cases) for s in self.sets)
 
     def agent_from_config(self) -> str | None:
-        """The config's `agent`; a relative file or folder in it is taken from the config's folder."""
-        for planned in self.sets:
-            spec = planned.config.agent
-            if not spec:
-                continue
-            if planned.config_file is not None and not spec.startswith(("cmd:", "http://", "https://", "replay:")):
-                target, sep, attr = spec.partition(":")
-                candidate = planned.config_file.parent / target
-                if candidate.exists():
-                    return f"{candidate}{sep}{attr}"
-            return spec
-        return None
+        """The configs' `agent`; a relative file or folder in it is taken from the config's folder.
+
+        Eval sets whose configs name different agents cannot run in one go: that is an error,
+        not a silent choice of the first.
+        """
+        named = {_resolved_agent(planned): planned for planned in self.sets if planned.config.agent}
+        if len(named) > 1:
+            raise InputError([
+                Problem(str(planned.config_file), "agent", f"names {spec!r}, but another config names a different agent; "
+                        "run these eval sets separately or pass --agent")
+                for spec, planned in named.items()
+            ])
+        return next(iter(named), None)
+
+
+def _resolved_agent(planned: PlannedSet) -> str:
+    spec = planned.config.agent or ""
+    if planned.config_file is not None and not spec.startswith(("cmd:", "http://", "https://", "replay:")):
+        target, sep, attr = spec.partition(":")
+        candidate = planned.config_file.parent / target
+        if candidate.exists():
+            return f"{candidate}{sep}{attr}"
+    return spec
 
 
 def parse_selectors(paths: list[str]) -> dict[Path, list[str]]:
