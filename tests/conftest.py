@@ -27,3 +27,13 @@ def run_evalkit(*args: str, cwd: Path | None = None, env: dict[str, str] | None 
         [sys.executable, "-m", "evalkit", *args],
         cwd=cwd or ROOT, env=environment, capture_output=True, text=True, timeout=timeout,
     )
+
+
+def point_genai_at(fake, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, api_key: str = "dummy-test-key") -> None:
+    """Send google-genai to `fake` only, with a fresh judge cache for the test."""
+    for name, value in fake.environment(api_key).items():
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
+    monkeypatch.setenv("EVALKIT_CACHE_DIR", str(tmp_path / "cache"))

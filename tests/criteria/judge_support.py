@@ -16,34 +16,18 @@ from evalkit.judge import JudgeService, RetryPolicy
 from evalkit.schema.content import Content, FunctionCall, FunctionResponse, Part
 from evalkit.schema.evalset import EvalCase, Invocation, InvocationEvent, InvocationEvents, Rubric, RubricContent
 from evalkit.testing import FakeGemini
+from tests.conftest import point_genai_at
 
 DUMMY_KEY = "dummy-test-key"
 
-# Variables that would send google-genai elsewhere or give it other credentials.
-_FOREIGN_ENV = (
-    "GEMINI_API_KEY",
-    "GOOGLE_GENAI_USE_VERTEXAI",
-    "GOOGLE_GENAI_USE_ENTERPRISE",
-    "GOOGLE_CLOUD_PROJECT",
-    "GOOGLE_CLOUD_LOCATION",
-    "GOOGLE_VERTEX_BASE_URL",
-    "EVALKIT_JUDGE_MAX_ATTEMPTS",
-    "EVALKIT_JUDGE_TIMEOUT",
-    "EVALKIT_JUDGE_RETRY_BASE_DELAY",
-    "EVALKIT_JUDGE_RETRY_MAX_DELAY",
-)
 
 FAST_RETRY = RetryPolicy(max_attempts=2, attempt_timeout=5.0, base_delay=0.001, max_delay=0.01)
 
 
 @pytest.fixture
 def fake_gemini(monkeypatch: pytest.MonkeyPatch, tmp_path) -> Iterator[FakeGemini]:
-    for name in _FOREIGN_ENV:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("EVALKIT_CACHE_DIR", str(tmp_path / "cache"))
     with FakeGemini(default_reply="no verdict here") as fake:
-        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", fake.base_url)
-        monkeypatch.setenv("GOOGLE_API_KEY", DUMMY_KEY)
+        point_genai_at(fake, monkeypatch, tmp_path, DUMMY_KEY)
         yield fake
 
 

@@ -8,29 +8,15 @@ import pytest
 
 from evalkit.judge import RetryPolicy
 from evalkit.testing import FakeGemini, FakeOpenAI
+from evalkit.testing.fake_gemini import FOREIGN_ENVIRONMENT
 
 MARKER_KEY = "MARKER-KEY-12345"
 
-# Variables that would send google-genai elsewhere or give it other credentials.
-_FOREIGN_ENV = (
-    "GEMINI_API_KEY",
-    "GOOGLE_GENAI_USE_VERTEXAI",
-    "GOOGLE_GENAI_USE_ENTERPRISE",
-    "GOOGLE_CLOUD_PROJECT",
-    "GOOGLE_CLOUD_LOCATION",
-    "GOOGLE_VERTEX_BASE_URL",
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "EVALKIT_JUDGE_MAX_ATTEMPTS",
-    "EVALKIT_JUDGE_TIMEOUT",
-    "EVALKIT_JUDGE_RETRY_BASE_DELAY",
-    "EVALKIT_JUDGE_RETRY_MAX_DELAY",
-)
 
 
 @pytest.fixture(autouse=True)
 def isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
-    for name in _FOREIGN_ENV:
+    for name in FOREIGN_ENVIRONMENT:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("EVALKIT_CACHE_DIR", str(tmp_path / "cache"))
 

@@ -20,17 +20,13 @@ from evalkit.runner import CaseJob, Runner, RunnerSettings
 from evalkit.schema.evalset import EvalCase
 from evalkit.schema.results import CaseResult
 from evalkit.testing import FakeGemini
+from tests.conftest import point_genai_at
 from tests.simulation.scenario_agent import travel_agent  # noqa: F401 - re-exported for the tests
 
 SIMULATOR_MARK = "You are playing the user in a test of an AI agent"
 USER_JUDGE_MARK = "You evaluate a user simulator"
 CONVERSATION_JUDGE_MARK = "You evaluate a whole conversation"
 
-FOREIGN_ENV = (
-    "GEMINI_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_ENTERPRISE", "GOOGLE_CLOUD_PROJECT",
-    "GOOGLE_CLOUD_LOCATION", "GOOGLE_VERTEX_BASE_URL", "EVALKIT_JUDGE_MAX_ATTEMPTS", "EVALKIT_JUDGE_TIMEOUT",
-    "EVALKIT_JUDGE_RETRY_BASE_DELAY", "EVALKIT_JUDGE_RETRY_MAX_DELAY",
-)
 FAST_RETRY = RetryPolicy(max_attempts=2, attempt_timeout=5.0, base_delay=0.001, max_delay=0.01)
 VALID = '{"criteria": [], "is_valid": true}'
 INVALID = '{"criteria": [{"name": "STOP_CONDITION_FOLLOWED", "reasoning": "too early", "passes": false}], "is_valid": false}'
@@ -38,12 +34,8 @@ INVALID = '{"criteria": [{"name": "STOP_CONDITION_FOLLOWED", "reasoning": "too e
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch, tmp_path) -> Iterator[FakeGemini]:
-    for name in FOREIGN_ENV:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("EVALKIT_CACHE_DIR", str(tmp_path / "cache"))
     with FakeGemini(default_reply="(unscripted prompt)") as server:
-        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", server.base_url)
-        monkeypatch.setenv("GOOGLE_API_KEY", "dummy-test-key")
+        point_genai_at(server, monkeypatch, tmp_path)
         yield server
 
 

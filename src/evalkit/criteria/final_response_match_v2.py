@@ -19,10 +19,8 @@ from __future__ import annotations
 import re
 from enum import Enum
 
-from pydantic import Field
-
-from evalkit.criteria.base import CriterionOptions, EvalContext, Outcome
-from evalkit.criteria.judge_options import JudgeModelOptions, judge_options_field
+from evalkit.criteria.base import EvalContext, Outcome
+from evalkit.criteria.judge_options import JudgedResponseOptions
 from evalkit.criteria.judging import JudgeCriterion, judge_error, outcome_with_errors
 from evalkit.criteria.prompting import quote, render
 from evalkit.criteria.voting import binary_majority
@@ -74,17 +72,10 @@ def parse_label(reply: str) -> Label:
     return Label.NOT_FOUND
 
 
-class FinalResponseMatchV2Options(CriterionOptions):
-    judge_model_options: JudgeModelOptions = judge_options_field()
-    include_intermediate_responses_in_final: bool = Field(
-        default=False, description="judge the agent's intermediate texts together with its final response"
-    )
-
-
 class FinalResponseMatchV2Criterion(JudgeCriterion):
     name = "final_response_match_v2"
     description = "An LLM judge decides whether the final response is as correct as the expected one"
-    Options = FinalResponseMatchV2Options
+    Options = JudgedResponseOptions
     requires_expected = True
 
     def _answer(self, invocation: Invocation) -> str:

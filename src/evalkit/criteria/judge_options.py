@@ -50,3 +50,12 @@ class JudgeModelOptions(CriterionOptions):
 def judge_options_field(description: str = "judge_model, judge_model_config, num_samples, parallelism_limit") -> Any:
     """The `judge_model_options` field of a judge criterion's options, with ADK's defaults."""
     return Field(default_factory=JudgeModelOptions, description=description)
+
+
+class JudgedResponseOptions(CriterionOptions):
+    """Options of the criteria that show a judge one answer per turn."""
+
+    judge_model_options: JudgeModelOptions = judge_options_field()
+    include_intermediate_responses_in_final: bool = Field(
+        default=False, description="judge the agent's intermediate texts together with its final response"
+    )

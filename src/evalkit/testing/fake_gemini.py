@@ -51,8 +51,28 @@ def _text_of(contents: Any) -> str:
     return "\n".join(texts)
 
 
+# Variables that would send google-genai (or evalkit's judges) elsewhere, give them other
+# credentials, or change their retry budget.
+FOREIGN_ENVIRONMENT = (
+    "GEMINI_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_ENTERPRISE", "GOOGLE_CLOUD_PROJECT",
+    "GOOGLE_CLOUD_LOCATION", "GOOGLE_VERTEX_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL",
+    "EVALKIT_JUDGE_MAX_ATTEMPTS", "EVALKIT_JUDGE_TIMEOUT", "EVALKIT_JUDGE_RETRY_BASE_DELAY",
+    "EVALKIT_JUDGE_RETRY_MAX_DELAY",
+)
+
+
 class FakeGemini(ScriptedModelServer):
     """Speaks the Gemini REST protocol; `base_url` goes into GOOGLE_GEMINI_BASE_URL."""
+
+    def environment(self, api_key: str = "dummy-test-key") -> dict[str, str | None]:
+        """The variables that point google-genai here and nowhere else (None: unset it).
+
+            for name, value in fake.environment().items():
+                monkeypatch.delenv(name, raising=False) if value is None else monkeypatch.setenv(name, value)
+        """
+        variables: dict[str, str | None] = dict.fromkeys(FOREIGN_ENVIRONMENT)
+        variables.update(GOOGLE_GEMINI_BASE_URL=self.base_url, GOOGLE_API_KEY=api_key)
+        return variables
 
     def _parse(self, path: str, body: dict[str, Any]) -> ParsedCall | None:
         match = _METHOD_PATH.match(path)
