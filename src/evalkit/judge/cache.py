@@ -120,9 +120,9 @@ class JudgeCache:
             )
             try:
                 connection.execute(f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT_S * 1000)}")
-                connection.execute("PRAGMA journal_mode = WAL")
+                _with_lock_retries(lambda: connection.execute("PRAGMA journal_mode = WAL"))
                 connection.execute("PRAGMA synchronous = NORMAL")
-                connection.execute(_SCHEMA)
+                _with_lock_retries(lambda: connection.execute(_SCHEMA))
             except BaseException:
                 connection.close()
                 raise
@@ -143,6 +143,10 @@ class JudgeCache:
                     "SELECT text, input_tokens, output_tokens FROM judge_replies WHERE key = ?",
                     (key,),
                 ).fetchone()
+            except sqlite3.OperationalError as error:
+                if not _is_lock_error(error):
+                    self._disable(error)
+                return None  # another process held the lock too long: a miss, not a broken cache
             except (sqlite3.Error, OSError) as error:
                 self._disable(error)
                 return None
@@ -162,5 +166,31 @@ class JudgeCache:
                     " VALUES (?, ?, ?, ?, ?, ?)",
                     (key, model, reply.text, reply.input_tokens, reply.output_tokens, time.time()),
                 )
+            except sqlite3.OperationalError as error:
+                if _is_lock_error(error):
+                    logger.debug("judge cache %s busy; not storing one reply: %s", self.path, error)
+                else:
+                    self._disable(error)
             except (sqlite3.Error, OSError) as error:
                 self._disable(error)
+
+
+def _is_lock_error(error: sqlite3.OperationalError) -> bool:
+    message = str(error).lower()
+    return "locked" in message or "busy" in message
+
+
+def _with_lock_retries(statement: Any, attempts: int = 100, pause_s: float = 0.05) -> Any:
+    """Run a setup statement that SQLite may refuse with "locked" without waiting.
+
+    Switching to WAL mode and creating the table need a lock that SQLite does not always
+    wait for (the busy timeout does not cover every case), so processes opening a new
+    cache file at the same moment retry here instead of giving the cache up.
+    """
+    for attempt in range(attempts):
+        try:
+            return statement()
+        except sqlite3.OperationalError as error:
+            if not _is_lock_error(error) or attempt == attempts - 1:
+                raise
+            time.sleep(pause_s)
