@@ -98,7 +98,7 @@ def test_replay_rescores_a_saved_run_without_the_agent(tmp_path):
 
 def test_case_filter_and_missing_agent(tmp_path):
     done = run_evalkit("run", WEATHER, "--case", "paris", "--quiet")
-    assert done.returncode == 0 and done.stdout.strip().startswith("1 cases: 1 passed")
+    assert done.returncode == 0 and done.stdout.strip().startswith("1 case: 1 passed")
     no_agent = run_evalkit("run", ECHO)
     assert no_agent.returncode == 2
     assert "no agent to run" in no_agent.stderr
@@ -147,3 +147,17 @@ def test_output_paths_that_cannot_be_written(tmp_path):
     assert "Traceback" not in late.stderr
     history = run_evalkit("run", WEATHER, "--quiet", env={"EVALKIT_RUNS_DIR": str(blocked / "runs")})
     assert history.returncode == 0 and "could not record this run" in history.stderr
+
+
+def test_a_console_closed_early_keeps_the_result_files_and_the_exit_code(tmp_path):
+    out, junit = tmp_path / "r.json", tmp_path / "j.xml"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "evalkit", "run", WEATHER, "--json", str(out), "--junit", str(junit),
+         "--agent", "examples/weather_agent/regressed_agent.py:weather_agent", "--print_detailed_results"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    process.stdout.close()  # like `| head -0`: nobody reads the console
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 1, stderr.decode()  # the run's own verdict, not a pipe error
+    assert json.loads(out.read_text())["summary"]["failed"] == 2 and junit.is_file()
+    assert b"Traceback" not in stderr

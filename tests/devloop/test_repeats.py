@@ -58,7 +58,7 @@ def test_pass_rate_lets_a_flaky_case_pass_but_still_flags_it(tmp_path):
     done = evalkit("run", f"{WEATHER}:paris", "--agent", FLAKY, "--repeat", "3", "--pass-rate", "0.6",
                    "--json", str(out), "--quiet", tmp_path=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.startswith("1 cases: 1 passed, 0 failed, 1 flaky, 3 runs each")
+    assert done.stdout.startswith("1 case: 1 passed, 0 failed, 1 flaky, 3 runs each")
     paris = case(load(out), "paris")
     assert paris["status"] == "passed"
     assert paris["repeat"]["required"] == 2 and paris["repeat"]["flaky"] is True

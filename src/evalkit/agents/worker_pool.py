@@ -123,10 +123,17 @@ class AgentProcess:
         self._signal(signal.SIGKILL)
 
     async def stop(self, grace: float = STOP_GRACE_S) -> None:
-        """Terminate the process, kill it if it outlives the grace period, and reap it."""
+        """Close stdin and let the worker finish; terminate it, then kill it, if it lingers.
+
+        A worker gets a moment to exit on its own after end of input, so it reads the last
+        `end_session` and cleans up, instead of being terminated with that line unread.
+        """
         self._unusable = True
         with contextlib.suppress(OSError):
             self._process.stdin.close()
+        if self._process.returncode is None:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._process.wait(), min(grace, 0.5))
         if self._process.returncode is None:
             self._signal(signal.SIGTERM)
             try:

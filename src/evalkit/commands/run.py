@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalkit.errors import ExitCode, UsageError
+from evalkit.errors import EvalkitError, ExitCode, UsageError
 from evalkit.schema.results import RunResult
 
 
@@ -74,19 +75,30 @@ def run_command(request: RunRequest) -> int:
             interrupted = True
     result = progress.result(interrupted=interrupted)
     result.shard = str(shard) if shard else None
-    if request.quiet:
-        from evalkit.report.console import summary_line
-
-        console.print(summary_line(result), highlight=False)
-    else:
-        render(result, console)
-        if request.detailed:
-            from evalkit.report.detailed import render_detailed
-
-            render_detailed(result, console)
-    write_reports(result, request)
+    # Result files first: a console cut short (`| head`) must not lose them or the exit code.
+    write_failure = None
+    try:
+        write_reports(result, request)
+    except EvalkitError as failure:
+        write_failure = failure
     if not interrupted:
         record_history(result)
+    try:
+        if request.quiet:
+            from evalkit.report.console import summary_line
+
+            console.print(summary_line(result), highlight=False)
+        else:
+            render(result, console)
+            if request.detailed:
+                from evalkit.report.detailed import render_detailed
+
+                render_detailed(result, console)
+    except BrokenPipeError:
+        # The reader went away; keep Python from complaining about stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    if write_failure is not None:
+        raise write_failure
     if interrupted:
         print("evalkit: interrupted; results of the finished cases were written", file=sys.stderr)
     code = exit_code(result)

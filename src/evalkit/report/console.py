@@ -128,7 +128,7 @@ def summary_line(result: RunResult) -> str:
     if result.repeat > 1:
         parts.append(f"{result.repeat} runs each")
     tail = " (interrupted)" if result.interrupted else ""
-    return f"{s.cases} cases: {', '.join(parts)} in {result.duration_s:.2f} s{tail}"
+    return f"{_count(s.cases, 'case')}: {', '.join(parts)} in {result.duration_s:.2f} s{tail}"
 
 
 def judge_line(stats: dict) -> str:
@@ -145,11 +145,11 @@ def latency_lines(report: dict) -> list[str]:
     turn = report.get("turn_latency") or {}
     if not turn.get("count"):
         return []
-    lines = [f"turn latency: {_percentiles(turn)} over {turn['count']} turns"]
+    lines = [f"turn latency: {_percentiles(turn)} over {_count(turn['count'], 'turn')}"]
     for tool in report.get("tools") or ():
         timing = f", {_percentiles(tool['latency'])}" if tool["latency"]["count"] else ""
         verdicts = f", {tool['passed']} passed, {tool['failed']} failed" if tool["passed"] or tool["failed"] else ""
-        lines.append(f"  {tool['tool']}: {tool['calls']} calls{timing}{verdicts}")
+        lines.append(f"  {tool['tool']}: {_count(tool['calls'], 'call')}{timing}{verdicts}")
     return lines
 
 
@@ -159,3 +159,7 @@ def _percentiles(stats: dict) -> str:
 
 def _seconds(value: float | None) -> str:
     return "n/a" if value is None else f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
