@@ -175,13 +175,18 @@ def _inputs_text(inputs: tuple[str, ...], values: dict[str, str]) -> str:
     return "\n\n".join(quote(_BLOCK_NAMES[name], values.get(name, "")) for name in inputs)
 
 
+def _own_template_prompt(template: str | None, values: dict[str, str], reply_format: str) -> str:
+    """The user's own prompt template, filled, with our data notice and reply format after it."""
+    assert template is not None
+    return f"{fill_template(template, values)}\n\n{_DATA_NOTICE}\n\n{reply_format}"
+
+
 def pointwise_prompt(options: PointwiseOptions, values: dict[str, str]) -> str:
     reply_format = ('Reply with a JSON object and nothing else, in exactly this shape:\n'
                     '{\n  "explanation": "<why, briefly>",\n  "score": <the score>\n}')
     rubric = options.rubric()
     if rubric is None:
-        assert options.metric_prompt_template is not None
-        return f"{fill_template(options.metric_prompt_template, values)}\n\n{_DATA_NOTICE}\n\n{reply_format}"
+        return _own_template_prompt(options.metric_prompt_template, values, reply_format)
     criteria = "\n".join(f"- {name}: {text}" for name, text in rubric.criteria.items())
     scale = "\n".join(f"{score}: {meaning}" for score, meaning in rubric.rating_rubric.items())
     return (
@@ -200,8 +205,7 @@ def pairwise_prompt(options: PairwiseOptions, values: dict[str, str]) -> str:
                     "better, TIE means neither is better.")
     rubric = options.rubric()
     if rubric is None:
-        assert options.metric_prompt_template is not None
-        return f"{fill_template(options.metric_prompt_template, values)}\n\n{_DATA_NOTICE}\n\n{reply_format}"
+        return _own_template_prompt(options.metric_prompt_template, values, reply_format)
     criteria = "\n".join(f"- {name}: {text}" for name, text in rubric.criteria.items())
     inputs = tuple(dict.fromkeys((*options.inputs(), "baseline_model_response")))
     return (
