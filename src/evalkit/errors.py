@@ -17,6 +17,7 @@ class ExitCode(IntEnum):
     FAILED = 1  # a case failed a threshold or was not evaluated (compare: a regression)
     INPUT = 2  # usage or input error; nothing ran
     RUN_ERROR = 3  # an agent or judge error left some case unscored
+    INTERNAL = 4  # an evalkit bug: one line on stderr, `--debug` shows the traceback
     INTERRUPTED = 130  # Ctrl-C; finished cases were still written
 
 
