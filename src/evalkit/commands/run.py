@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalkit.errors import EvalkitError, ExitCode, UsageError
-from evalkit.schema.results import RunResult
+from evalkit.schema.results import RunResult, has_errors
 
 
 
@@ -38,7 +38,8 @@ class RunRequest:
 def exit_code(result: RunResult) -> int:
     if result.interrupted:
         return ExitCode.INTERRUPTED
-    if result.summary.errors:
+    # An error outranks a failure: a failed case may hold a criterion that errored.
+    if result.summary.errors or any(has_errors(case) for case in result.cases):
         return ExitCode.RUN_ERROR
     if result.summary.cases and result.summary.passed == result.summary.cases:
         return ExitCode.OK

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.errors import JudgeError
-from evalkit.judge.base import OPENAI_PREFIX, JudgeBackend, JudgeReply, JudgeRequest
+from evalkit.judge.base import OPENAI_PREFIX, JudgeBackend, JudgeReply, JudgeRequest, JudgeUnavailable
 from evalkit.judge.cache import JudgeCache
 from evalkit.judge.retry import RetryPolicy, call_with_retries
 
@@ -63,6 +63,11 @@ class JudgeService:
         self._backends: dict[str, JudgeBackend] = {}
         self._rng = random.Random()
         self._stats = JudgeStats()
+        # Circuit breaker: endpoint → the failure that showed it cannot answer this run.
+        self._unavailable: dict[str, JudgeUnavailable] = {}
+        # The first call to an endpoint goes alone, so a dead one costs one call, not one per task.
+        self._probes: dict[str, asyncio.Lock] = {}
+        self._answered: set[str] = set()
 
     @property
     def stats(self) -> JudgeStats:
@@ -99,11 +104,27 @@ class JudgeService:
 
         backend = self._backend_for(request.model)
         endpoint = _describe(backend, request.model)
+        if endpoint not in self._answered:
+            async with self._probes.setdefault(endpoint, asyncio.Lock()):
+                if endpoint not in self._answered:
+                    try:
+                        return await self._call(backend, endpoint, request)
+                    finally:  # the waiting calls go next, all at once (or fail at once if it is down)
+                        self._answered.add(endpoint)
+        return await self._call(backend, endpoint, request)
+
+    async def _call(self, backend: JudgeBackend, endpoint: str, request: JudgeRequest) -> JudgeReply:
+        stats = self._stats
+        broken = self._unavailable.get(endpoint)
+        if broken is not None:
+            stats.failures += 1
+            raise broken
         start = getattr(backend, "start", None)
         if start is not None:
             try:
                 await start()
-            except JudgeError:
+            except JudgeError as failure:
+                self._open_circuit(endpoint, failure)
                 stats.failures += 1
                 raise
 
@@ -124,7 +145,8 @@ class JudgeService:
                 on_retry=count_retry,
                 rng=self._rng,
             )
-        except JudgeError:
+        except JudgeError as failure:
+            self._open_circuit(endpoint, failure)
             stats.failures += 1
             raise
         stats.input_tokens += reply.input_tokens or 0
@@ -134,6 +156,11 @@ class JudgeService:
         if self._cache is not None and reply.text.strip():
             await self._cache.put(request, reply)
         return reply
+
+    def _open_circuit(self, endpoint: str, failure: JudgeError) -> None:
+        """After a failure that cannot heal, later calls to `endpoint` fail at once with the same reason."""
+        if isinstance(failure, JudgeUnavailable):
+            self._unavailable.setdefault(endpoint, failure)
 
     async def aclose(self) -> None:
         backends, self._backends = list(self._backends.values()), {}

@@ -70,12 +70,17 @@ def _cell(criterion: CriterionResult | None) -> Text:
 def failure_lines(cases: list[CaseResult]) -> list[str]:
     """For each case that did not pass, its reason: the error, or each failing criterion's first difference."""
     lines: list[str] = []
+    shared = shared_errors(cases)
+    for error, count in shared.items():
+        lines.append(f"! {error}: {_count(count, 'criterion')} not scored".replace("criterions", "criteria"))
     for case in cases:
         name = f"{case.eval_set_id}/{case.eval_id}"
         if case.status is Status.ERROR and case.error:
             lines.append(f"! {name}: {case.error}")
             continue
         for criterion in case.criteria:
+            if criterion.status is Status.ERROR and criterion.error in shared:
+                continue  # said once above
             if criterion.status is Status.ERROR:
                 lines.append(f"! {name}: {criterion.name}: {criterion.error or 'error'}")
             elif criterion.status is Status.FAILED and criterion.spread is not None:
@@ -85,9 +90,20 @@ def failure_lines(cases: list[CaseResult]) -> list[str]:
                              f"(mean {_score(criterion)}, threshold {criterion.threshold:g}){first_difference(criterion)}")
             elif criterion.status is Status.FAILED:
                 lines.append(f"✗ {name}: {criterion.name} {_score(criterion)} < {criterion.threshold:g}{first_difference(criterion)}")
-            elif criterion.status is Status.NOT_EVALUATED and case.status is Status.NOT_EVALUATED:
-                lines.append(f"– {name}: {criterion.name} was not evaluated")
+            elif criterion.status is Status.NOT_EVALUATED and case.status is not Status.PASSED:
+                reason = criterion.details.get("reason") or "no turn gave a score"
+                lines.append(f"– {name}: {criterion.name} not evaluated: {reason}")
     return lines
+
+
+def shared_errors(cases: list[CaseResult]) -> dict[str, int]:
+    """Criterion errors with the same text in several places (a judge that is down): said once, counted."""
+    counts: dict[str, int] = {}
+    for case in cases:
+        for criterion in case.criteria:
+            if criterion.status is Status.ERROR and criterion.error:
+                counts[criterion.error] = counts.get(criterion.error, 0) + 1
+    return {error: count for error, count in counts.items() if count > 1}
 
 
 def repeat_note(case: CaseResult) -> str:

@@ -31,19 +31,21 @@ def gate(score: float | None, threshold: float) -> Status:
 
 
 def case_status(criterion_statuses: list[Status]) -> Status:
-    """ADK's case verdict (§2.0.4), with evalkit's `error` taking precedence.
+    """ADK's case verdict, with evalkit's `error` (docs/ci.md, "Case status").
 
-    Failed if any criterion failed; else passed if any passed; else not evaluated.
+    Failed if any criterion failed: the verdict is known, even when another criterion
+    errored. Else error if any errored; else passed if any passed; else not evaluated.
     """
+    if Status.FAILED in criterion_statuses:
+        return Status.FAILED
     if Status.ERROR in criterion_statuses:
         return Status.ERROR
-    verdict = Status.NOT_EVALUATED
-    for status in criterion_statuses:
-        if status is Status.FAILED:
-            return Status.FAILED
-        if status is Status.PASSED:
-            verdict = Status.PASSED
-    return verdict
+    return Status.PASSED if Status.PASSED in criterion_statuses else Status.NOT_EVALUATED
+
+
+def has_errors(case: CaseResult) -> bool:
+    """The case, or one of its criteria, ended in `error` (a failed case may hold one)."""
+    return case.status is Status.ERROR or any(c.status is Status.ERROR for c in case.criteria)
 
 
 class ResultModel(BaseModel):
