@@ -111,7 +111,7 @@ def run(
         paths=paths, config=config, agent=agent, jobs=jobs, json_out=json_out, junit=junit,
         markdown=markdown, html=html, repeat=repeat, case_ids=case or [], shard=shard,
         baseline=baseline, tolerance=tolerance, pass_rate=pass_rate, use_cache=not no_cache, timeout=timeout, quiet=quiet,
-        judge_jobs=judge_jobs, detailed=print_detailed_results,
+        judge_jobs=judge_jobs, detailed=print_detailed_results, debug=_debug,
     )
     raise typer.Exit(guarded(lambda: run_command(request)))
 
@@ -236,6 +236,8 @@ def main() -> None:
 
     global _debug
     args, _debug = _take_debug_flag(sys.argv[1:])
+    if _debug:
+        _show_debug_log()
     tolerate_closed_stdout()
     try:
         code = app(args=args, prog_name="evalkit", standalone_mode=False)
@@ -255,6 +257,18 @@ def main() -> None:
         typer.echo(f"evalkit: internal error: {detail}; run with --debug for the traceback", err=True)
         code = ExitCode.INTERNAL
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _show_debug_log() -> None:
+    """Under --debug, evalkit's log (worker stderr, ADK's log, judge retries) goes to stderr."""
+    import logging
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    log = logging.getLogger("evalkit")
+    log.addHandler(handler)
+    log.setLevel(logging.DEBUG)
+    log.propagate = False
 
 
 def _take_debug_flag(args: list[str]) -> tuple[list[str], bool]:

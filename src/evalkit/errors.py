@@ -80,9 +80,17 @@ class MissingExtraError(InputError):
 
 
 class AgentError(EvalkitError):
-    """The agent under test failed during a turn: the case becomes `error`."""
+    """The agent under test failed during a turn: the case becomes `error`.
+
+    `detail` is what explains it beyond the one-line message (a worker's last stderr
+    lines); it goes to the case's `error_detail` in the result file.
+    """
 
     exit_code = ExitCode.RUN_ERROR
+
+    def __init__(self, message: str, detail: str | None = None):
+        super().__init__(message)
+        self.detail = detail
 
 
 class AgentTimeout(AgentError):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import traceback
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -71,6 +72,7 @@ class Runner:
             spec.session_id += f"-run{job.run_index + 1}"  # a pinned id, once per repeated run
         actual: list[Invocation] = []
         error: str | None = None
+        error_detail: str | None = None
         simulation: dict | None = None
         try:
             session = await self.agent.open_session(spec)
@@ -79,15 +81,17 @@ class Runner:
             finally:
                 await _quietly(session.close())
         except EvalkitError as failure:
-            error = str(failure)
+            error, error_detail = str(failure), failure_detail(failure)
         except Exception as failure:  # an adapter or simulator bug must not take other cases down
             error = f"case {job.case.eval_id!r}: {type(failure).__name__}: {failure}"
+            error_detail = failure_detail(failure)
         expected = job.case.conversation
         result = CaseResult(
             eval_set_id=job.eval_set_id,
             eval_id=job.case.eval_id,
             status=Status.ERROR,
             error=error,
+            error_detail=error_detail,
             source_file=job.source_file,
             session_id=spec.session_id,
             simulation=simulation,
@@ -127,6 +131,19 @@ class Runner:
         if invocation.duration is None:
             invocation.duration = round(time.perf_counter() - started, 3)
         return invocation
+
+
+def failure_detail(failure: BaseException) -> str | None:
+    """What explains a case's error: the adapter's detail, else the traceback of what the agent raised."""
+    detail = getattr(failure, "detail", None)
+    if detail:
+        return detail
+    cause = failure.__cause__ if failure.__cause__ is not None else failure
+    if isinstance(cause, EvalkitError) and cause.__traceback__ is None:
+        return None
+    if isinstance(cause, EvalkitError) and cause is failure:
+        return None  # evalkit's own message says it all (a timeout, a bad reply)
+    return "".join(traceback.format_exception(cause)).rstrip()
 
 
 def _records(actual: list[Invocation], expected: list[Invocation] | None) -> list[InvocationRecord]:

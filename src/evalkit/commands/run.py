@@ -31,6 +31,7 @@ class RunRequest:
     quiet: bool = False
     judge_jobs: int = 16
     detailed: bool = False
+    debug: bool = False  # show each error case's error_detail
     pass_rate: float | None = None  # with repeat: share of runs a case needs to pass
     tolerance: float = 0.0  # with baseline: allowed score drop
 
@@ -90,7 +91,7 @@ def run_command(request: RunRequest) -> int:
 
             console.print(summary_line(result), highlight=False)
         else:
-            render(result, console)
+            render(result, console, debug=request.debug)
             if request.detailed:
                 from evalkit.report.detailed import render_detailed
 

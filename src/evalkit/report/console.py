@@ -22,7 +22,7 @@ _STYLE = {
 _MARK = {Status.PASSED: "✓", Status.FAILED: "✗", Status.ERROR: "!", Status.NOT_EVALUATED: "–", Status.INFORMATIONAL: ""}
 
 
-def render(result: RunResult, console: Console) -> None:
+def render(result: RunResult, console: Console, *, debug: bool = False) -> None:
     columns = gating_criterion_names(result.cases)
     plain = not console.is_terminal
     table = Table(box=box.SIMPLE if plain else box.ROUNDED, show_edge=not plain, pad_edge=False)
@@ -38,7 +38,7 @@ def render(result: RunResult, console: Console) -> None:
             *(_cell(by_name.get(name)) for name in columns),
         )
     console.print(table)
-    for line in failure_lines(result.cases):
+    for line in failure_lines(result.cases, debug=debug):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
     console.print(Text(summary_line(result), style="bold"))
     if result.judge:
@@ -67,8 +67,11 @@ def _cell(criterion: CriterionResult | None) -> Text:
     return Text(f"{score}{threshold} {_MARK[criterion.status]}".strip(), style=_STYLE[criterion.status])
 
 
-def failure_lines(cases: list[CaseResult]) -> list[str]:
-    """For each case that did not pass, its reason: the error, or each failing criterion's first difference."""
+def failure_lines(cases: list[CaseResult], *, debug: bool = False) -> list[str]:
+    """For each case that did not pass, its reason: the error, or each failing criterion's first difference.
+
+    With `debug`, an error case's `error_detail` (traceback, worker stderr) follows, indented.
+    """
     lines: list[str] = []
     shared = shared_errors(cases)
     for error, count in shared.items():
@@ -77,6 +80,8 @@ def failure_lines(cases: list[CaseResult]) -> list[str]:
         name = f"{case.eval_set_id}/{case.eval_id}"
         if case.status is Status.ERROR and case.error:
             lines.append(f"! {name}: {case.error}")
+            if debug and case.error_detail:
+                lines.extend("    " + line for line in case.error_detail.splitlines())
             continue
         for criterion in case.criteria:
             if criterion.status is Status.ERROR and criterion.error in shared:

@@ -105,6 +105,7 @@ class CaseResult(ResultModel):
     eval_id: str
     status: Status
     error: str | None = None
+    error_detail: str | None = Field(default=None, description="the traceback, or a worker's last stderr lines")
     criteria: list[CriterionResult] = Field(default_factory=list)
     invocations: list[InvocationRecord] = Field(default_factory=list)
     source_file: str | None = None
