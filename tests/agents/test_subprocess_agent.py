@@ -108,7 +108,7 @@ async def test_a_crash_mid_case_names_case_turn_exit_code_and_stderr_and_the_nex
         await agent.aclose()
     message = str(failure.value)
     assert message == (
-        "case 'dies', turn 2: the agent process exited with code 7; last stderr line: 'panic: lost my marbles'"
+        "case 'dies', turn 2: the agent process exited with code 7; stderr: 'panic: lost my marbles'"
     )
     assert final_text(after) == "you said: still there?"
     # The crashed process was the only one; the later case ran in a fresh one.
@@ -231,7 +231,7 @@ def test_cli_scores_the_node_agent_and_marks_only_the_crashed_case_error(tmp_pat
     assert crashed["status"] == "error" and crashed["criteria"] == []
     assert crashed["error"] == (
         "case 'crashes', turn 2: the agent process exited with code 3; "
-        "last stderr line: 'fatal: the forecast service vanished'"
+        "stderr: 'fatal: the forecast service vanished'"
     )
     # The turn before the crash is kept in the result file.
     assert crashed["invocations"][0]["actual"]["final_response"]["parts"][0]["text"] == "It is foggy in Lima."
