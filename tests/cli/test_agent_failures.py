@@ -127,12 +127,13 @@ def test_a_worker_that_dies_at_start_reports_the_line_that_explains_it(tmp_path)
 
 
 SLOW_WORKER = r"""
-import json, sys, time
+import json, pathlib, sys, time
 for line in sys.stdin:
     message = json.loads(line)
     if message.get("type") != "turn":
         continue
     if message["user_text"] == "slow":
+        pathlib.Path(sys.argv[1]).touch()
         time.sleep(60)
     print(json.dumps({"final_response": "you said: " + message["user_text"]}), flush=True)
 """
@@ -142,7 +143,6 @@ def _interrupt_when(process: subprocess.Popen, ready, limit: float = 60) -> tupl
     deadline = time.time() + limit
     while not ready() and time.time() < deadline:
         time.sleep(0.05)
-    time.sleep(0.3)
     process.send_signal(signal.SIGINT)
     return process.communicate(timeout=60)
 
@@ -150,25 +150,26 @@ def _interrupt_when(process: subprocess.Popen, ready, limit: float = 60) -> tupl
 def test_ctrl_c_with_cmd_workers_is_clean_and_prints_only_what_finished(tmp_path):
     worker = tmp_path / "worker.py"
     worker.write_text(SLOW_WORKER)
-    agent = f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(worker))}"
+    started = tmp_path / "slow-turn-started"
+    agent = f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(worker))} {shlex.quote(str(started))}"
     out = tmp_path / "r.json"
     env = {**os.environ, "EVALKIT_RUNS_DIR": str(tmp_path / "runs"), "GITHUB_STEP_SUMMARY": ""}
     process = subprocess.Popen(
         [sys.executable, "-m", "evalkit", "run", f"{ECHO}:hello,slow", "--agent", agent, "--jobs", "1",
          "--config", ROUGE, "--json", str(out), "--debug"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    # --debug prints the worker's stderr; the slow turn has begun once "hello" is answered and "slow" sent.
-    stdout, stderr = _interrupt_when(process, lambda: False, limit=4)
+    stdout, stderr = _interrupt_when(process, started.exists)
     assert process.returncode == 130, stderr
     assert "Event loop is closed" not in stderr and "Traceback" not in stderr, stderr
     assert [c["eval_id"] for c in json.loads(out.read_text())["cases"]] == ["hello"]
     assert "echo/hello" in stdout and "echo/slow" not in stdout
 
+    started.unlink()
     nothing = subprocess.Popen(
         [sys.executable, "-m", "evalkit", "run", f"{ECHO}:slow", "--agent", agent, "--config", ROUGE],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    stdout, stderr = _interrupt_when(nothing, lambda: False, limit=4)
+    stdout, stderr = _interrupt_when(nothing, started.exists)
     assert nothing.returncode == 130, stderr
     assert "Event loop is closed" not in stderr and "Traceback" not in stderr, stderr
-    assert "case" not in stdout.split("\n")[0]  # no empty table: no header without rows
-    assert "0 cases" in stdout and "interrupted" in stdout
+    assert stdout.splitlines()[0].startswith("0 cases: 0 passed")  # no empty table, no header without rows
+    assert "interrupted" in stdout and "status" not in stdout

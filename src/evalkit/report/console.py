@@ -37,7 +37,8 @@ def render(result: RunResult, console: Console, *, debug: bool = False) -> None:
             Text(case.status.value + repeat_note(case), style=_STYLE[case.status]),
             *(_cell(by_name.get(name)) for name in columns),
         )
-    console.print(table)
+    if result.cases:  # an interrupted run shows what finished: maybe nothing, then no empty table
+        console.print(table)
     for line in failure_lines(result.cases, debug=debug):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
     console.print(Text(summary_line(result), style="bold"))
