@@ -56,7 +56,7 @@ class _ToEvalkitDebugLog(logging.Handler):
 
 
 def capture_adk_logging() -> None:
-    """Keep ADK's logging off the console (docs/agents.md, "When an agent fails").
+    """Keep ADK's logging off the console (docs/agents.md, "Failures").
 
     ADK logs a traceback for every failing turn ("Node execution failed ..."); the
     failure is already the case's `error`, with the traceback in its `error_detail`.

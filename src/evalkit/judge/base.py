@@ -73,7 +73,7 @@ class JudgeUnavailable(JudgeError):
 
     Unreachable (DNS failure, connection refused), credentials refused (401, 403), an
     unknown model (404), or a client that cannot be set up. `JudgeService` stops
-    calling that endpoint after the first one: see docs/judges.md.
+    calling that endpoint after the first one: see docs/criteria.md, "LLM-judge criteria".
     """
 
 
