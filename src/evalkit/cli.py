@@ -179,7 +179,7 @@ def report(
 @app.command("criteria", cls=EvalkitCommand)
 def list_criteria() -> None:
     """List the criteria with their options and defaults."""
-    from evalkit.commands.run import make_console
+    from evalkit.report.console import make_console
     from evalkit.report.criteria_list import render_criteria
 
     render_criteria(make_console())
