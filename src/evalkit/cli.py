@@ -2,7 +2,8 @@
 
 Everything heavy is imported inside the commands, so `evalkit --help` starts fast.
 Domain errors become short messages here and nowhere else (exit 2 for bad input, 3
-when the run itself had errors); `--debug` shows tracebacks instead.
+when the run itself had errors); any other exception is evalkit's own bug, one line
+and exit 4. `--debug`, before or after the command, adds the tracebacks.
 """
 
 from __future__ import annotations
