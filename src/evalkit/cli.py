@@ -52,7 +52,7 @@ def _root(debug: bool = typer.Option(False, "--debug", help="Show tracebacks for
 def run(
     paths: List[str] = typer.Argument(..., help="Eval set files, folders, or file.json:case1,case2"),
     config: Optional[str] = typer.Option(None, "--config", "--config_file_path", help="EvalConfig file (JSON or YAML)"),
-    agent: Optional[str] = typer.Option(None, "--agent", help="module:attr, file.py:attr, ADK agent folder, cmd:COMMAND, http(s)://URL or replay:RESULT.json"),
+    agent: Optional[str] = typer.Option(None, "--agent", help="module:attr, file.py:attr, ADK agent folder, cmd:COMMAND, http(s)://URL, adk-server:URL/APP or replay:RESULT.json"),
     jobs: int = typer.Option(8, "--jobs", min=1, help="Cases run at once"),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Write the result file here"),
     junit: Optional[Path] = typer.Option(None, "--junit", help="Write a JUnit XML report here"),
