@@ -193,6 +193,21 @@ def import_ces(
         typer.echo(line)
 
 
+@import_app.command("adk-session")
+def import_adk_session(
+    file: str = typer.Argument(..., help="ADK Session JSON (one or a list), or ADK's SQLite session database (file or sqlite:///URL)"),
+    out: Optional[Path] = typer.Option(None, "--out", help="Where to write the eval set (default <name>.evalset.json here)"),
+    app_name: Optional[str] = typer.Option(None, "--app", help="Only sessions of this app"),
+    user_id: Optional[str] = typer.Option(None, "--user", help="Only sessions of this user"),
+    session_id: Optional[str] = typer.Option(None, "--session", help="Only the session with this id"),
+) -> None:
+    """Turn saved ADK sessions into an eval set whose expected turns are what happened."""
+    from evalkit.commands.import_adk_session import import_adk_session_command
+
+    for line in guarded(lambda: import_adk_session_command(file, out, app=app_name, user=user_id, session=session_id)):
+        typer.echo(line)
+
+
 def main() -> None:
     try:
         app()
