@@ -113,6 +113,27 @@ def compare(
 
 
 @app.command()
+def rescore(
+    result_file: Path = typer.Argument(..., help="A result file (evalkit's, or ADK's *.evalset_result.json)"),
+    config: Optional[str] = typer.Option(None, "--config", "--config_file_path", help="EvalConfig file with the new or changed criteria"),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="Write the new result file here"),
+    junit: Optional[Path] = typer.Option(None, "--junit", help="Write a JUnit XML report here"),
+    markdown: Optional[Path] = typer.Option(None, "--markdown", help="Write a Markdown summary here"),
+    html: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report here"),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the judge cache"),
+    quiet: bool = typer.Option(False, "--quiet", help="Print only the summary line"),
+    judge_jobs: int = typer.Option(16, "--judge-jobs", min=1, help="Judge calls in flight at once"),
+) -> None:
+    """Score the actual turns saved in RESULT again, with new or changed criteria; nothing is re-run."""
+    from evalkit.commands.rescore import rescore_command
+    from evalkit.commands.run import RunRequest
+
+    request = RunRequest(paths=[str(result_file)], config=config, json_out=json_out, junit=junit, markdown=markdown,
+                         html=html, use_cache=not no_cache, quiet=quiet, judge_jobs=judge_jobs)
+    raise typer.Exit(guarded(lambda: rescore_command(result_file, request)))
+
+
+@app.command()
 def merge(
     files: List[Path] = typer.Argument(..., help="Result files of the shards (or of separate runs)"),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Write the combined result file here"),
