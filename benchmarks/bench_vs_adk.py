@@ -183,7 +183,7 @@ def compare_verdicts(baseline: Measurement, other: Measurement) -> list[str]:
     for eval_id in sorted(set(baseline.verdicts) | set(other.verdicts)):
         theirs, ours = baseline.verdicts.get(eval_id), other.verdicts.get(eval_id)
         if theirs != ours:
-            differences.append(f"{eval_id}: adk eval {_word(theirs)}, evalkit ({other.jobs} jobs) {_word(ours)}")
+            differences.append(f"{eval_id}: {baseline.tool} {_word(theirs)}, {other.tool} ({other.jobs} jobs) {_word(ours)}")
     return differences
 
 
@@ -232,14 +232,13 @@ def main() -> int:
 
     print()
     print(table(rows, baseline))
-    if baseline is None:
-        return 0
-    differences = [line for row in rows if row is not baseline for line in compare_verdicts(baseline, row)]
+    reference = baseline or rows[0]  # without adk eval, the rows are checked against each other
+    differences = [line for row in rows if row is not reference for line in compare_verdicts(reference, row)]
     if differences:
         print(f"\n{len(differences)} verdicts differ:")
         print("\n".join(differences[:20]))
         return 1
-    print(f"\nSame verdict from both tools for all {len(baseline.verdicts)} cases.")
+    print(f"\nSame verdict from every run for all {len(reference.verdicts)} cases.")
     return 0
 
 

@@ -94,3 +94,29 @@ def test_a_file_that_is_no_result_is_an_input_error(tmp_path):
     assert done.returncode == 2
     assert "not an evalkit result file or an ADK eval set result" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_an_adk_result_file_is_rescored_from_its_expected_turns(tmp_path):
+    def invocation(answer: str) -> dict:
+        return {"invocation_id": "i1", "user_content": {"role": "user", "parts": [{"text": "weather in Paris?"}]},
+                "final_response": {"role": "model", "parts": [{"text": answer}]}}
+
+    adk_result = tmp_path / "app_weather_1.evalset_result.json"
+    adk_result.write_text(json.dumps({
+        "eval_set_result_id": "app_weather_1", "eval_set_id": "weather", "creation_timestamp": 1.0,
+        "eval_case_results": [
+            {"eval_set_id": "weather", "eval_id": case_id, "final_eval_status": 1, "overall_eval_metric_results": [],
+             "eval_metric_result_per_invocation": [{"actual_invocation": invocation("It is sunny in Paris."),
+                                                    "expected_invocation": invocation(expected),
+                                                    "eval_metric_results": []}],
+             "session_id": "s", "user_id": "u"}
+            for case_id, expected in (("exact", "It is sunny in Paris."), ("off", "Rain all day in Paris."))
+        ]}))
+    config = tmp_path / "rouge.json"
+    config.write_text(json.dumps({"criteria": {"response_match_score": 0.8}}))
+    out = tmp_path / "rescored.json"
+
+    done = run_evalkit("rescore", str(adk_result), "--config", str(config), "--json", str(out), "--quiet", cwd=tmp_path)
+
+    assert done.returncode == 1, done.stderr
+    assert {k: v["status"] for k, v in _cases(out).items()} == {"exact": "passed", "off": "failed"}
