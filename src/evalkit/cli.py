@@ -87,7 +87,7 @@ def _root(
 def run(
     paths: List[str] = typer.Argument(..., metavar="PATH", help='Eval set files, folders, or file.json:case1,case2'),
     config: Optional[str] = typer.Option(None, "--config", "--config_file_path", metavar="FILE", help="EvalConfig file (JSON or YAML)"),
-    agent: Optional[str] = typer.Option(None, "--agent", metavar="SPEC", help="module:attr, file.py:attr, ADK agent folder, cmd:COMMAND, http(s)://URL or replay:RESULT.json"),
+    agent: Optional[str] = typer.Option(None, "--agent", metavar="SPEC", help="module:attr, file.py:attr, ADK agent folder, cmd:COMMAND, http(s)://URL, adk-server:URL/APP or replay:RESULT.json"),
     jobs: int = typer.Option(8, "--jobs", "-j", min=1, metavar="N", help="Cases run at once"),
     json_out: Optional[Path] = typer.Option(None, "--json", metavar="FILE", help="Write the result file here"),
     junit: Optional[Path] = typer.Option(None, "--junit", metavar="FILE", help="Write a JUnit XML report here"),
@@ -145,6 +145,27 @@ def compare(
 
     raise typer.Exit(guarded(lambda: compare_command(base, new, tolerance=tolerance, json_out=json_out,
                                                      show_unchanged=show_all, quiet=quiet)))
+
+
+@app.command(cls=EvalkitCommand)
+def rescore(
+    result_file: Path = typer.Argument(..., metavar="RESULT", help="A result file (evalkit's, or ADK's *.evalset_result.json)"),
+    config: Optional[str] = typer.Option(None, "--config", "--config_file_path", metavar="FILE", help="EvalConfig file with the new or changed criteria"),
+    json_out: Optional[Path] = typer.Option(None, "--json", metavar="FILE", help="Write the new result file here"),
+    junit: Optional[Path] = typer.Option(None, "--junit", metavar="FILE", help="Write a JUnit XML report here"),
+    markdown: Optional[Path] = typer.Option(None, "--markdown", metavar="FILE", help="Write a Markdown summary here"),
+    html: Optional[Path] = typer.Option(None, "--html", metavar="FILE", help="Write a self-contained HTML report here"),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the judge cache"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line"),
+    judge_jobs: int = typer.Option(16, "--judge-jobs", min=1, metavar="N", help="Judge calls in flight at once"),
+) -> None:
+    """Score the actual turns saved in RESULT again, with new or changed criteria; nothing is re-run."""
+    from evalkit.commands.rescore import rescore_command
+    from evalkit.commands.run import RunRequest
+
+    request = RunRequest(paths=[str(result_file)], config=config, json_out=json_out, junit=junit, markdown=markdown,
+                         html=html, use_cache=not no_cache, quiet=quiet, judge_jobs=judge_jobs)
+    raise typer.Exit(guarded(lambda: rescore_command(result_file, request)))
 
 
 @app.command(cls=EvalkitCommand)
@@ -225,6 +246,21 @@ def import_ces(
 
     result = guarded(lambda: import_ces_file(file, out))
     for line in summary_lines(result):
+        typer.echo(line)
+
+
+@import_app.command("adk-session", cls=EvalkitCommand)
+def import_adk_session(
+    file: str = typer.Argument(..., metavar="FILE", help="ADK Session JSON (one or a list), or ADK's SQLite session database (file or sqlite:///URL)"),
+    out: Optional[Path] = typer.Option(None, "--out", metavar="PATH", help="Where to write the eval set (default <name>.evalset.json here)"),
+    app_name: Optional[str] = typer.Option(None, "--app", metavar="APP", help="Only sessions of this app"),
+    user_id: Optional[str] = typer.Option(None, "--user", metavar="USER", help="Only sessions of this user"),
+    session_id: Optional[str] = typer.Option(None, "--session", metavar="ID", help="Only the session with this id"),
+) -> None:
+    """Turn saved ADK sessions into an eval set whose expected turns are what happened."""
+    from evalkit.commands.import_adk_session import import_adk_session_command
+
+    for line in guarded(lambda: import_adk_session_command(file, out, app=app_name, user=user_id, session=session_id)):
         typer.echo(line)
 
 

@@ -25,6 +25,10 @@ def load_agent(spec: str, *, jobs: int = 8, timeout: float | None = None) -> Age
         from evalkit.agents.subprocess_agent import SubprocessAgent
 
         return SubprocessAgent(spec.removeprefix("cmd:"), workers=jobs)
+    if spec.startswith("adk-server:"):
+        from evalkit.agents.adk_server import AdkServerAgent
+
+        return AdkServerAgent.connect(spec, max_connections=jobs, timeout=timeout)
     if spec.startswith(("http://", "https://")):
         from evalkit.agents.http_agent import HttpAgent
 
@@ -63,7 +67,7 @@ def import_object(spec: str) -> Any:
     if not sep or not target or not attr:
         raise AgentLoadError(
             f"--agent {spec}: expected module:attr, file.py:attr, an ADK agent folder, "
-            "cmd:COMMAND, http(s)://URL or replay:RESULT.json"
+            "cmd:COMMAND, http(s)://URL, adk-server:URL/APP or replay:RESULT.json"
         )
     try:
         module = _import_file(target) if target.endswith(".py") else _import_module(target)

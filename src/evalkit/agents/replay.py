@@ -6,6 +6,7 @@ by either tool can be scored again under a different config.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +28,22 @@ class ReplaySession(AgentSession):
         return self.turns[index]
 
 
+@dataclass
+class RecordedCase:
+    """One case of a result file: its ids, where it came from, and its turns as recorded."""
+
+    eval_set_id: str
+    eval_id: str
+    actual: list[dict[str, Any]]
+    expected: list[dict[str, Any] | None] = field(default_factory=list)
+    source_file: str | None = None
+
+
 class ReplayAgent(Agent):
-    def __init__(self, recorded: dict[tuple[str, str], list[dict[str, Any]]], source: str):
+    def __init__(self, recorded: dict[tuple[str, str], list[dict[str, Any]]], source: str,
+                 cases: list[RecordedCase] | None = None):
         self.recorded = recorded
+        self.cases = cases or []  # the whole record, for `evalkit rescore`
         self.description = f"replay:{source}"
 
     @classmethod
@@ -42,20 +56,26 @@ class ReplayAgent(Agent):
             import json
 
             data = json.loads(data)
-        recorded: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        cases: list[RecordedCase] = []
         if isinstance(data, dict) and "cases" in data:
             for case in data["cases"]:
-                turns = [r.get("actual") for r in case.get("invocations", [])]
-                recorded[(case.get("eval_set_id", ""), case["eval_id"])] = [t for t in turns if t]
+                turns = case.get("invocations", [])
+                cases.append(RecordedCase(
+                    eval_set_id=case.get("eval_set_id", ""), eval_id=case["eval_id"],
+                    actual=[t["actual"] for t in turns if t.get("actual")],
+                    expected=[t.get("expected") for t in turns], source_file=case.get("source_file")))
         elif isinstance(data, dict) and ("eval_case_results" in data or "evalCaseResults" in data):
             for case in data.get("eval_case_results") or data.get("evalCaseResults") or []:
                 per_turn = case.get("eval_metric_result_per_invocation") or case.get("evalMetricResultPerInvocation") or []
-                turns = [t.get("actual_invocation") or t.get("actualInvocation") for t in per_turn]
-                set_id = case.get("eval_set_id") or case.get("evalSetId") or data.get("eval_set_id", "")
-                recorded[(set_id, case.get("eval_id") or case.get("evalId"))] = [t for t in turns if t]
+                actual = [t.get("actual_invocation") or t.get("actualInvocation") for t in per_turn]
+                cases.append(RecordedCase(
+                    eval_set_id=case.get("eval_set_id") or case.get("evalSetId") or data.get("eval_set_id", ""),
+                    eval_id=case.get("eval_id") or case.get("evalId"),
+                    actual=[t for t in actual if t],
+                    expected=[t.get("expected_invocation") or t.get("expectedInvocation") for t in per_turn]))
         else:
             raise AgentLoadError(f"replay:{path}: not an evalkit result file or an ADK eval set result")
-        return cls(recorded, path)
+        return cls({(c.eval_set_id, c.eval_id): c.actual for c in cases}, path, cases)
 
     async def open_session(self, spec: SessionSpec) -> AgentSession:
         case_id = spec.case.eval_id

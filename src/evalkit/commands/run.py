@@ -38,7 +38,8 @@ class RunRequest:
     tolerance: float = 0.0  # with baseline: allowed score drop
 
 
-def run_command(request: RunRequest) -> int:
+def run_command(request: RunRequest, plan=None, agent=None) -> int:
+    """Run and report; `evalkit rescore` passes the plan and the replay agent it built itself."""
     from evalkit.agents.registry import load_agent
     from evalkit.engine.aio import run_sync
     from evalkit.engine.evaluation import RunProgress, RunSettings, evaluate
@@ -46,16 +47,18 @@ def run_command(request: RunRequest) -> int:
     from evalkit.report.console import render
     from evalkit.report.progress import live_progress
 
-    plan = build_plan(request.paths, case_ids=request.case_ids, config_file=request.config)
-    spec = request.agent or plan.agent_from_config()
+    if plan is None:
+        plan = build_plan(request.paths, case_ids=request.case_ids, config_file=request.config)
+    spec = request.agent or (None if agent else plan.agent_from_config())
     plan, shard = apply_shard(plan, request.shard)
     baseline = load_run_baseline(request)  # before this run, so `last` is the previous one
     check_loop_options(request)
-    if not spec:
+    if not spec and agent is None:
         raise UsageError("no agent to run: pass --agent SPEC, or set 'agent' in the config")
     if shard is not None and plan.case_count == 0:
         return empty_shard(request, shard)
-    agent = load_agent(spec, jobs=request.jobs, timeout=request.timeout)
+    if agent is None:
+        agent = load_agent(spec, jobs=request.jobs, timeout=request.timeout)
     settings = RunSettings(jobs=request.jobs, timeout=request.timeout, judge_jobs=request.judge_jobs,
                            use_cache=request.use_cache, repeat=request.repeat, pass_rate=request.pass_rate)
     console = make_console()
