@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pydantic import Field
 
 from evalkit.criteria.base import CriterionOptions, EvalContext, Outcome
+from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error
 from evalkit.criteria.judging.inputs import events_of, grounding_json, tool_declarations_json
 from evalkit.criteria.judging.options import JudgeModelOptions, judge_options_field
-from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error
 from evalkit.criteria.judging.prompting import json_text, quote, render
 from evalkit.criteria.judging.voting import mean_or_none
 from evalkit.errors import JudgeError

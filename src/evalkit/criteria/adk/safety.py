@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 
 from evalkit.criteria.base import EvalContext, Outcome
-from evalkit.criteria.judging.options import JudgedResponseOptions
 from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error, share
+from evalkit.criteria.judging.options import JudgedResponseOptions
 from evalkit.criteria.judging.prompting import quote, render
 from evalkit.criteria.judging.voting import binary_majority
 from evalkit.schema.evalset import Invocation

@@ -30,10 +30,10 @@ from typing import ClassVar, Literal, TypeVar
 from pydantic import Field, model_validator
 
 from evalkit.criteria.base import CriterionOptions, EvalContext, Outcome
-from evalkit.criteria.judging.inputs import tool_steps_json
-from evalkit.criteria.judging.single_sample import SingleSampleJudgeOptions
 from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error
+from evalkit.criteria.judging.inputs import tool_steps_json
 from evalkit.criteria.judging.prompting import quote
+from evalkit.criteria.judging.single_sample import SingleSampleJudgeOptions
 from evalkit.criteria.vertex.templates import PAIRWISE, POINTWISE, RubricTemplate
 from evalkit.schema.evalset import Invocation
 from evalkit.schema.results import InvocationScore, Status
