@@ -15,6 +15,8 @@ from typing import List, Optional
 import typer
 from typer.core import TyperArgument, TyperCommand
 
+from evalkit import defaults
+
 app = typer.Typer(
     name="evalkit",
     help="Evaluate LLM agents against eval sets, with ADK-compatible scores, as a CI gate.",
@@ -33,6 +35,11 @@ class _PlainArgument(TyperArgument):
 
     def display_type_rich(self, ctx):  # noqa: ANN001 - click's signature
         return None
+
+    def _usage_display_name(self) -> str:
+        # typer writes a required argument as `{PATH}`; CLIs write `PATH`, and `[PATH]` when optional.
+        name = self.display_name_raw if self.required else f"[{self.display_name_raw}]"
+        return name + ("..." if self.nargs != 1 else "")
 
 
 class EvalkitCommand(TyperCommand):
@@ -53,16 +60,26 @@ def fail(lines: list[str], code: int) -> None:
 
 def guarded(action):
     """Run a command body, mapping evalkit errors to their messages and exit codes."""
-    from evalkit.errors import EvalkitError
+    from evalkit.errors import EvalkitError, SettingError
 
     try:
         return action()
+    except SettingError as error:
+        if _debug:
+            raise
+        flag = SETTING_FLAGS.get(error.name)
+        fail([error.worded_as(flag)] if flag else error.lines(), error.exit_code)
     except EvalkitError as error:
         if _debug:
             import traceback
 
             traceback.print_exc()
         fail(error.lines(), error.exit_code)
+
+
+# The flag of each run setting, so the settings' messages name what the user typed.
+SETTING_FLAGS = {"jobs": "--jobs", "judge_jobs": "--judge-jobs", "timeout": "--timeout", "repeat": "--repeat",
+                 "pass_rate": "--pass-rate", "use_cache": "--no-cache"}
 
 
 def _show_version(value: bool) -> None:
@@ -85,24 +102,24 @@ def _root(
 
 @app.command(cls=EvalkitCommand)
 def run(
-    paths: List[str] = typer.Argument(..., metavar="PATH", help='Eval set files, folders, or file.json:case1,case2'),
+    paths: List[str] = typer.Argument(..., metavar="PATH", help="Eval set files, folders, or file.json:case1,case2"),
     config: Optional[str] = typer.Option(None, "--config", "--config_file_path", metavar="FILE", help="EvalConfig file (JSON or YAML)"),
     agent: Optional[str] = typer.Option(None, "--agent", metavar="SPEC", help="module:attr, file.py:attr, ADK agent folder, cmd:COMMAND, http(s)://URL, adk-server:URL/APP or replay:RESULT.json"),
-    jobs: int = typer.Option(8, "--jobs", "-j", min=1, metavar="N", help="Cases run at once"),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="N", min=1, show_default=False, help=f"Cases run at once [default: {defaults.DEFAULT_JOBS}]"),
     json_out: Optional[Path] = typer.Option(None, "--json", metavar="FILE", help="Write the result file here"),
     junit: Optional[Path] = typer.Option(None, "--junit", metavar="FILE", help="Write a JUnit XML report here"),
     markdown: Optional[Path] = typer.Option(None, "--markdown", metavar="FILE", help="Write a Markdown summary here"),
     html: Optional[Path] = typer.Option(None, "--html", metavar="FILE", help="Write a self-contained HTML report here"),
-    repeat: int = typer.Option(1, "--repeat", min=1, metavar="N", help="Run each case N times"),
+    repeat: Optional[int] = typer.Option(None, "--repeat", metavar="N", min=1, show_default=False, help=f"Run each case N times [default: {defaults.DEFAULT_REPEAT}]"),
     case: Optional[List[str]] = typer.Option(None, "--case", metavar="ID", help="Only this eval id (repeatable)"),
     shard: Optional[str] = typer.Option(None, "--shard", metavar="K/N", help="K/N: run the K-th of N stable slices of the cases"),
     baseline: Optional[str] = typer.Option(None, "--baseline", metavar="FILE|last", help="Compare with an earlier result file (evalkit's or ADK's), or 'last' for the previous run; regressions exit 1"),
     tolerance: float = typer.Option(0.0, "--tolerance", metavar="DELTA", help="With --baseline: a score may drop this much before it counts as a regression"),
     pass_rate: Optional[float] = typer.Option(None, "--pass-rate", metavar="RATE", help="With --repeat: share of the runs a case needs to pass (default: all)"),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the judge cache"),
-    timeout: float = typer.Option(300.0, "--timeout", min=0.001, metavar="SECONDS", help="Seconds allowed per turn"),
+    timeout: Optional[float] = typer.Option(None, "--timeout", metavar="SECONDS", min=0.001, show_default=False, help=f"Seconds allowed per turn [default: {defaults.DEFAULT_TIMEOUT_S}]"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line"),
-    judge_jobs: int = typer.Option(16, "--judge-jobs", min=1, metavar="N", help="Judge calls in flight at once"),
+    judge_jobs: Optional[int] = typer.Option(None, "--judge-jobs", metavar="N", min=1, show_default=False, help=f"Judge calls in flight at once [default: {defaults.DEFAULT_JUDGE_JOBS}]"),
     print_detailed_results: bool = typer.Option(False, "--print_detailed_results", help="Also list every criterion of every turn (ADK's option)"),
 ) -> None:
     """Run the agent on the eval cases, score them, and exit 0 only if every case passed."""
@@ -111,7 +128,7 @@ def run(
     request = RunRequest(
         paths=paths, config=config, agent=agent, jobs=jobs, json_out=json_out, junit=junit,
         markdown=markdown, html=html, repeat=repeat, case_ids=case or [], shard=shard,
-        baseline=baseline, tolerance=tolerance, pass_rate=pass_rate, use_cache=not no_cache, timeout=timeout, quiet=quiet,
+        baseline=baseline, tolerance=tolerance, pass_rate=pass_rate, use_cache=False if no_cache else None, timeout=timeout, quiet=quiet,
         judge_jobs=judge_jobs, detailed=print_detailed_results, debug=_debug,
     )
     raise typer.Exit(guarded(lambda: run_command(request)))
@@ -157,14 +174,15 @@ def rescore(
     html: Optional[Path] = typer.Option(None, "--html", metavar="FILE", help="Write a self-contained HTML report here"),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the judge cache"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line"),
-    judge_jobs: int = typer.Option(16, "--judge-jobs", min=1, metavar="N", help="Judge calls in flight at once"),
+    judge_jobs: Optional[int] = typer.Option(None, "--judge-jobs", min=1, metavar="N", show_default=False, help=f"Judge calls in flight at once [default: {defaults.DEFAULT_JUDGE_JOBS}]"),
 ) -> None:
     """Score the actual turns saved in RESULT again, with new or changed criteria; nothing is re-run."""
     from evalkit.commands.rescore import rescore_command
     from evalkit.commands.run import RunRequest
 
     request = RunRequest(paths=[str(result_file)], config=config, json_out=json_out, junit=junit, markdown=markdown,
-                         html=html, use_cache=not no_cache, quiet=quiet, judge_jobs=judge_jobs)
+                         html=html, use_cache=False if no_cache else None, quiet=quiet, judge_jobs=judge_jobs,
+                         debug=_debug)
     raise typer.Exit(guarded(lambda: rescore_command(result_file, request)))
 
 

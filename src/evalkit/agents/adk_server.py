@@ -91,7 +91,7 @@ class AdkServerAgent(Agent):
         self._client: Any = None
 
     @classmethod
-    def connect(cls, spec: str, *, max_connections: int = 8, timeout: float | None = None) -> AdkServerAgent:
+    def connect(cls, spec: str, *, max_connections: int, timeout: float | None = None) -> AdkServerAgent:
         """Parse SPEC and check, before any case runs, that the server is up and serves the app."""
         server = parse_spec(spec)
         agents = probe(server, spec)
