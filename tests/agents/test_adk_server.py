@@ -241,7 +241,7 @@ def test_a_turn_past_the_timeout_is_that_cases_error(server, tmp_path):
 
     (case,) = result.cases
     assert case.status == "error"
-    assert "no reply within 0.5 s (--timeout)" in case.error
+    assert "no reply within 0.5 s (per-turn timeout)" in case.error
 
 
 def test_malformed_events_name_the_event_and_the_field():
