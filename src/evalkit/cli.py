@@ -177,13 +177,18 @@ def rescore(
     judge_jobs: Optional[int] = typer.Option(None, "--judge-jobs", min=1, metavar="N", show_default=False, help=f"Judge calls in flight at once [default: {defaults.DEFAULT_JUDGE_JOBS}]"),
 ) -> None:
     """Score the actual turns saved in RESULT again, with new or changed criteria; nothing is re-run."""
-    from evalkit.commands.rescore import rescore_command
-    from evalkit.commands.run import RunRequest
+    from evalkit.commands.rescore import rescore_inputs
+    from evalkit.commands.run import RunRequest, run_command
 
     request = RunRequest(paths=[str(result_file)], config=config, json_out=json_out, junit=junit, markdown=markdown,
                          html=html, use_cache=False if no_cache else None, quiet=quiet, judge_jobs=judge_jobs,
                          debug=_debug)
-    raise typer.Exit(guarded(lambda: rescore_command(result_file, request)))
+
+    def rescore() -> int:
+        plan, agent = rescore_inputs(result_file, config)
+        return run_command(request, plan=plan, agent=agent)
+
+    raise typer.Exit(guarded(rescore))
 
 
 @app.command(cls=EvalkitCommand)

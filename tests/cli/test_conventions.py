@@ -61,17 +61,49 @@ def test_debug_works_after_the_subcommand_and_shows_the_traceback(tmp_path):
         assert "Traceback (most recent call last)" in done.stderr
 
 
+BROKEN_ADAPTER = """
+from evalkit.agents.base import Agent, AgentSession
+from evalkit.schema.evalset import Invocation
+
+
+class EchoSession(AgentSession):
+    async def run_turn(self, user_content, index):
+        return Invocation.model_validate({"user_content": user_content.model_dump(), "final_response": user_content.model_dump()})
+
+
+class BrokenAtClose(Agent):
+    async def open_session(self, spec):
+        return EchoSession()
+
+    async def aclose(self):
+        raise RuntimeError("an adapter bug outside any case")
+
+
+agent = BrokenAtClose()
+"""
+
+
 def test_an_unexpected_exception_is_one_line_with_exit_4(tmp_path):
-    recording = tmp_path / "recording.json"
-    recording.write_text(json.dumps("not a result file, but a JSON string"))
-    done = run_evalkit("run", f"{ECHO}:hello", "--agent", f"replay:{recording}", "--config", ROUGE)
+    # An adapter that raises outside any case is a bug in code evalkit runs, not an agent failure.
+    adapter = tmp_path / "broken_adapter.py"
+    adapter.write_text(BROKEN_ADAPTER)
+    done = run_evalkit("run", f"{ECHO}:hello", "--agent", f"{adapter}:agent", "--config", ROUGE)
     assert done.returncode == 4, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in done.stderr
-    assert lines[0].startswith("evalkit: internal error: ")
+    assert lines[0].startswith("evalkit: internal error: RuntimeError: an adapter bug outside any case")
     assert lines[0].endswith("run with --debug for the traceback")
-    debug = run_evalkit("run", f"{ECHO}:hello", "--agent", f"replay:{recording}", "--config", ROUGE, "--debug")
+    debug = run_evalkit("run", f"{ECHO}:hello", "--agent", f"{adapter}:agent", "--config", ROUGE, "--debug")
     assert debug.returncode == 4 and "Traceback (most recent call last)" in debug.stderr
+
+
+def test_a_replay_file_holding_a_json_string_that_is_no_json_is_an_input_error(tmp_path):
+    recording = tmp_path / "recording.json"
+    recording.write_text(json.dumps("not a result file, but a JSON string"))
+    done = run_evalkit("run", f"{ECHO}:hello", "--agent", f"replay:{recording}", "--config", ROUGE)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert f"{recording}: not a result file: a JSON string that is not JSON" in done.stderr
 
 
 def _with_closed_stdout(*args: str) -> subprocess.CompletedProcess:

@@ -92,7 +92,7 @@ def test_a_file_that_is_no_result_is_an_input_error(tmp_path):
     done = run_evalkit("rescore", str(bogus), cwd=tmp_path)
 
     assert done.returncode == 2
-    assert "not an evalkit result file or an ADK eval set result" in done.stderr
+    assert "not an evalkit result file or an ADK *.evalset_result.json" in done.stderr
     assert "Traceback" not in done.stderr
 
 

@@ -19,7 +19,7 @@ def test_evalkit_criteria_lists_a_plugged_in_criterion():
     listed = run_evalkit("criteria", env=with_plugin())
     assert listed.returncode == 0, listed.stderr
     assert "echo_prefix_present_v1" in listed.stdout
-    assert "prefix = 'hi'" in listed.stdout
+    assert 'prefix = "hi"' in listed.stdout
     assert "echo_prefix_present_v1" not in run_evalkit("criteria").stdout  # not installed: not there
 
 

@@ -81,7 +81,7 @@ def parse_spec(spec: str) -> ServerSpec:
 
 
 class AdkServerAgent(Agent):
-    def __init__(self, server: ServerSpec, *, max_connections: int = 8, timeout: float | None = None,
+    def __init__(self, server: ServerSpec, *, max_connections: int, timeout: float | None = None,
                  agents: dict[str, AgentDetails] | None = None):
         self.server = server
         self.description = f"{PREFIX}{server.base_url}/{server.app}"

@@ -16,20 +16,15 @@ from pathlib import Path
 from evalkit.errors import InputError, Problem
 
 
-def rescore_command(result_file: Path, request) -> int:
-    """`request` is a RunRequest carrying the config and output options."""
+def rescore_inputs(result_file: Path, config: str | None):
+    """The replay agent over RESULT and the plan of the cases it holds; the CLI hands both to `run`."""
     from evalkit.agents.replay import ReplayAgent
-    from evalkit.commands.run import run_command
-    from evalkit.errors import AgentLoadError
 
-    try:
-        agent = ReplayAgent.from_file(str(result_file))
-    except AgentLoadError as error:
-        raise InputError(error.problems) from None
-    plan, notes = plan_from_record(agent.cases, result_file, request.config)
+    agent = ReplayAgent.from_file(str(result_file))
+    plan, notes = plan_from_record(agent.cases, result_file, config)
     for note in notes:
         print(f"evalkit: {note}", file=sys.stderr, flush=True)
-    return run_command(request, plan=plan, agent=agent)
+    return plan, agent
 
 
 def plan_from_record(cases, result_file: Path, config: str | None):
