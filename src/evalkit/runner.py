@@ -72,11 +72,13 @@ class Runner:
         actual: list[Invocation] = []
         error: str | None = None
         simulation: dict | None = None
+        unmatched: list[dict] = []
         try:
             session = await self.agent.open_session(spec)
             try:
                 simulation = await self._converse(job, session, actual)
             finally:
+                unmatched = session.unmatched_tool_calls()
                 await _quietly(session.close())
         except EvalkitError as failure:
             error = str(failure)
@@ -91,6 +93,7 @@ class Runner:
             source_file=job.source_file,
             session_id=spec.session_id,
             simulation=simulation,
+            unmatched_tool_calls=unmatched or None,
         )
         if error is None:
             context = EvalContext(case=job.case, actual=actual, expected=expected, judge=self.judge)

@@ -5,6 +5,8 @@ Rendered with rich; on a terminal with colour, elsewhere (CI logs, pipes) as pla
 
 from __future__ import annotations
 
+import json
+
 from rich import box
 from rich.console import Console
 from rich.table import Table
@@ -38,7 +40,7 @@ def render(result: RunResult, console: Console) -> None:
             *(_cell(by_name.get(name)) for name in columns),
         )
     console.print(table)
-    for line in failure_lines(result.cases):
+    for line in failure_lines(result.cases) + unmatched_tool_lines(result.cases):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
     console.print(Text(summary_line(result), style="bold"))
     if result.judge:
@@ -87,6 +89,20 @@ def failure_lines(cases: list[CaseResult]) -> list[str]:
                 lines.append(f"✗ {name}: {criterion.name} {_score(criterion)} < {criterion.threshold:g}{first_difference(criterion)}")
             elif criterion.status is Status.NOT_EVALUATED and case.status is Status.NOT_EVALUATED:
                 lines.append(f"– {name}: {criterion.name} was not evaluated")
+    return lines
+
+
+def unmatched_tool_lines(cases: list[CaseResult]) -> list[str]:
+    """One line per case whose agent called a faked tool in a way no `tool_mocks` entry matched."""
+    lines: list[str] = []
+    for case in cases:
+        calls = [call for run in (case.runs or [case]) for call in run.unmatched_tool_calls or ()]
+        if calls:
+            shown = ", ".join(
+                f"turn {c['invocation_index'] + 1} {c['name']}({json.dumps(c['args'], sort_keys=True)})" for c in calls[:3])
+            more = f" and {len(calls) - 3} more" if len(calls) > 3 else ""
+            lines.append(f"? {case.eval_set_id}/{case.eval_id}: no tool_mocks entry matched {shown}{more}; "
+                         "these calls were not faked: add entries that match them")
     return lines
 
 
