@@ -48,8 +48,8 @@ def union_seconds(intervals: list[tuple[float, float]]) -> float:
 class TurnRecord:
     """What the plugin saw during one turn."""
 
-    fakes: CaseToolFakes
-    index: int
+    fakes: CaseToolFakes = field(default_factory=lambda: CaseToolFakes([]))
+    index: int = 0  # the turn, 0-based
     model_intervals: list[tuple[float, float]] = field(default_factory=list)
     tool_intervals: list[tuple[float, float]] = field(default_factory=list)
     # Agent name → that agent's first model request of the turn (read when the turn ends).
@@ -79,7 +79,7 @@ class TurnRecord:
 class TurnRecorderPlugin(BasePlugin):
     def __init__(self) -> None:
         super().__init__(name=PLUGIN_NAME)
-        self.turn = TurnRecord(fakes=CaseToolFakes([]), index=0)
+        self.turn = TurnRecord()
         self._model_started: dict[str, float] = {}
         self._tool_started: dict[str, float] = {}
 
