@@ -1,0 +1,165 @@
+"""Set members of one object inside a JSON document, leaving every other byte as it was.
+
+The object is found by its path (`["eval_cases", 3, "conversation", 0]`); a member
+that exists has only its value's text replaced, a new one is added after the last
+member. New values are written in the file's own layout: its indent unit, the
+indentation of the line they start on, its line ending, one line when the object is
+written on one line. The edited text is parsed again and must equal the intended data.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from dataclasses import dataclass
+from json.decoder import scanstring
+from typing import Any
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+
+
+class EditError(ValueError):
+    """The document does not have the shape the edit expects (message names the place)."""
+
+
+@dataclass(frozen=True)
+class Member:
+    key: str
+    key_start: int
+    value_start: int
+    value_end: int
+
+
+@dataclass(frozen=True)
+class Layout:
+    indent: str | None  # None: everything on one line
+    newline: str
+    ensure_ascii: bool
+
+    @classmethod
+    def of(cls, text: str) -> Layout:
+        newline = "\r\n" if "\r\n" in text else "\n"
+        indented = re.search(r"\n([ \t]+)\S", text)
+        ascii_only = text.isascii() and "\\u" in text
+        return cls(indented.group(1) if indented else None, newline, ascii_only)
+
+    def dump(self, value: Any, line_indent: str, multiline: bool) -> str:
+        if self.indent is None or not multiline:
+            return json.dumps(value, ensure_ascii=self.ensure_ascii)
+        text = json.dumps(value, indent=self.indent, ensure_ascii=self.ensure_ascii)
+        return (self.newline + line_indent).join(text.split("\n"))
+
+
+def _skip(text: str, index: int) -> int:
+    return _WHITESPACE.match(text, index).end()
+
+
+def _value_end(text: str, start: int) -> int:
+    try:
+        return _DECODER.raw_decode(text, start)[1]
+    except json.JSONDecodeError as error:
+        raise EditError(f"invalid JSON at character {error.pos}") from None
+
+
+def _members(text: str, start: int) -> tuple[list[Member], int]:
+    """Members of the object starting at `start` ('{'), and the index of its '}'."""
+    members: list[Member] = []
+    index = _skip(text, start + 1)
+    if text[index] == "}":
+        return members, index
+    while True:
+        key, after_key = scanstring(text, index + 1)
+        colon = _skip(text, after_key)
+        value_start = _skip(text, colon + 1)
+        value_end = _value_end(text, value_start)
+        members.append(Member(key, index, value_start, value_end))
+        index = _skip(text, value_end)
+        if text[index] == "}":
+            return members, index
+        index = _skip(text, index + 1)  # past the comma
+
+
+def _elements(text: str, start: int) -> list[int]:
+    """Start indexes of the elements of the array starting at `start` ('[')."""
+    starts: list[int] = []
+    index = _skip(text, start + 1)
+    if text[index] == "]":
+        return starts
+    while True:
+        starts.append(index)
+        index = _skip(text, _value_end(text, index))
+        if text[index] == "]":
+            return starts
+        index = _skip(text, index + 1)
+
+
+def locate(text: str, path: list[str | int]) -> int:
+    """Start index of the value at `path`."""
+    index = _skip(text, 0)
+    for step in path:
+        if isinstance(step, int):
+            if text[index] != "[":
+                raise EditError(f"expected a list before [{step}]")
+            elements = _elements(text, index)
+            if step >= len(elements):
+                raise EditError(f"no element [{step}]")
+            index = elements[step]
+        else:
+            if text[index] != "{":
+                raise EditError(f"expected an object before {step!r}")
+            found = [m for m in _members(text, index)[0] if m.key == step]
+            if not found:
+                raise EditError(f"no member {step!r}")
+            index = found[-1].value_start  # JSON parsers keep the last of repeated keys
+    return index
+
+
+def set_members(text: str, path: list[str | int], values: dict[str, Any]) -> str:
+    """`text` with the object at `path` given `values` (replaced, or added at its end)."""
+    start = locate(text, path)
+    if text[start] != "{":
+        raise EditError("expected an object")
+    layout = Layout.of(text)
+    members, close = _members(text, start)
+    by_key = {m.key: m for m in members}
+    multiline = "\n" in text[start:close]
+    member_indent = _line_indent(text, members[0].key_start) if members else ""
+    edits: list[tuple[int, int, str]] = []
+    added: list[str] = []
+    for key, value in values.items():
+        member = by_key.get(key)
+        if member is not None:
+            line_indent = _line_indent(text, member.key_start)
+            edits.append((member.value_start, member.value_end, layout.dump(value, line_indent, multiline)))
+        else:
+            added.append(json.dumps(key, ensure_ascii=layout.ensure_ascii) + ": "
+                         + layout.dump(value, member_indent, multiline))
+    if added:
+        if not members:
+            raise EditError("expected an object with members")  # an expected turn always has user_content
+        separator = ("," + layout.newline + member_indent) if multiline else ", "
+        anchor = members[-1].value_end
+        edits.append((anchor, anchor, separator + separator.join(added)))
+    edited = text
+    for begin, end, replacement in sorted(edits, reverse=True):
+        edited = edited[:begin] + replacement + edited[end:]
+    _check(text, edited, path, values)
+    return edited
+
+
+def _line_indent(text: str, index: int) -> str:
+    line_start = text.rfind("\n", 0, index) + 1
+    prefix = text[line_start:index]
+    return prefix if not prefix.strip() else re.match(r"[ \t]*", prefix).group(0)
+
+
+def _check(before: str, after: str, path: list[str | int], values: dict[str, Any]) -> None:
+    intended = copy.deepcopy(json.loads(before))
+    target = intended
+    for step in path:
+        target = target[step]
+    target.update(values)
+    if json.loads(after) != intended:
+        raise EditError("the edited document does not hold the intended data")
