@@ -98,6 +98,25 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory) -> Path:
+    """One `evalkit run` of the JSON eval set (rome and oslo fail), copied by each test that only reads it."""
+    folder = tmp_path_factory.mktemp("first-run")
+    (folder / "agent.py").write_text(AGENT)
+    (folder / "weather.evalset.json").write_text(EVALSET)
+    done = run(folder, "weather.evalset.json")
+    assert done.returncode == 1, done.stdout + done.stderr
+    return folder
+
+
+@pytest.fixture
+def ran(first_run: Path, tmp_path: Path) -> Path:
+    import shutil
+
+    shutil.copytree(first_run, tmp_path, dirs_exist_ok=True)
+    return tmp_path
+
+
 def run(project: Path, evalset: str, result: str = "result.json"):
     return run_evalkit("run", evalset, "--agent", "agent.py:agent", "--json", result, cwd=project)
 
@@ -143,22 +162,21 @@ def test_accepting_a_regressed_case_makes_the_rerun_pass_and_leaves_other_cases_
     assert statuses(project, "again.json") == {"paris": "passed", "rome": "passed", "oslo": "failed"}, again.stdout
 
 
-def test_default_accepts_every_failed_case_keeping_camel_case_keys(project):
+def test_default_accepts_every_failed_case_keeping_camel_case_keys(ran):
     pytest.importorskip("google.adk")
-    run(project, "weather.evalset.json")
 
-    done = run_evalkit("accept", "result.json", cwd=project)
+    done = run_evalkit("accept", "result.json", cwd=ran)
 
     assert done.returncode == 0, done.stderr
     assert "accepted weather/rome, weather/oslo into weather.evalset.json" in done.stdout
     assert "2 of 2 cases accepted" in done.stdout
-    after = (project / "weather.evalset.json").read_text()
+    after = (ran / "weather.evalset.json").read_text()
     oslo = json.loads(after)["eval_cases"][2]
     assert [list(turn) for turn in oslo["conversation"]] == [
         ["userContent", "finalResponse", "intermediateData"], ["userContent", "finalResponse", "intermediateData"]]
     assert oslo["conversation"][1]["intermediateData"] == {"toolUses": [{"name": "get_weather", "args": {"city": "Bergen"}}]}
     adk_loads(after)
-    assert run(project, "weather.evalset.json", "again.json").returncode == 0
+    assert run(ran, "weather.evalset.json", "again.json").returncode == 0
 
 
 def test_a_yaml_eval_set_stays_yaml_with_its_comments_and_layout(project):
@@ -191,11 +209,10 @@ def test_a_yaml_eval_set_stays_yaml_with_its_comments_and_layout(project):
     assert statuses(project, "again.json")["rome"] == "passed"
 
 
-def test_interactive_shows_each_difference_and_asks_on_stdin(project):
-    run(project, "weather.evalset.json")
-    before = (project / "weather.evalset.json").read_text()
+def test_interactive_shows_each_difference_and_asks_on_stdin(ran):
+    before = (ran / "weather.evalset.json").read_text()
 
-    done = run_evalkit_with_input(project, "n\ny\n", "accept", "result.json", "--interactive")
+    done = run_evalkit_with_input(ran, "n\ny\n", "accept", "result.json", "--interactive")
 
     assert done.returncode == 0, done.stderr
     out = done.stdout
@@ -203,18 +220,17 @@ def test_interactive_shows_each_difference_and_asks_on_stdin(project):
     assert '-          "final_response": {"role": "model", "parts": [{"text": "It is raining in Rome."}]},' in out
     assert '+                "text": "It is sunny in Rome."' in out
     assert "accepted weather/oslo into weather.evalset.json" in out and "1 of 2 cases accepted" in out
-    after = json.loads((project / "weather.evalset.json").read_text())
+    after = json.loads((ran / "weather.evalset.json").read_text())
     assert after["eval_cases"][1] == json.loads(before)["eval_cases"][1]  # rome declined
     assert after["eval_cases"][2]["conversation"][0]["finalResponse"]["parts"][0]["text"] == "It is sunny in Oslo."
 
 
-def test_interactive_end_of_input_writes_nothing(project):
-    run(project, "weather.evalset.json")
-    before = (project / "weather.evalset.json").read_bytes()
-    done = run_evalkit_with_input(project, "", "accept", "result.json", "--interactive")
+def test_interactive_end_of_input_writes_nothing(ran):
+    before = (ran / "weather.evalset.json").read_bytes()
+    done = run_evalkit_with_input(ran, "", "accept", "result.json", "--interactive")
     assert done.returncode == 0, done.stderr
     assert "0 of 2 cases accepted" in done.stdout
-    assert (project / "weather.evalset.json").read_bytes() == before
+    assert (ran / "weather.evalset.json").read_bytes() == before
 
 
 def run_evalkit_with_input(project: Path, answers: str, *args: str):
@@ -244,12 +260,11 @@ def _edit_result(project: Path, change) -> None:
     ("file_gone", "result.json: case weather/rome: its eval set file weather.evalset.json is not there"),
     ("unknown_case", "result.json: --case nowhere: no such case in this result file"),
 ])
-def test_what_cannot_be_accepted_is_an_input_error(project, breakage, message):
-    run(project, "weather.evalset.json")
-    evalset = project / "weather.evalset.json"
+def test_what_cannot_be_accepted_is_an_input_error(ran, breakage, message):
+    evalset = ran / "weather.evalset.json"
     case = ["--case", "rome"]
     if breakage == "no_source":
-        _edit_result(project, lambda data: data["cases"][1].pop("source_file"))
+        _edit_result(ran, lambda data: data["cases"][1].pop("source_file"))
     elif breakage == "case_gone":
         data = json.loads(evalset.read_text())
         del data["eval_cases"][1]
@@ -262,7 +277,7 @@ def test_what_cannot_be_accepted_is_an_input_error(project, breakage, message):
         case = ["--case", "nowhere"]
     before = evalset.read_bytes() if evalset.exists() else None
 
-    done = run_evalkit("accept", "result.json", *case, cwd=project)
+    done = run_evalkit("accept", "result.json", *case, cwd=ran)
 
     assert done.returncode == 2, done.stdout + done.stderr
     assert message in done.stderr
@@ -270,14 +285,13 @@ def test_what_cannot_be_accepted_is_an_input_error(project, breakage, message):
     assert (evalset.read_bytes() if evalset.exists() else None) == before
 
 
-def test_an_unfinished_case_is_refused_and_nothing_failed_means_nothing_to_do(project):
-    run(project, "weather.evalset.json")
-    _edit_result(project, lambda data: data["cases"][1]["invocations"][0].update(actual=None))
-    done = run_evalkit("accept", "result.json", "--case", "rome", cwd=project)
+def test_an_unfinished_case_is_refused_and_nothing_failed_means_nothing_to_do(ran):
+    _edit_result(ran, lambda data: data["cases"][1]["invocations"][0].update(actual=None))
+    done = run_evalkit("accept", "result.json", "--case", "rome", cwd=ran)
     assert done.returncode == 2 and "the run did not finish this case" in done.stderr
 
-    _edit_result(project, lambda data: [case.update(status="passed") for case in data["cases"]])
-    done = run_evalkit("accept", "result.json", cwd=project)
+    _edit_result(ran, lambda data: [case.update(status="passed") for case in data["cases"]])
+    done = run_evalkit("accept", "result.json", cwd=ran)
     assert done.returncode == 0 and "nothing to accept: no case failed" in done.stdout
 
 

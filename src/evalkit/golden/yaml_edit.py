@@ -57,11 +57,18 @@ def _node_at(root: yaml.Node, path: list[str | int]) -> tuple[yaml.Node, yaml.No
 
 
 def _content_end(text: str, start: int, end: int) -> int:
-    """`end` moved back over trailing blank and comment-only lines (they stay in the file)."""
+    """End of a block value's text: trailing blank and comment-only lines stay in the file,
+    a comment on the value's last line goes with it (after a new block scalar it would
+    become part of the text)."""
     lines = text[start:end].split("\n")
     while len(lines) > 1 and (not lines[-1].strip() or lines[-1].lstrip().startswith("#")):
         lines.pop()
-    return start + len("\n".join(lines).rstrip(" \t\r"))
+    content_end = start + len("\n".join(lines).rstrip(" \t\r"))
+    line_end = text.find("\n", content_end)
+    line_end = len(text) if line_end < 0 else line_end
+    if text[content_end:line_end].strip().startswith("#"):
+        return len(text[:line_end].rstrip("\r"))
+    return content_end
 
 
 def _lists_indented(root: yaml.Node, text: str) -> bool:
@@ -81,7 +88,8 @@ def _lists_indented(root: yaml.Node, text: str) -> bool:
     return False
 
 
-def _indent_unit(root: yaml.Node) -> int:
+def _indent_unit(root: yaml.Node, text: str) -> int:
+    """How far the file indents a nested mapping, or else an indented list's dash."""
     pending = [root]
     while pending:
         node = pending.pop()
@@ -89,6 +97,11 @@ def _indent_unit(root: yaml.Node) -> int:
             for key, value in node.value:
                 if isinstance(value, yaml.MappingNode) and not value.flow_style and value.value:
                     return max(1, value.value[0][0].start_mark.column - key.start_mark.column)
+                if isinstance(value, yaml.SequenceNode) and not value.flow_style and value.value:
+                    dash = text.rfind("-", 0, value.value[0].start_mark.index)
+                    offset = dash - (text.rfind("\n", 0, dash) + 1) - key.start_mark.column
+                    if offset > 0:
+                        return offset
                 pending.append(value)
         elif isinstance(node, yaml.SequenceNode):
             pending.extend(node.value)
@@ -106,7 +119,7 @@ def set_members(text: str, path: list[str | int], values: dict[str, Any]) -> str
         raise EditError("expected a mapping with members")
     newline = "\r\n" if "\r\n" in text else "\n"
     dumper = _block_dumper(_lists_indented(root, text))
-    unit = _indent_unit(root)
+    unit = _indent_unit(root, text)
 
     def block(key: str, value: Any, column: int) -> str:
         dumped = yaml.dump({key: value}, Dumper=dumper, sort_keys=False, allow_unicode=True,
