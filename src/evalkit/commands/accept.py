@@ -20,9 +20,9 @@ ANSWERS = "[y]es, [n]o, [a]ll the rest, [q]uit"
 
 def accept_command(result_file: Path, case_ids: list[str], *, interactive: bool = False,
                    ask: Callable[[str], str | None] | None = None) -> int:
-    from evalkit.commands.run import make_console
+    from evalkit.report.console import make_console
     from evalkit.golden.accept import case_name, choose_cases, prepare, write
-    from evalkit.report.json_file import read_result
+    from evalkit.results.writer import read_result
 
     result = read_result(result_file)
     cases = choose_cases(result, result_file, case_ids)

@@ -150,7 +150,7 @@ def _stale_or_incomplete(in_file: EvalCase, case: CaseResult, path: Path, positi
 
 def write(file: GoldenFile) -> None:
     """Write the edited text in place, atomically, keeping the file's permissions."""
-    from evalkit.report.json_file import write_text_atomically
+    from evalkit.results.writer import write_text_atomically
 
     mode = file.path.stat().st_mode & 0o777
     write_text_atomically(file.path, file.text)
