@@ -220,3 +220,10 @@ def test_unmatched_calls_are_in_the_result_file_and_on_the_console(tmp_path, age
     assert cases["faked"].get("unmatched_tool_calls") is None
     assert ('? fakes/missed: no tool_mocks entry matched turn 1 get_weather({"city": "Rome"})' in done.stdout)
     assert "fakes/faked: no tool_mocks" not in done.stdout
+
+
+def test_the_eval_set_json_schema_describes_the_new_entry_keys():
+    from evalkit.schema.json_schema import json_schema
+
+    properties = json_schema("evalset")["$defs"]["ToolMock"]["properties"]
+    assert {"name", "args", "response", "responses", "error", "invocation_index"} <= set(properties)

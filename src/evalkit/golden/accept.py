@@ -71,7 +71,8 @@ class GoldenFile:
             try:
                 text = edit(text, path, new_members(old_turns[turn], actual))
             except EditError as error:
-                raise InputError(Problem(str(self.path), _where(path), f"cannot rewrite this turn: {error}")) from None
+                raise InputError(Problem(str(self.path), _where(path),
+                                         f"cannot rewrite this turn: {error}; nothing was written")) from None
         _must_load(text, self)
         return text
 
@@ -91,6 +92,7 @@ def prepare(result: RunResult, result_file: Path, cases: list[CaseResult]) -> li
 
     files: dict[Path, GoldenFile] = {}
     loaded: dict[Path, EvalSet] = {}
+    unusable: set[Path] = set()  # reported once, however many of its cases were chosen
     pending: list[Pending] = []
     problems: list[Problem] = []
     for case in cases:
@@ -104,20 +106,22 @@ def prepare(result: RunResult, result_file: Path, cases: list[CaseResult]) -> li
             problems.append(Problem(str(result_file), where, f"its eval set file {path} is not there; run accept from "
                                     "the folder the run started in"))
             continue
+        if path in unusable:
+            continue
         if path not in files:
             try:
                 loaded[path] = load_evalset(path)
             except InputError as error:
                 problems += error.problems
+                unusable.add(path)
                 continue
             raw = path.read_bytes().decode("utf-8")
             if not isinstance(_parse(raw, path.suffix.lower() in YAML_SUFFIXES), dict):
                 problems.append(Problem(str(path), "", "written in ADK's older list format; accept rewrites EvalSet "
                                         "files (eval_set_id, eval_cases) only"))
+                unusable.add(path)
                 continue
             files[path] = GoldenFile(path, raw)
-        if path not in files:
-            continue
         evalset = loaded[path]
         position = next((i for i, c in enumerate(evalset.eval_cases) if c.eval_id == case.eval_id), None)
         if position is None:
@@ -180,8 +184,11 @@ def _must_load(text: str, file: GoldenFile) -> None:
 
     try:
         EvalSet.model_validate(_parse(text, file.is_yaml))
-    except ValidationError as error:  # an evalkit bug: the edit broke a valid file
-        raise RuntimeError(f"{file.path}: the edited eval set no longer loads: {error}") from None
+    except ValidationError as error:  # the new turns do not fit the schema: write nothing
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise InputError(Problem(str(file.path), where, f"the accepted turns would not load ({first['msg']}); "
+                                 "nothing was written")) from None
 
 
 def _where(path: list[str | int]) -> str:
