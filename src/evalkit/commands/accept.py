@@ -34,9 +34,9 @@ def accept_command(result_file: Path, case_ids: list[str], *, interactive: bool 
     ask = ask or _read_answer
     accept_rest = not interactive
     for item in pending:
-        edited = item.file.with_case(item.position, item.case)
+        edits, targets = item.file.case_edits(item.position, item.case)
         if not accept_rest:
-            _show_diff(console, item.file.path, item.file.text, edited)
+            _show_diff(console, item.file.path, item.file.original, item.file.preview(edits))
             answer = ask(f"accept {case_name(item.case)}? {ANSWERS} ")
             if answer in (None, "q"):
                 break
@@ -44,11 +44,11 @@ def accept_command(result_file: Path, case_ids: list[str], *, interactive: bool 
                 accept_rest = True
             elif answer != "y":
                 continue
-        item.file.text = edited
-        item.file.accepted.append(case_name(item.case))
-    files = {id(item.file): item.file for item in pending if item.file.accepted}.values()
-    for file in files:
-        write(file)
+        item.file.accept(case_name(item.case), edits, targets)
+    files = list({id(item.file): item.file for item in pending if item.file.accepted}.values())
+    texts = [file.edited_text() for file in files]  # every file checked before any is written
+    for file, text in zip(files, texts):
+        write(file, text)
         console.print(f"accepted {', '.join(file.accepted)} into {file.path}", highlight=False, soft_wrap=True)
     count = sum(len(file.accepted) for file in files)
     console.print(f"{count} of {len(pending)} case{'' if len(pending) == 1 else 's'} accepted"

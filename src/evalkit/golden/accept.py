@@ -3,8 +3,9 @@
 Every check runs before any file is touched: the result file must record each case's
 source file, the file must still hold the case, and the case's turns must still be the
 ones the run compared against (otherwise the file changed since the run and the run's
-answers may no longer fit). Each file is read once, edited case by case in memory, and
-written once, atomically; an edited file must load as an eval set again.
+answers may no longer fit). Each file is read and parsed once; the accepted cases'
+edits are applied together and checked (the result must parse to the intended data and
+load as an eval set) before the file is written, once, atomically.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.errors import InputError, Problem
+from evalkit.golden.edits import Edit, EditError, Target, apply_edits, check_edited
 from evalkit.golden.expected import new_members
-from evalkit.golden.json_edit import EditError
 from evalkit.schema.evalset import EvalCase, EvalSet, Invocation
 from evalkit.schema.results import CaseResult, RunResult, Status
 
@@ -45,35 +46,77 @@ def choose_cases(result: RunResult, result_file: Path, case_ids: list[str]) -> l
 
 @dataclass
 class GoldenFile:
-    """One eval set file being edited: its text as it was, and as edited so far."""
+    """One eval set file being edited: its text as read, and the edits of the accepted cases."""
 
     path: Path
     original: str
-    text: str = ""
     accepted: list[str] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.text = self.original
+    edits: list[Edit] = field(default_factory=list)
+    targets: list[Target] = field(default_factory=list)
+    _document: Any = None
+    _data: Any = None
 
     @property
     def is_yaml(self) -> bool:
         return self.path.suffix.lower() in YAML_SUFFIXES
 
-    def with_case(self, position: int, case: CaseResult) -> str:
-        """The file's current text with `case`'s actual turns as its expected ones."""
-        data = _parse(self.text, self.is_yaml)
-        old_turns = data["eval_cases"][position]["conversation"]
-        edit = _editor(self.is_yaml)
-        text = self.text
-        for turn, record in enumerate(case.invocations):
-            actual = Invocation.model_validate(record.actual)
-            path: list[str | int] = ["eval_cases", position, "conversation", turn]
+    @property
+    def data(self) -> Any:
+        """The file's content as read (parsed once)."""
+        if self._data is None:
+            self._data = _parse(self.original, self.is_yaml)
+        return self._data
+
+    def _parsed(self) -> tuple[Any, Any]:
+        if self._document is None:
+            if self.is_yaml:
+                from evalkit.golden.yaml_edit import YamlDocument as Document
+            else:
+                from evalkit.golden.json_edit import JsonDocument as Document
             try:
-                text = edit(text, path, new_members(old_turns[turn], actual))
+                self._document = Document(self.original)
+            except EditError as error:
+                raise InputError(Problem(str(self.path), "", f"cannot rewrite this file: {error}")) from None
+        return self._document, self.data
+
+    def case_edits(self, position: int, case: CaseResult) -> tuple[list[Edit], list[Target]]:
+        """The edits that make `case`'s actual turns its expected ones."""
+        document, data = self._parsed()
+        old_turns = data["eval_cases"][position]["conversation"]
+        edits: list[Edit] = []
+        targets: list[Target] = []
+        for turn, record in enumerate(case.invocations):
+            path: list[str | int] = ["eval_cases", position, "conversation", turn]
+            values = new_members(old_turns[turn], Invocation.model_validate(record.actual))
+            try:
+                edits += document.edits(path, values)
             except EditError as error:
                 raise InputError(Problem(str(self.path), _where(path),
                                          f"cannot rewrite this turn: {error}; nothing was written")) from None
-        _must_load(text, self)
+            targets.append((path, values))
+        return edits, targets
+
+    def preview(self, edits: list[Edit]) -> str:
+        return apply_edits(self.original, edits)
+
+    def accept(self, name: str, edits: list[Edit], targets: list[Target]) -> None:
+        self.accepted.append(name)
+        self.edits += edits
+        self.targets += targets
+
+    def edited_text(self) -> str:
+        """The file with every accepted case, checked: it parses to the intended data and loads."""
+        from pydantic import ValidationError
+
+        text = apply_edits(self.original, self.edits)
+        _, before = self._parsed()
+        after = _parse(text, self.is_yaml)
+        try:
+            check_edited(before, after, self.targets)
+            EvalSet.model_validate(after)
+        except (EditError, ValidationError) as error:  # write nothing rather than a broken file
+            raise InputError(Problem(str(self.path), "", f"the accepted turns could not be written ({_first_line(error)}); "
+                                     "nothing was written")) from None
         return text
 
 
@@ -115,13 +158,13 @@ def prepare(result: RunResult, result_file: Path, cases: list[CaseResult]) -> li
                 problems += error.problems
                 unusable.add(path)
                 continue
-            raw = path.read_bytes().decode("utf-8")
-            if not isinstance(_parse(raw, path.suffix.lower() in YAML_SUFFIXES), dict):
+            file = GoldenFile(path, path.read_bytes().decode("utf-8"))
+            if not isinstance(file.data, dict):
                 problems.append(Problem(str(path), "", "written in ADK's older list format; accept rewrites EvalSet "
                                         "files (eval_set_id, eval_cases) only"))
                 unusable.add(path)
                 continue
-            files[path] = GoldenFile(path, raw)
+            files[path] = file
         evalset = loaded[path]
         position = next((i for i, c in enumerate(evalset.eval_cases) if c.eval_id == case.eval_id), None)
         if position is None:
@@ -152,43 +195,29 @@ def _stale_or_incomplete(in_file: EvalCase, case: CaseResult, path: Path, positi
     return None
 
 
-def write(file: GoldenFile) -> None:
+def write(file: GoldenFile, text: str) -> None:
     """Write the edited text in place, atomically, keeping the file's permissions."""
     from evalkit.results.writer import write_text_atomically
 
     mode = file.path.stat().st_mode & 0o777
-    write_text_atomically(file.path, file.text)
+    write_text_atomically(file.path, text)
     os.chmod(file.path, mode)
-
-
-def _editor(is_yaml: bool):
-    if is_yaml:
-        from evalkit.golden.yaml_edit import set_members
-    else:
-        from evalkit.golden.json_edit import set_members
-    return set_members
 
 
 def _parse(text: str, is_yaml: bool) -> Any:
     if is_yaml:
         import yaml
 
-        return yaml.safe_load(text)
+        from evalkit.golden.yaml_edit import FAST_LOADER
+
+        return yaml.load(text, Loader=FAST_LOADER)
     import json
 
     return json.loads(text)
 
 
-def _must_load(text: str, file: GoldenFile) -> None:
-    from pydantic import ValidationError
-
-    try:
-        EvalSet.model_validate(_parse(text, file.is_yaml))
-    except ValidationError as error:  # the new turns do not fit the schema: write nothing
-        first = error.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise InputError(Problem(str(file.path), where, f"the accepted turns would not load ({first['msg']}); "
-                                 "nothing was written")) from None
+def _first_line(error: Exception) -> str:
+    return str(error).strip().splitlines()[0]
 
 
 def _where(path: list[str | int]) -> str:
