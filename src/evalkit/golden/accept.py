@@ -38,7 +38,7 @@ def choose_cases(result: RunResult, result_file: Path, case_ids: list[str]) -> l
         found = [c for c in result.cases if wanted in (c.eval_id, case_name(c))]
         if not found:
             problems.append(Problem(str(result_file), "", f"--case {wanted}: no such case in this result file"))
-        chosen += [c for c in found if c not in chosen]
+        chosen += [c for c in found if all(c is not earlier for earlier in chosen)]
     if problems:
         raise InputError(problems)
     return chosen
