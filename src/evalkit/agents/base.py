@@ -55,6 +55,14 @@ class AgentSession(ABC):
         """Calls to a faked tool that no `tool_mocks` entry matched: `{invocation_index, name, args}`."""
         return []
 
+    def recorded_turns(self) -> list[Invocation] | None:
+        """The turns of an earlier run when this session replays one, else None.
+
+        A simulated conversation replayed this way reuses the recorded user messages:
+        asking the user simulator again would pair new messages with old answers.
+        """
+        return None
+
     async def close(self) -> None:
         """Release the session (the agent may forget it)."""
 

@@ -22,7 +22,7 @@ def accept_command(result_file: Path, case_ids: list[str], *, interactive: bool 
                    ask: Callable[[str], str | None] | None = None) -> int:
     from evalkit.report.console import make_console
     from evalkit.golden.accept import case_name, choose_cases, prepare, write
-    from evalkit.results.writer import read_result
+    from evalkit.results.reader import read_result
 
     result = read_result(result_file)
     cases = choose_cases(result, result_file, case_ids)
