@@ -221,6 +221,18 @@ def report(
     raise typer.Exit(guarded(lambda: report_command(request)))
 
 
+@app.command(cls=EvalkitCommand)
+def accept(
+    result_file: Path = typer.Argument(..., metavar="RESULT", help="A result file written by `evalkit run --json`"),
+    case: Optional[List[str]] = typer.Option(None, "--case", metavar="ID", help="Accept this case (ID or EVAL_SET_ID/ID; repeatable); default: every failed case"),
+    interactive: bool = typer.Option(False, "--interactive", help="Show each case's change and ask before accepting it"),
+) -> None:
+    """Write the actual turns of failed (or named) cases into their eval set files as the expected ones."""
+    from evalkit.commands.accept import accept_command
+
+    raise typer.Exit(guarded(lambda: accept_command(result_file, case or [], interactive=interactive)))
+
+
 @app.command("criteria", cls=EvalkitCommand)
 def list_criteria() -> None:
     """List the criteria with their options and defaults."""

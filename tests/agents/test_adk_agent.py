@@ -177,7 +177,7 @@ def test_overlapping_model_and_tool_time_is_counted_once():
 
     assert union_seconds([(0.0, 2.0), (1.0, 3.0), (5.0, 6.0)]) == 4.0
     # An agent used as a tool: its model call (1-2 s) runs inside the tool call (0-3 s).
-    record = TurnRecord(mocks={}, model_intervals=[(1.0, 2.0)], tool_intervals=[(0.0, 3.0)])
+    record = TurnRecord(model_intervals=[(1.0, 2.0)], tool_intervals=[(0.0, 3.0)])
     assert (record.model_seconds(), record.tool_seconds()) == (1.0, 2.0)
 
 

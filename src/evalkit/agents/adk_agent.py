@@ -29,7 +29,7 @@ from evalkit.agents.base import Agent, AgentSession, SessionSpec
 from evalkit.errors import AgentError, AgentLoadError, MissingExtraError
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import Invocation
-from evalkit.schema.tool_mocks import tool_mocks_for
+from evalkit.schema.tool_mocks import CaseToolFakes
 
 AGENT_MODULE = "agent"  # the module name `adk eval` imports an agent folder under
 _MAX_REASON = 300
@@ -176,12 +176,13 @@ class AdkSession(AgentSession):
         self.spec = spec
         self.runner = runner
         self.plugin = plugin
+        self.fakes = CaseToolFakes.of(spec.case)
 
     async def run_turn(self, user_content: Content, index: int) -> Invocation:
         from google.genai import types
 
         message = types.Content.model_validate(user_content.model_dump(mode="json", exclude_none=True))
-        self.plugin.begin_turn(tool_mocks_for(self.spec.case, index))
+        self.plugin.begin_turn(self.fakes, index)
         started_at = time.time()
         started = time.monotonic()
         events: list[Any] = []
@@ -207,6 +208,9 @@ class AdkSession(AgentSession):
             timing=TurnTiming(wall=wall, model=record.model_seconds(), tool=record.tool_seconds()),
             app_details=record.app_details(),
         )
+
+    def unmatched_tool_calls(self) -> list[dict[str, Any]]:
+        return self.fakes.unmatched
 
     async def close(self) -> None:
         # Only this case's session goes; the agent's toolsets stay open for other cases.

@@ -1,9 +1,10 @@
 """An ADK plugin that watches one session's turns: mocks tools, times work, notes requests.
 
 One instance serves one eval case, whose turns run one at a time. For each turn it
-- answers calls to mocked tools with the case's mocked response, so the tool body
-  never runs (ADK plugins run before the agent's own tool callbacks, and a plugin's
-  answer replaces the call);
+- answers calls that match one of the case's tool fakes (`tool_mocks`) with the fake's
+  response, so the tool body never runs (ADK plugins run before the agent's own tool
+  callbacks, and a plugin's answer replaces the call); a fake `error` is answered as
+  `{"error": message}`, the form ADK itself uses to report a failed call to the model;
 - collects the intervals spent awaiting a model and inside tools, so the turn's
   `model_duration` and `tool_duration` can be reported next to its wall time;
 - remembers the first model request of every agent that called a model, whose system
@@ -23,6 +24,7 @@ from typing import Any
 from google.adk.plugins.base_plugin import BasePlugin
 
 from evalkit.schema.evalset import AgentDetails, AppDetails
+from evalkit.schema.tool_mocks import CaseToolFakes
 
 PLUGIN_NAME = "evalkit_turn_recorder"
 # Retries `adk eval` gives model calls that have none: 7 attempts, backing off from 5 s
@@ -46,7 +48,8 @@ def union_seconds(intervals: list[tuple[float, float]]) -> float:
 class TurnRecord:
     """What the plugin saw during one turn."""
 
-    mocks: dict[str, Any]
+    fakes: CaseToolFakes = field(default_factory=lambda: CaseToolFakes([]))
+    index: int = 0  # the turn, 0-based
     model_intervals: list[tuple[float, float]] = field(default_factory=list)
     tool_intervals: list[tuple[float, float]] = field(default_factory=list)
     # Agent name → that agent's first model request of the turn (read when the turn ends).
@@ -76,12 +79,12 @@ class TurnRecord:
 class TurnRecorderPlugin(BasePlugin):
     def __init__(self) -> None:
         super().__init__(name=PLUGIN_NAME)
-        self.turn = TurnRecord(mocks={})
+        self.turn = TurnRecord()
         self._model_started: dict[str, float] = {}
         self._tool_started: dict[str, float] = {}
 
-    def begin_turn(self, mocks: dict[str, Any]) -> None:
-        self.turn = TurnRecord(mocks=dict(mocks))
+    def begin_turn(self, fakes: CaseToolFakes, index: int) -> None:
+        self.turn = TurnRecord(fakes=fakes, index=index)
         self._model_started.clear()
         self._tool_started.clear()
 
@@ -124,9 +127,12 @@ class TurnRecorderPlugin(BasePlugin):
     # Tool calls, keyed by the function call id that ADK gives every call.
     async def before_tool_callback(self, *, tool: Any, tool_args: dict[str, Any], tool_context: Any) -> dict | None:
         self._tool_started[_call_key(tool, tool_context)] = time.monotonic()
-        if tool.name in self.turn.mocks:
-            return _as_tool_result(self.turn.mocks[tool.name])
-        return None
+        answer = self.turn.fakes.answer(tool.name, tool_args, self.turn.index)
+        if answer is None:
+            return None
+        if answer.error is not None:
+            return {"error": answer.error}
+        return _as_tool_result(answer.response)
 
     async def after_tool_callback(self, *, tool: Any, tool_args: dict[str, Any], tool_context: Any, result: Any) -> None:
         self._close_tool(tool, tool_context)

@@ -51,6 +51,10 @@ class AgentSession(ABC):
     async def run_turn(self, user_content: Content, index: int) -> Invocation:
         """Send one user message; return what the agent did as an actual Invocation."""
 
+    def unmatched_tool_calls(self) -> list[dict[str, Any]]:
+        """Calls to a faked tool that no `tool_mocks` entry matched: `{invocation_index, name, args}`."""
+        return []
+
     def recorded_turns(self) -> list[Invocation] | None:
         """The turns of an earlier run when this session replays one, else None.
 

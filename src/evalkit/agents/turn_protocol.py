@@ -18,7 +18,7 @@ from evalkit.agents.base import Agent, AgentSession, SessionSpec
 from evalkit.errors import AgentError
 from evalkit.schema.content import Content, FunctionCall, FunctionResponse, Part, content_text
 from evalkit.schema.evalset import Invocation, InvocationEvent, InvocationEvents, UsageMetadata
-from evalkit.schema.tool_mocks import tool_mocks_for
+from evalkit.schema.tool_mocks import CaseToolFakes
 
 AGENT_AUTHOR = "agent"
 
@@ -35,6 +35,8 @@ class Turn:
     state: dict[str, Any]
     history: list[dict[str, Any]] = field(default_factory=list)
     tool_mocks: dict[str, Any] = field(default_factory=dict)
+    # The turn's full fake entries, in the order they are tried (docs/agents.md).
+    tool_fakes: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"type": "turn", **asdict(self)}
@@ -154,6 +156,7 @@ class TurnProtocolSession(AgentSession):
         self.spec = spec
         self.state = spec.state
         self.history: list[dict[str, Any]] = []
+        self.fakes = CaseToolFakes.of(spec.case)
 
     async def run_turn(self, user_content: Content, index: int) -> Invocation:
         turn = Turn(
@@ -164,12 +167,17 @@ class TurnProtocolSession(AgentSession):
             user_content=user_content.model_dump(exclude_none=True),
             state=self.state,
             history=list(self.history),
-            tool_mocks=tool_mocks_for(self.spec.case, index),
+            tool_mocks=self.fakes.simple_mocks(index),
+            tool_fakes=self.fakes.wire_entries(index),
         )
         where = f"case {self.spec.case.eval_id!r}, turn {index + 1}"
         reply = parse_reply(await self.agent.send(turn, where), where)
         if reply.state is not None:
             self.state = reply.state
+        # The agent answered its own calls; replaying them here moves the case's
+        # sequences on and notes the calls no entry matched.
+        for call in reply.tool_calls:
+            self.fakes.answer(call.name, call.args, index)
         invocation = reply_to_invocation(reply, user_content, index)
         self.history.append(
             {
@@ -179,6 +187,9 @@ class TurnProtocolSession(AgentSession):
             }
         )
         return invocation
+
+    def unmatched_tool_calls(self) -> list[dict[str, Any]]:
+        return self.fakes.unmatched
 
     async def close(self) -> None:
         await self.agent.end_session(self.spec.session_id)

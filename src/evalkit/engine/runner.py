@@ -60,11 +60,13 @@ class Runner:
         error: str | None = None
         error_detail: str | None = None
         simulation: dict | None = None
+        unmatched: list[dict] = []
         try:
             session = await self.agent.open_session(spec)
             try:
                 simulation = await self._converse(job, session, actual)
             finally:
+                unmatched = session.unmatched_tool_calls()
                 await _quietly(session.close())
         except EvalkitError as failure:
             error, error_detail = str(failure), failure_detail(failure)
@@ -81,6 +83,7 @@ class Runner:
             source_file=job.source_file,
             session_id=spec.session_id,
             simulation=simulation,
+            unmatched_tool_calls=unmatched or None,
         )
         if error is None:
             context = EvalContext(case=job.case, actual=actual, expected=expected, judge=self.judge)

@@ -5,6 +5,8 @@ Rendered with rich; on a terminal with colour, elsewhere (CI logs, pipes) as pla
 
 from __future__ import annotations
 
+import json
+
 from rich import box
 from rich.console import Console
 from rich.table import Table
@@ -39,7 +41,7 @@ def render(result: RunResult, console: Console, *, debug: bool = False) -> None:
         )
     if result.cases:  # an interrupted run shows what finished: maybe nothing, then no empty table
         console.print(table)
-    for line in failure_lines(result.cases, debug=debug):
+    for line in failure_lines(result.cases, debug=debug) + unmatched_tool_lines(result.cases):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
     console.print(Text(summary_line(result), style="bold"))
     if result.judge:
@@ -110,6 +112,20 @@ def shared_errors(cases: list[CaseResult]) -> dict[str, int]:
             if criterion.status is Status.ERROR and criterion.error:
                 counts[criterion.error] = counts.get(criterion.error, 0) + 1
     return {error: count for error, count in counts.items() if count > 1}
+
+
+def unmatched_tool_lines(cases: list[CaseResult]) -> list[str]:
+    """One line per case whose agent called a faked tool in a way no `tool_mocks` entry matched."""
+    lines: list[str] = []
+    for case in cases:
+        calls = [call for run in (case.runs or [case]) for call in run.unmatched_tool_calls or ()]
+        if calls:
+            shown = ", ".join(
+                f"turn {c['invocation_index'] + 1} {c['name']}({json.dumps(c['args'], sort_keys=True)})" for c in calls[:3])
+            more = f" and {len(calls) - 3} more" if len(calls) > 3 else ""
+            lines.append(f"? {case.eval_set_id}/{case.eval_id}: no tool_mocks entry matched {shown}{more}; "
+                         "these calls were not faked: add entries that match them")
+    return lines
 
 
 def repeat_note(case: CaseResult) -> str:

@@ -119,11 +119,24 @@ class ConversationScenario(StrictModel):
 
 
 class ToolMock(StrictModel):
-    """evalkit's extension: what a tool must return during the run (docs/evalsets.md)."""
+    """evalkit's extension: what a tool must return during the run (docs/evalsets.md, "Tool fakes")."""
 
     name: str
-    response: Any = None
-    invocation_index: int | None = Field(default=None, description="only this turn (0-based); every turn when absent")
+    args: dict[str, Any] | None = Field(
+        default=None, description="answer only calls whose arguments include these (a subset); any call when absent")
+    response: Any = Field(default=None, description="what the tool returns (every matching call)")
+    responses: list[Any] | None = Field(
+        default=None, min_length=1, description="what successive matching calls return; the last one repeats")
+    error: str | None = Field(default=None, description="the tool fails with this message instead of returning")
+    invocation_index: int | None = Field(
+        default=None, ge=0, description="only this turn (0-based); every turn when absent")
+
+    @model_validator(mode="after")
+    def _one_outcome(self) -> ToolMock:
+        given = [key for key in ("response", "responses", "error") if key in self.model_fields_set]
+        if len(given) > 1:
+            raise ValueError(f"give one of 'response', 'responses' and 'error', not {' and '.join(map(repr, given))}")
+        return self
 
 
 class SessionInput(OpenModel):

@@ -112,6 +112,8 @@ class CaseResult(ResultModel):
     session_id: str | None = None
     duration_s: float | None = None
     simulation: dict[str, Any] | None = Field(default=None, description="how a simulated conversation ended")
+    unmatched_tool_calls: list[dict[str, Any]] | None = Field(
+        default=None, description="calls to a faked tool that no tool_mocks entry matched: {invocation_index, name, args}")
     repeat: RepeatStats | None = None
     runs: list[CaseResult] | None = Field(default=None, description="each repeated run, in the order they finished")
 

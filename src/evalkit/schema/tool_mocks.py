@@ -1,21 +1,112 @@
-"""Mocked tool responses declared in an eval case (an evalkit extension key).
+"""Tool fakes declared in an eval case's `tool_mocks` (an evalkit extension key).
 
-An eval case may carry `tool_mocks`: a list of `{"name": tool, "response": value}`
-entries, each optionally limited to one turn with `"invocation_index": i` (0-based).
-Agents receive the mocks of the current turn as `tool_mocks` (tool name -> response)
-and return them instead of calling the real tool; the ADK adapter applies them itself.
-ADK keeps unknown eval-case keys, so such a file still loads in ADK.
+Each entry names a tool and says what a call to it returns (`response`, or `responses`
+for successive calls, the last one repeating) or that it fails (`error`). `args`
+narrows an entry to calls whose arguments include those values, and `invocation_index`
+to one turn (0-based). For a call, turn-specific entries are tried before every-turn
+ones, each group in the order written, and the first that matches answers it.
+
+One `CaseToolFakes` follows one eval case from its first turn to its last: it counts
+the calls each sequence has answered and notes the calls to a tool faked in that turn
+that no entry matched. The ADK adapter asks it for each tool call; for the other adapters it lists
+the turn's entries (`Turn.tool_fakes`) and reads the calls from the agent's reply, so
+sequences continue across turns whichever side answered. See docs/evalsets.md.
+ADK keeps unknown eval-case keys, so a file with `tool_mocks` still loads in ADK.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
-from evalkit.schema.evalset import EvalCase
+from evalkit.schema.evalset import EvalCase, ToolMock
+
+
+def args_include(expected: Any, actual: Any) -> bool:
+    """Whether `actual` holds everything in `expected`: objects as subsets, all else equal."""
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and all(
+            key in actual and args_include(value, actual[key]) for key, value in expected.items()
+        )
+    return expected == actual
+
+
+@dataclass(frozen=True)
+class FakeAnswer:
+    """What a matched call gets: a response, or an error message when `error` is set."""
+
+    response: Any = None
+    error: str | None = None
+
+
+@dataclass
+class CaseToolFakes:
+    entries: list[ToolMock]
+    calls_answered: list[int] = field(init=False)
+    unmatched: list[dict[str, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.calls_answered = [0] * len(self.entries)
+
+    @classmethod
+    def of(cls, case: EvalCase) -> CaseToolFakes:
+        return cls(list(case.tool_mocks or ()))
+
+    def _in_turn(self, turn: int) -> list[int]:
+        """Positions of the entries that apply to `turn`, in the order they are tried."""
+        specific = [i for i, e in enumerate(self.entries) if e.invocation_index == turn]
+        every = [i for i, e in enumerate(self.entries) if e.invocation_index is None]
+        return specific + every
+
+    def _outcomes(self, position: int) -> list[Any]:
+        """The responses entry `position` still has to give (at least its last one)."""
+        entry = self.entries[position]
+        if entry.responses is None:
+            return [entry.response]
+        return entry.responses[min(self.calls_answered[position], len(entry.responses) - 1):]
+
+    def answer(self, name: str, args: dict[str, Any] | None, turn: int) -> FakeAnswer | None:
+        """The fake's answer to one call, or None when the real tool should run.
+
+        A call to a tool that has entries for this turn, none of which matches, is
+        noted in `unmatched`.
+        """
+        candidates = [position for position in self._in_turn(turn) if self.entries[position].name == name]
+        if not candidates:
+            return None
+        args = dict(args or {})
+        for position in candidates:
+            entry = self.entries[position]
+            if args_include(entry.args or {}, args):
+                outcome = FakeAnswer(error=entry.error) if entry.error is not None else FakeAnswer(self._outcomes(position)[0])
+                self.calls_answered[position] += 1
+                return outcome
+        self.unmatched.append({"invocation_index": turn, "name": name, "args": args})
+        return None
+
+    def wire_entries(self, turn: int) -> list[dict[str, Any]]:
+        """The turn's entries as sent to turn-protocol agents (docs/agents.md, `tool_fakes`)."""
+        entries = []
+        for position in self._in_turn(turn):
+            entry = self.entries[position]
+            wire: dict[str, Any] = {"name": entry.name, "args": dict(entry.args or {})}
+            if entry.error is not None:
+                wire["error"] = entry.error
+            else:
+                wire["responses"] = self._outcomes(position)
+            entries.append(wire)
+        return entries
+
+    def simple_mocks(self, turn: int) -> dict[str, Any]:
+        """Tool name → response for entries without `args` or `error` (the older `tool_mocks` view)."""
+        mocks: dict[str, Any] = {}
+        for position in self._in_turn(turn):
+            entry = self.entries[position]
+            if entry.args is None and entry.error is None:
+                mocks.setdefault(entry.name, self._outcomes(position)[0])
+        return mocks
 
 
 def tool_mocks_for(case: EvalCase, index: int) -> dict[str, Any]:
-    """Tool name -> mocked response for turn `index` (turn-specific entries win)."""
-    every_turn = {m.name: m.response for m in reversed(case.tool_mocks or ()) if m.invocation_index is None}
-    this_turn = {m.name: m.response for m in case.tool_mocks or () if m.invocation_index == index}
-    return {**every_turn, **this_turn}
+    """Tool name -> mocked response for turn `index` before any call (turn-specific entries win)."""
+    return CaseToolFakes.of(case).simple_mocks(index)
