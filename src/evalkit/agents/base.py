@@ -51,6 +51,13 @@ class AgentSession(ABC):
     async def run_turn(self, user_content: Content, index: int) -> Invocation:
         """Send one user message; return what the agent did as an actual Invocation."""
 
+    # Why `final_state()` returns None, for the report (docs/agents.md, "Session state").
+    no_state_reason: str = "this agent does not report its session state"
+
+    async def final_state(self) -> dict[str, Any] | None:
+        """The session state after the last turn, or None when the agent cannot report it."""
+        return None
+
     async def close(self) -> None:
         """Release the session (the agent may forget it)."""
 

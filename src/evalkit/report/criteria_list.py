@@ -12,6 +12,9 @@ def describe_options(name: str) -> list[tuple[str, str, str]]:
     assert criterion is not None
     rows = []
     for field_name, field in criterion.Options.model_fields.items():
+        if field.is_required():
+            rows.append((field_name, "(required)", field.description or ""))
+            continue
         default = field.get_default(call_default_factory=True)
         default_text = getattr(default, "value", default)
         rows.append((field_name, repr(default_text) if default_text is not None else "none", field.description or ""))
@@ -26,7 +29,8 @@ def render_criteria(console: Console) -> None:
         needs = [w for w, on in (("expected turns", criterion.requires_expected),
                                  ("a conversation scenario", criterion.requires_scenario),
                                  ("a judge model", criterion.uses_judge)) if on]
-        kind = "informational, never gates" if criterion.informational else "threshold"
+        kind = ("report-only; gates with an upper bound, max" if criterion.gateable
+                else "informational, never gates" if criterion.informational else "threshold")
         console.print(f"[bold]{name}[/bold]  [dim]({kind}{'; needs ' + ', '.join(needs) if needs else ''})[/dim]")
         console.print(f"    {criterion.description}", highlight=False)
         for option, default, meaning in describe_options(name):

@@ -109,6 +109,8 @@ class CaseResult(ResultModel):
     session_id: str | None = None
     duration_s: float | None = None
     simulation: dict[str, Any] | None = Field(default=None, description="how a simulated conversation ended")
+    final_state: dict[str, Any] | None = Field(
+        default=None, description="the session state the agent left, when it reports one")
     repeat: RepeatStats | None = None
     runs: list[CaseResult] | None = Field(default=None, description="each repeated run, in the order they finished")
 
