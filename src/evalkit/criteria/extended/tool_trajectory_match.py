@@ -10,6 +10,7 @@ call, with the differing argument marked »like this«.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,9 +47,15 @@ class TrajectoryMatchOptions(CriterionOptions):
     @classmethod
     def _lenient_spelling(cls, value: Any) -> Any:
         # As ADK's match_type: "IN_ORDER", "in-order" and "in order" all mean in_order.
-        if isinstance(value, str):
-            return value.strip().lower().replace("-", "_").replace(" ", "_")
-        return value
+        if not isinstance(value, str):
+            return value
+        spelled = value.strip().lower().replace("-", "_").replace(" ", "_")
+        known = [m.value for m in Mode]
+        if spelled not in known:
+            close = difflib.get_close_matches(spelled, known, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ValueError(f"unknown mode {value!r}: use {', '.join(known)}{hint}")
+        return spelled
 
     def rules_for(self, tool: str | None) -> ToolRules | ValueRules:
         return self.tools.get(tool or "") or self.tools.get(ANY_TOOL) or NO_RULES
