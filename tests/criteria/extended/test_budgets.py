@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from evalkit.criteria.base import EvalContext
-from evalkit.criteria.efficiency import InvocationDuration, TokenUsage, ToolCallCount
+from evalkit.criteria.adk.efficiency import InvocationDuration, TokenUsage, ToolCallCount
 from evalkit.criteria.extended.budget import BudgetOptions, DurationBudgetOptions
 from evalkit.criteria.extended.cost import CostCriterion, CostOptions
 from evalkit.schema.evalset import EvalCase, Invocation
