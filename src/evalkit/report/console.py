@@ -83,10 +83,14 @@ def failure_lines(cases: list[CaseResult]) -> list[str]:
                 lines.append(f"✗ {name}: {criterion.name} passed {spread.passed} of {spread.runs} runs, "
                              f"needed {case.repeat.required if case.repeat else spread.runs} "
                              f"(mean {_score(criterion)}, threshold {criterion.threshold:g}){first_difference(criterion)}")
+            elif criterion.status is Status.FAILED and criterion.threshold is None:
+                reason = criterion.details.get("reason", "over its budget")
+                lines.append(f"✗ {name}: {criterion.name} over budget: {reason}")
             elif criterion.status is Status.FAILED:
                 lines.append(f"✗ {name}: {criterion.name} {_score(criterion)} < {criterion.threshold:g}{first_difference(criterion)}")
             elif criterion.status is Status.NOT_EVALUATED and case.status is Status.NOT_EVALUATED:
-                lines.append(f"– {name}: {criterion.name} was not evaluated")
+                reason = criterion.details.get("reason")
+                lines.append(f"– {name}: {criterion.name} was not evaluated" + (f": {reason}" if reason else ""))
     return lines
 
 
@@ -127,8 +131,15 @@ def summary_line(result: RunResult) -> str:
         parts.append(f"{s.flaky} flaky")
     if result.repeat > 1:
         parts.append(f"{result.repeat} runs each")
+    if s.cost is not None:
+        parts.append(f"cost {money(s.cost)}")
     tail = " (interrupted)" if result.interrupted else ""
     return f"{_count(s.cases, 'case')}: {', '.join(parts)} in {result.duration_s:.2f} s{tail}"
+
+
+def money(amount: float) -> str:
+    """A cost in the price table's currency: four decimals, enough for per-token prices."""
+    return f"{amount:,.4f}"
 
 
 def judge_line(stats: dict) -> str:
