@@ -17,9 +17,14 @@ from evalkit.schema.evalset import Invocation
 
 
 class ReplaySession(AgentSession):
-    def __init__(self, turns: list[Invocation], where: str):
+    def __init__(self, turns: list[Invocation], where: str, state: dict[str, Any] | None = None):
         self.turns = turns
         self.where = where
+        self.state = state
+        self.no_state_reason = "the recorded run holds no final session state for this case"
+
+    async def final_state(self) -> dict[str, Any] | None:
+        return self.state
 
     async def run_turn(self, user_content: Content, index: int) -> Invocation:
         if index >= len(self.turns):
@@ -28,8 +33,10 @@ class ReplaySession(AgentSession):
 
 
 class ReplayAgent(Agent):
-    def __init__(self, recorded: dict[tuple[str, str], list[dict[str, Any]]], source: str):
+    def __init__(self, recorded: dict[tuple[str, str], list[dict[str, Any]]], source: str,
+                 states: dict[tuple[str, str], dict[str, Any]] | None = None):
         self.recorded = recorded
+        self.states = states or {}  # evalkit result files keep each case's final state
         self.description = f"replay:{source}"
 
     @classmethod
@@ -43,10 +50,14 @@ class ReplayAgent(Agent):
 
             data = json.loads(data)
         recorded: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        states: dict[tuple[str, str], dict[str, Any]] = {}
         if isinstance(data, dict) and "cases" in data:
             for case in data["cases"]:
                 turns = [r.get("actual") for r in case.get("invocations", [])]
-                recorded[(case.get("eval_set_id", ""), case["eval_id"])] = [t for t in turns if t]
+                key = (case.get("eval_set_id", ""), case["eval_id"])
+                recorded[key] = [t for t in turns if t]
+                if isinstance(case.get("final_state"), dict):
+                    states[key] = case["final_state"]
         elif isinstance(data, dict) and ("eval_case_results" in data or "evalCaseResults" in data):
             for case in data.get("eval_case_results") or data.get("evalCaseResults") or []:
                 per_turn = case.get("eval_metric_result_per_invocation") or case.get("evalMetricResultPerInvocation") or []
@@ -55,14 +66,16 @@ class ReplayAgent(Agent):
                 recorded[(set_id, case.get("eval_id") or case.get("evalId"))] = [t for t in turns if t]
         else:
             raise AgentLoadError(f"replay:{path}: not an evalkit result file or an ADK eval set result")
-        return cls(recorded, path)
+        return cls(recorded, path, states)
 
     async def open_session(self, spec: SessionSpec) -> AgentSession:
         case_id = spec.case.eval_id
-        turns = self.recorded.get((spec.eval_set_id, case_id))
-        if turns is None:  # fall back to the eval id alone (sets renamed between runs)
-            turns = next((t for (_, eid), t in self.recorded.items() if eid == case_id), None)
+        key: tuple[str, str] | None = (spec.eval_set_id, case_id)
+        if key not in self.recorded:  # fall back to the eval id alone (sets renamed between runs)
+            key = next((k for k in self.recorded if k[1] == case_id), None)
+        turns = self.recorded.get(key) if key is not None else None
         where = f"{self.description}: case {case_id!r}"
         if turns is None:
             raise AgentError(f"{where}: not in the recorded run")
-        return ReplaySession([Invocation.model_validate(t) for t in turns], where)
+        state = self.states.get(key) if key is not None else None
+        return ReplaySession([Invocation.model_validate(t) for t in turns], where, state)
