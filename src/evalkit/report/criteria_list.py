@@ -7,17 +7,35 @@ from rich.console import Console
 from evalkit.criteria import registry
 
 
+def _nested_keys(annotation: object) -> list[str]:
+    """The keys of an options model nested in a field (`tools: {name: ToolRules}` → its rules)."""
+    from pydantic import BaseModel
+
+    candidates = [annotation, *getattr(annotation, "__args__", ())]
+    for candidate in candidates:
+        if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+            return list(candidate.model_fields)
+        inner = _nested_keys(candidate) if candidate is not annotation and getattr(candidate, "__args__", None) else []
+        if inner:
+            return inner
+    return []
+
+
 def describe_options(name: str) -> list[tuple[str, str, str]]:
     criterion = registry.get(name)
     assert criterion is not None
     rows = []
     for field_name, field in criterion.Options.model_fields.items():
+        description = field.description or ""
+        keys = _nested_keys(field.annotation)
+        if keys and field_name != "judge_model_options":
+            description += f" (keys: {', '.join(keys)})"
         if field.is_required():
-            rows.append((field_name, "(required)", field.description or ""))
+            rows.append((field_name, "(required)", description))
             continue
         default = field.get_default(call_default_factory=True)
         default_text = getattr(default, "value", default)
-        rows.append((field_name, repr(default_text) if default_text is not None else "none", field.description or ""))
+        rows.append((field_name, repr(default_text) if default_text is not None else "none", description))
     return rows
 
 
