@@ -78,14 +78,14 @@ def failure_lines(cases: list[CaseResult]) -> list[str]:
         for criterion in case.criteria:
             if criterion.status is Status.ERROR:
                 lines.append(f"! {name}: {criterion.name}: {criterion.error or 'error'}")
+            elif criterion.status is Status.FAILED and criterion.threshold is None:
+                reason = criterion.details.get("reason", "over its budget")
+                lines.append(f"✗ {name}: {criterion.name} over budget: {reason}")
             elif criterion.status is Status.FAILED and criterion.spread is not None:
                 spread = criterion.spread
                 lines.append(f"✗ {name}: {criterion.name} passed {spread.passed} of {spread.runs} runs, "
                              f"needed {case.repeat.required if case.repeat else spread.runs} "
                              f"(mean {_score(criterion)}, threshold {criterion.threshold:g}){first_difference(criterion)}")
-            elif criterion.status is Status.FAILED and criterion.threshold is None:
-                reason = criterion.details.get("reason", "over its budget")
-                lines.append(f"✗ {name}: {criterion.name} over budget: {reason}")
             elif criterion.status is Status.FAILED:
                 lines.append(f"✗ {name}: {criterion.name} {_score(criterion)} < {criterion.threshold:g}{first_difference(criterion)}")
             elif criterion.status is Status.NOT_EVALUATED and case.status is Status.NOT_EVALUATED:
