@@ -58,6 +58,14 @@ class AgentSession(ABC):
         """The session state after the last turn, or None when the agent cannot report it."""
         return None
 
+    def recorded_turns(self) -> list[Invocation] | None:
+        """The turns of an earlier run when this session replays one, else None.
+
+        A simulated conversation replayed this way reuses the recorded user messages:
+        asking the user simulator again would pair new messages with old answers.
+        """
+        return None
+
     async def close(self) -> None:
         """Release the session (the agent may forget it)."""
 

@@ -1,4 +1,4 @@
-"""The four informational metrics ADK always reports (adk-reference.md §2.13).
+"""The four informational metrics ADK always reports (docs/adk-parity.md, "Efficiency metrics").
 
 They take no threshold and, as in ADK, never gate a case, unless the config gives
 them an upper bound (`{"max": N}`, evalkit's extension, docs/criteria.md "Budgets"):
