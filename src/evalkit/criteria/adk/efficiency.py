@@ -16,7 +16,7 @@ from evalkit.schema.results import InvocationScore, Status
 from evalkit.schema.views import tool_calls, usage_records
 
 
-class _Informational(Criterion):
+class _Informational(Criterion[BudgetOptions]):
     informational = True
     gateable = True
     Options = BudgetOptions
@@ -25,7 +25,7 @@ class _Informational(Criterion):
     def __init__(self, threshold: float | None, options: BudgetOptions | None = None):
         super().__init__(threshold, options)
         # With a budget the metric gates the case; without one it stays report-only.
-        self.informational = not self.options.bounds()  # type: ignore[attr-defined]
+        self.informational = not self.options.bounds()
 
     def per_turn(self, invocation: Invocation) -> tuple[float | None, dict]:
         raise NotImplementedError
@@ -41,7 +41,7 @@ class _Informational(Criterion):
         score, summary = self.summarise(values, details)
         status = Status.INFORMATIONAL
         if not self.informational:
-            status, verdict = check_budget(self.options, values, score)  # type: ignore[arg-type]
+            status, verdict = check_budget(self.options, values, score)
             summary = {**summary, **verdict}
         return Outcome(
             score=score,

@@ -73,7 +73,7 @@ def turn_cost(invocation: Invocation, prices: dict[str, Price]) -> tuple[float |
     return (total if by_model else None), details
 
 
-class CostCriterion(Criterion):
+class CostCriterion(Criterion[CostOptions]):
     name = "cost_v1"
     description = "Money spent on model tokens per case, from the config's price table (report-only unless max)"
     Options = CostOptions
@@ -83,10 +83,10 @@ class CostCriterion(Criterion):
 
     def __init__(self, threshold: float | None, options: CostOptions | None = None):
         super().__init__(threshold, options)
-        self.informational = not self.options.bounds()  # type: ignore[attr-defined]
+        self.informational = not self.options.bounds()
 
     async def evaluate(self, ctx: EvalContext) -> Outcome:
-        options: CostOptions = self.options  # type: ignore[assignment]
+        options = self.options
         pairs = [turn_cost(invocation, options.prices) for invocation in ctx.actual]
         values = [v for v, _ in pairs]
         unpriced = sorted({m for _, d in pairs for m in d.get("unpriced_models", [])})

@@ -22,13 +22,13 @@ class FinalStateOptions(ValueRules):
     )
 
 
-class FinalSessionStateCriterion(Criterion):
+class FinalSessionStateCriterion(Criterion[FinalStateOptions]):
     name = "final_session_state_v1"
     description = "The session state the agent left holds the case's final_session_state (a subset, with value rules)"
     Options = FinalStateOptions
 
     async def evaluate(self, ctx: EvalContext) -> Outcome:
-        options: FinalStateOptions = self.options  # type: ignore[assignment]
+        options = self.options
         expected = ctx.case.final_session_state or {}
         if not expected:
             return self._unscored(ctx, "the case has no final_session_state to compare with")

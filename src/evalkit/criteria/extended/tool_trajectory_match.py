@@ -95,7 +95,7 @@ def call_differences(expected: Call, actual: Call, options: TrajectoryMatchOptio
     return found + differences(expected.args, actual.args, rules)
 
 
-class ToolTrajectoryMatchCriterion(Criterion):
+class ToolTrajectoryMatchCriterion(Criterion[TrajectoryMatchOptions]):
     name = "tool_trajectory_match_v1"
     description = "Tool calls match the expected ones by mode, with argument rules, optional calls and partial credit"
     Options = TrajectoryMatchOptions
@@ -103,7 +103,7 @@ class ToolTrajectoryMatchCriterion(Criterion):
 
     async def evaluate(self, ctx: EvalContext) -> Outcome:
         assert ctx.expected is not None
-        options: TrajectoryMatchOptions = self.options  # type: ignore[assignment]
+        options = self.options
         scores: list[float | None] = []
         details: list[dict] = []
         for index, (actual_turn, expected_turn) in enumerate(zip(ctx.actual, ctx.expected)):
