@@ -212,6 +212,12 @@ class AdkSession(AgentSession):
     def unmatched_tool_calls(self) -> list[dict[str, Any]]:
         return self.fakes.unmatched
 
+    async def final_state(self) -> dict[str, Any] | None:
+        session = await self.runner.session_service.get_session(
+            app_name=self.spec.app_name, user_id=self.spec.user_id, session_id=self.spec.session_id
+        )
+        return None if session is None else dict(session.state)
+
     async def close(self) -> None:
         # Only this case's session goes; the agent's toolsets stay open for other cases.
         await self.runner.session_service.delete_session(

@@ -55,6 +55,13 @@ class AgentSession(ABC):
         """Calls to a faked tool that no `tool_mocks` entry matched: `{invocation_index, name, args}`."""
         return []
 
+    # Why `final_state()` returns None, for the report (docs/agents.md, "Session state").
+    no_state_reason: str = "this agent does not report its session state"
+
+    async def final_state(self) -> dict[str, Any] | None:
+        """The session state after the last turn, or None when the agent cannot report it."""
+        return None
+
     def recorded_turns(self) -> list[Invocation] | None:
         """The turns of an earlier run when this session replays one, else None.
 

@@ -18,6 +18,8 @@ from evalkit.errors import AgentError
 
 
 class CallableAgent(TurnProtocolAgent):
+    shares_state = True  # `turn.state` is the session's dict: the agent's changes are seen
+
     def __init__(self, fn: Callable[[Turn], Any], name: str, max_threads: int = DEFAULT_JOBS):
         self.fn = fn
         self.description = name

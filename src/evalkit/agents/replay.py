@@ -20,9 +20,14 @@ if TYPE_CHECKING:
 
 
 class ReplaySession(AgentSession):
-    def __init__(self, turns: list[Invocation], where: str):
+    def __init__(self, turns: list[Invocation], where: str, state: dict[str, Any] | None = None):
         self.turns = turns
         self.where = where
+        self.state = state
+        self.no_state_reason = "the recorded run holds no final session state for this case"
+
+    async def final_state(self) -> dict[str, Any] | None:
+        return self.state
 
     def recorded_turns(self) -> list[Invocation]:
         return self.turns
@@ -35,9 +40,10 @@ class ReplaySession(AgentSession):
 
 class ReplayAgent(Agent):
     def __init__(self, recorded: dict[tuple[str, str], list[dict[str, Any]]], source: str,
-                 cases: list[ScoredCase] | None = None):
+                 cases: list[ScoredCase] | None = None, states: dict[tuple[str, str], dict[str, Any]] | None = None):
         self.recorded = recorded
         self.cases = cases or []  # the whole record, for `evalkit rescore`
+        self.states = states or {}  # evalkit result files keep each case's final state
         self.description = f"replay:{source}"
 
     @classmethod
@@ -45,14 +51,17 @@ class ReplayAgent(Agent):
         from evalkit.results.reader import read_scored_run
 
         run = read_scored_run(Path(path))
-        return cls({key: case.actual for key, case in run.cases.items()}, path, list(run.cases.values()))
+        states = {key: case.final_state for key, case in run.cases.items() if case.final_state is not None}
+        return cls({key: case.actual for key, case in run.cases.items()}, path, list(run.cases.values()), states)
 
     async def open_session(self, spec: SessionSpec) -> AgentSession:
         case_id = spec.case.eval_id
-        turns = self.recorded.get((spec.eval_set_id, case_id))
-        if turns is None:  # fall back to the eval id alone (sets renamed between runs)
-            turns = next((t for (_, eid), t in self.recorded.items() if eid == case_id), None)
+        key: tuple[str, str] | None = (spec.eval_set_id, case_id)
+        if key not in self.recorded:  # fall back to the eval id alone (sets renamed between runs)
+            key = next((k for k in self.recorded if k[1] == case_id), None)
+        turns = self.recorded.get(key) if key is not None else None
         where = f"{self.description}: case {case_id!r}"
         if turns is None:
             raise AgentError(f"{where}: not in the recorded run")
-        return ReplaySession([Invocation.model_validate(t) for t in turns], where)
+        state = self.states.get(key) if key is not None else None
+        return ReplaySession([Invocation.model_validate(t) for t in turns], where, state)

@@ -47,6 +47,7 @@ class _ToolCall(BaseModel):
     name: str
     args: dict[str, Any] = Field(default_factory=dict)
     id: str | None = None
+    author: str = AGENT_AUTHOR  # which (sub-)agent made the call
 
 
 class _ToolResponse(BaseModel):
@@ -66,6 +67,7 @@ class _Usage(BaseModel):
     model_config = ConfigDict(extra="forbid")
     input_tokens: int | None = None
     output_tokens: int | None = None
+    model: str | None = None  # priced by cost_v1
 
 
 class AgentReply(BaseModel):
@@ -114,7 +116,8 @@ def reply_to_invocation(reply: AgentReply, user_content: Content, index: int) ->
     idless = [r for r in reply.tool_responses if r.id is None]
     for position, call in enumerate(reply.tool_calls):
         call_id = call.id or f"call-{index}-{position}"
-        events.append(_event("model", Part(function_call=FunctionCall(id=call_id, name=call.name, args=call.args))))
+        call_part = Part(function_call=FunctionCall(id=call_id, name=call.name, args=call.args))
+        events.append(_event("model", call_part, author=call.author))
         match = by_id.pop(call.id, None) if call.id is not None else (idless.pop(0) if idless else None)
         if match is not None:
             events.append(_response_event(call_id, match))
@@ -128,6 +131,7 @@ def reply_to_invocation(reply: AgentReply, user_content: Content, index: int) ->
                     prompt_token_count=reply.usage.input_tokens,
                     candidates_token_count=reply.usage.output_tokens,
                 ),
+                model_version=reply.usage.model,
             )
         )
     final = Content.of_text(reply.final_response) if reply.final_response is not None else None
@@ -144,8 +148,8 @@ def _response_event(call_id: str | None, reply: _ToolResponse) -> InvocationEven
     return _event("user", Part(function_response=response))
 
 
-def _event(role: str, part: Part) -> InvocationEvent:
-    return InvocationEvent(author=AGENT_AUTHOR, content=Content(role=role, parts=[part]))
+def _event(role: str, part: Part, author: str = AGENT_AUTHOR) -> InvocationEvent:
+    return InvocationEvent(author=author, content=Content(role=role, parts=[part]))
 
 
 class TurnProtocolSession(AgentSession):
@@ -155,8 +159,11 @@ class TurnProtocolSession(AgentSession):
         self.agent = agent
         self.spec = spec
         self.state = spec.state
+        # An in-process agent mutates `turn.state` itself; others must send `state` back.
+        self.state_known = agent.shares_state
         self.history: list[dict[str, Any]] = []
         self.fakes = CaseToolFakes.of(spec.case)
+        self.no_state_reason = "the agent's replies carried no `state`, so its final session state is unknown"
 
     async def run_turn(self, user_content: Content, index: int) -> Invocation:
         turn = Turn(
@@ -174,6 +181,7 @@ class TurnProtocolSession(AgentSession):
         reply = parse_reply(await self.agent.send(turn, where), where)
         if reply.state is not None:
             self.state = reply.state
+            self.state_known = True
         # The agent answered its own calls; replaying them here moves the case's
         # sequences on and notes the calls no entry matched.
         for call in reply.tool_calls:
@@ -191,12 +199,17 @@ class TurnProtocolSession(AgentSession):
     def unmatched_tool_calls(self) -> list[dict[str, Any]]:
         return self.fakes.unmatched
 
+    async def final_state(self) -> dict[str, Any] | None:
+        return dict(self.state) if self.state_known else None
+
     async def close(self) -> None:
         await self.agent.end_session(self.spec.session_id)
 
 
 class TurnProtocolAgent(Agent):
     """Base for agents reached through the turn protocol; subclasses provide the transport."""
+
+    shares_state: bool = False  # True when the agent gets the session's own `state` dict
 
     async def open_session(self, spec: SessionSpec) -> AgentSession:
         return TurnProtocolSession(self, spec)

@@ -143,7 +143,9 @@ def _compare_criterion(name: str, before: ScoredCriterion | None, after: ScoredC
     if before is None or after is None:
         change.kind = CHANGED  # the criterion was added to or dropped from the config
         return change
-    delta = change.delta
+    # A budget (`max`) has no threshold and its lower numbers are better: only its
+    # verdict can improve or regress.
+    delta = change.delta if change.threshold is not None else None
     if before.status is Status.PASSED and after.status is not Status.PASSED:
         change.kind = REGRESSED
     elif delta is not None and delta < -(tolerance + _EPSILON):
@@ -152,7 +154,7 @@ def _compare_criterion(name: str, before: ScoredCriterion | None, after: ScoredC
         change.kind = IMPROVED
     elif delta is not None and delta > tolerance + _EPSILON:
         change.kind = IMPROVED
-    elif before.status is not after.status or (delta is not None and abs(delta) > _EPSILON) or (
+    elif before.status is not after.status or (change.delta is not None and abs(change.delta) > _EPSILON) or (
         (before.score is None) != (after.score is None)
     ):
         change.kind = CHANGED

@@ -39,6 +39,9 @@ class EvalContext:
     actual: list[Invocation]
     expected: list[Invocation] | None
     judge: JudgeService | None = None
+    # The session state the agent left, or None with the reason it is unknown.
+    final_state: dict[str, Any] | None = None
+    no_state_reason: str = "the agent did not report its session state"
 
     @property
     def scenario(self) -> ConversationScenario | None:
@@ -66,7 +69,8 @@ class Criterion(ABC, Generic[OptionsT]):
     Options: ClassVar[type[CriterionOptions]] = NoOptions
     requires_expected: ClassVar[bool] = False
     requires_scenario: ClassVar[bool] = False
-    informational: ClassVar[bool] = False
+    informational: ClassVar[bool] = False  # report-only: reported, never gating
+    gateable: ClassVar[bool] = False  # report-only unless its options set a budget (`max`)
     uses_judge: ClassVar[bool] = False
     score_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
 

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from evalkit.criteria import registry
 from evalkit.criteria.base import Criterion
 from evalkit.errors import InputError, Problem
-from evalkit.loading.problems import problems_from
+from evalkit.loading.problems import known_keys, problems_from
 from evalkit.schema.config import EvalConfig
 
 
@@ -44,6 +44,11 @@ def configure_criteria(config: EvalConfig, file: str) -> list[Criterion]:
         if criterion_class is None:
             problems.append(Problem(file, where, _unknown(name)))
             continue
+        if criterion_class.gateable:
+            budgeted = _budgeted(criterion_class, value, file, where, problems)
+            if budgeted is not None:
+                criteria.append(budgeted)
+            continue
         if criterion_class.informational:
             problems.append(Problem(file, where, "an informational metric takes no threshold; it is always reported"))
             continue
@@ -58,7 +63,7 @@ def configure_criteria(config: EvalConfig, file: str) -> list[Criterion]:
         try:
             parsed = criterion_class.Options.model_validate(options)
         except ValidationError as error:
-            problems += problems_from(error, file, options, set(_option_names(criterion_class)), prefix=where)
+            problems += problems_from(error, file, options, known_keys(criterion_class.Options), prefix=where)
             continue
         criteria.append(criterion_class(threshold, parsed))
     for name in custom:
@@ -67,12 +72,31 @@ def configure_criteria(config: EvalConfig, file: str) -> list[Criterion]:
                                     "defined but not listed in 'criteria', so it would never run"))
     if problems:
         raise InputError(problems)
-    # ADK always appends the informational metrics, after the configured ones.
+    # ADK always appends the informational metrics, after the configured ones (a
+    # configured one, given a budget, takes its place).
     for name in registry.INFORMATIONAL:
+        if name in config.criteria:
+            continue
         criterion_class = registry.get(name)
         assert criterion_class is not None
         criteria.append(criterion_class(None))
     return criteria
+
+
+def _budgeted(
+    criterion_class: type[Criterion], value: Any, file: str, where: str, problems: list[Problem]
+) -> Criterion | None:
+    """A report-only metric's options (`max`, and e.g. cost_v1's prices); never a threshold."""
+    if not isinstance(value, dict) or "threshold" in value:
+        problems.append(Problem(file, where, f"{criterion_class.name} takes no threshold; it is reported, "
+                                "or gated with an upper bound: {\"max\": N} (docs/criteria.md, \"Budgets\")"))
+        return None
+    try:
+        options = criterion_class.Options.model_validate(value)
+    except ValidationError as error:
+        problems.extend(problems_from(error, file, value, known_keys(criterion_class.Options), prefix=where))
+        return None
+    return criterion_class(None, options)
 
 
 def _split(value: Any, file: str, where: str, problems: list[Problem]) -> tuple[float | None, dict[str, Any]]:
@@ -99,11 +123,6 @@ def _number(value: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return None if math.isnan(number) else number
-
-
-def _option_names(criterion_class: type[Criterion]) -> list[str]:
-    fields = criterion_class.Options.model_fields
-    return [*fields, *(f.alias for f in fields.values() if f.alias)]
 
 
 def _unknown(name: str) -> str:

@@ -53,6 +53,9 @@ _BUILT_IN: dict[str, str] = {
     "multi_turn_task_success_v1": "evalkit.criteria.adk.multi_turn:MultiTurnTaskSuccessCriterion",
     "multi_turn_trajectory_quality_v1": "evalkit.criteria.adk.multi_turn:MultiTurnTrajectoryQualityCriterion",
     "multi_turn_tool_use_quality_v1": "evalkit.criteria.adk.multi_turn:MultiTurnToolUseQualityCriterion",
+    "tool_trajectory_match_v1": "evalkit.criteria.extended.tool_trajectory_match:ToolTrajectoryMatchCriterion",
+    "final_session_state_v1": "evalkit.criteria.extended.final_session_state:FinalSessionStateCriterion",
+    "cost_v1": "evalkit.criteria.extended.cost:CostCriterion",
 }
 
 _registered: dict[str, type[Criterion]] = {}

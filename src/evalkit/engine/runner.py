@@ -61,10 +61,13 @@ class Runner:
         error_detail: str | None = None
         simulation: dict | None = None
         unmatched: list[dict] = []
+        final_state: dict | None = None
+        no_state_reason = ""
         try:
             session = await self.agent.open_session(spec)
             try:
                 simulation = await self._converse(job, session, actual)
+                final_state, no_state_reason = await _final_state(session)
             finally:
                 unmatched = session.unmatched_tool_calls()
                 await _quietly(session.close())
@@ -84,9 +87,11 @@ class Runner:
             session_id=spec.session_id,
             simulation=simulation,
             unmatched_tool_calls=unmatched or None,
+            final_state=final_state,
         )
         if error is None:
-            context = EvalContext(case=job.case, actual=actual, expected=expected, judge=self.judge)
+            context = EvalContext(case=job.case, actual=actual, expected=expected, judge=self.judge,
+                                  final_state=final_state, no_state_reason=no_state_reason)
             result.criteria = await score_case(context, job.criteria)
             result.status = case_status([c.status for c in result.criteria])
         result.invocations = _records(actual, expected)
@@ -148,6 +153,15 @@ def _records(actual: list[Invocation], expected: list[Invocation] | None) -> lis
 
 def _dump(invocation: Invocation) -> dict:
     return invocation.model_dump(mode="json", exclude_none=True)
+
+
+async def _final_state(session: AgentSession) -> tuple[dict | None, str]:
+    """The state the session ended with, or None and why (reading it must not fail the case)."""
+    try:
+        state = await session.final_state()
+    except Exception as error:
+        return None, f"reading the session state failed: {type(error).__name__}: {error}"
+    return state, "" if state is not None else session.no_state_reason
 
 
 async def _quietly(closing) -> None:

@@ -91,6 +91,9 @@ def failure_lines(cases: list[CaseResult], *, debug: bool = False) -> list[str]:
                 continue  # said once above
             if criterion.status is Status.ERROR:
                 lines.append(f"! {name}: {criterion.name}: {criterion.error or 'error'}")
+            elif criterion.status is Status.FAILED and criterion.threshold is None:
+                reason = criterion.details.get("reason", "over its budget")
+                lines.append(f"✗ {name}: {criterion.name} over budget: {reason}")
             elif criterion.status is Status.FAILED and criterion.spread is not None:
                 spread = criterion.spread
                 lines.append(f"✗ {name}: {criterion.name} passed {spread.passed} of {spread.runs} runs, "
@@ -165,8 +168,15 @@ def summary_line(result: RunResult) -> str:
         parts.append(f"{s.flaky} flaky")
     if result.repeat > 1:
         parts.append(f"{result.repeat} runs each")
+    if s.cost is not None:
+        parts.append(f"cost {money(s.cost)}")
     tail = " (interrupted)" if result.interrupted else ""
     return f"{_count(s.cases, 'case')}: {', '.join(parts)} in {result.duration_s:.2f} s{tail}"
+
+
+def money(amount: float) -> str:
+    """A cost in the price table's currency: four decimals, enough for per-token prices."""
+    return f"{amount:,.4f}"
 
 
 def judge_line(stats: dict) -> str:

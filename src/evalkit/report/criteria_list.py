@@ -10,13 +10,34 @@ from rich.console import Console
 from evalkit.criteria import registry
 
 
+def _nested_keys(annotation: object) -> list[str]:
+    """The keys of an options model nested in a field (`tools: {name: ToolRules}` → its rules)."""
+    from pydantic import BaseModel
+
+    candidates = [annotation, *getattr(annotation, "__args__", ())]
+    for candidate in candidates:
+        if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+            return list(candidate.model_fields)
+        inner = _nested_keys(candidate) if candidate is not annotation and getattr(candidate, "__args__", None) else []
+        if inner:
+            return inner
+    return []
+
+
 def describe_options(name: str) -> list[tuple[str, str, str]]:
     criterion = registry.get(name)
     assert criterion is not None
     rows = []
     for field_name, field in criterion.Options.model_fields.items():
+        description = field.description or ""
+        keys = _nested_keys(field.annotation)
+        if keys and field_name != "judge_model_options":
+            description += f" (keys: {', '.join(keys)})"
+        if field.is_required():
+            rows.append((field_name, "(required)", description))
+            continue
         default = field.get_default(call_default_factory=True)
-        rows.append((field_name, config_value(default), field.description or ""))
+        rows.append((field_name, config_value(default), description))
     return rows
 
 
@@ -35,7 +56,8 @@ def render_criteria(console: Console) -> None:
         needs = [w for w, on in (("expected turns", criterion.requires_expected),
                                  ("a conversation scenario", criterion.requires_scenario),
                                  ("a judge model", criterion.uses_judge)) if on]
-        kind = "informational, never gates" if criterion.informational else "threshold"
+        kind = ("report-only; gates with an upper bound, max" if criterion.gateable
+                else "informational, never gates" if criterion.informational else "threshold")
         # A pipe or a log gets whole lines (soft_wrap): grep finds an option with its meaning.
         wrap = not console.is_terminal
         console.print(f"[bold]{name}[/bold]  [dim]({kind}{'; needs ' + ', '.join(needs) if needs else ''})[/dim]",

@@ -22,7 +22,7 @@ import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
 
 from evalkit.report.console import failure_lines
-from evalkit.schema.results import CaseResult, CriterionResult, RunResult, Status
+from evalkit.schema.results import CaseResult, CriterionResult, RunResult, Status, total_cost
 
 # Characters XML 1.0 cannot carry at all, even escaped; an agent may well emit them
 # (terminal colour codes, NUL bytes), and one of them would make the file unreadable.
@@ -62,7 +62,10 @@ def _suite(result: RunResult, index: int, eval_set_id: str, cases: list[CaseResu
     })
     properties = ET.SubElement(suite, "properties")
     source_files = sorted({case.source_file for case in cases if case.source_file})
-    for name, value in [("evalkit_version", result.evalkit_version), *(("source_file", f) for f in source_files)]:
+    cost = total_cost(cases)
+    priced = [("cost", f"{cost:.6f}")] if cost is not None else []
+    for name, value in [("evalkit_version", result.evalkit_version), *(("source_file", f) for f in source_files),
+                        *priced]:
         ET.SubElement(properties, "property", {"name": name, "value": _text(value)})
     for case in cases:
         suite.append(_testcase(case))

@@ -43,6 +43,7 @@ class ScoredCase:
     actual: list[dict[str, Any]] = field(default_factory=list)  # the recorded turns, as stored
     expected: list[dict[str, Any] | None] = field(default_factory=list)  # per turn, where the file keeps it
     source_file: str | None = None  # the eval set file the case came from (evalkit's files only)
+    final_state: dict[str, Any] | None = None  # the session state the agent left (evalkit results only)
 
 
 @dataclass
@@ -99,6 +100,7 @@ def from_result(result: RunResult, label: str) -> ScoredRun:
             actual=[record.actual for record in case.invocations if record.actual],
             expected=[record.expected for record in case.invocations],
             source_file=case.source_file,
+            final_state=case.final_state,
         )
     return run
 

@@ -139,6 +139,13 @@ class ToolMock(StrictModel):
         return self
 
 
+class OptionalToolCall(StrictModel):
+    """evalkit's extension: an expected tool call the agent may leave out (docs/criteria.md)."""
+
+    name: str = Field(description="tool name; every expected call of this tool is optional")
+    invocation_index: int | None = Field(default=None, description="only in this turn (0-based); every turn when absent")
+
+
 class SessionInput(OpenModel):
     app_name: str
     user_id: str
@@ -155,6 +162,7 @@ class EvalCase(OpenModel):
     final_session_state: dict[str, Any] | None = Field(default_factory=dict)
     creation_timestamp: float = 0.0
     tool_mocks: list[ToolMock] | None = None
+    optional_tool_calls: list[OptionalToolCall] | None = None
 
     @model_validator(mode="after")
     def _exactly_one_of_conversation_or_scenario(self) -> EvalCase:

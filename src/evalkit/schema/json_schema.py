@@ -16,7 +16,31 @@ def json_schema(which: str) -> dict[str, Any]:
         from evalkit.schema.config import EvalConfig
 
         document = EvalConfig.model_json_schema(by_alias=False)
+        _describe_criteria(document)
     else:
         raise UsageError(f"schema {which!r}: choose 'evalset' or 'config'")
     document["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     return document
+
+
+def _describe_criteria(document: dict[str, Any]) -> None:
+    """Spell out `criteria`: each known criterion's threshold and options, from its options model."""
+    from evalkit.criteria import registry
+
+    properties: dict[str, Any] = {}
+    for name in registry.names():
+        criterion = registry.get(name)
+        assert criterion is not None
+        options = criterion.Options.model_json_schema(by_alias=False, ref_template="#/$defs/{model}")
+        document.setdefault("$defs", {}).update(options.pop("$defs", {}))
+        options["description"] = criterion.description
+        if criterion.gateable:
+            properties[name] = options  # report-only metrics: options (a budget), never a threshold
+            continue
+        low, high = criterion.score_range
+        threshold = {"type": "number", "minimum": low, **({"maximum": high} if high != float("inf") else {})}
+        options["properties"] = {"threshold": threshold, **options.get("properties", {})}
+        options["required"] = ["threshold", *options.get("required", [])]
+        properties[name] = {"description": criterion.description, "anyOf": [threshold, options]}
+    criteria = document["properties"]["criteria"]
+    criteria["properties"] = properties

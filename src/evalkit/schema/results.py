@@ -114,6 +114,8 @@ class CaseResult(ResultModel):
     simulation: dict[str, Any] | None = Field(default=None, description="how a simulated conversation ended")
     unmatched_tool_calls: list[dict[str, Any]] | None = Field(
         default=None, description="calls to a faked tool that no tool_mocks entry matched: {invocation_index, name, args}")
+    final_state: dict[str, Any] | None = Field(
+        default=None, description="the session state the agent left, when it reports one")
     repeat: RepeatStats | None = None
     runs: list[CaseResult] | None = Field(default=None, description="each repeated run, in the order they finished")
 
@@ -125,6 +127,7 @@ class Summary(ResultModel):
     not_evaluated: int = 0
     errors: int = 0
     flaky: int = 0
+    cost: float | None = Field(default=None, description="the cases' cost_v1 added up, in the price table's currency")
 
     @classmethod
     def of(cls, cases: list[CaseResult]) -> Summary:
@@ -138,7 +141,14 @@ class Summary(ResultModel):
             not_evaluated=counts[Status.NOT_EVALUATED],
             errors=counts[Status.ERROR],
             flaky=sum(1 for case in cases if case.repeat is not None and case.repeat.flaky),
+            cost=total_cost(cases),
         )
+
+
+def total_cost(cases: list[CaseResult]) -> float | None:
+    """What the cases' model tokens cost by `cost_v1` (None when no case was priced)."""
+    costs = [c.score for case in cases for c in case.criteria if c.name == "cost_v1" and c.score is not None]
+    return round(sum(costs), 10) if costs else None
 
 
 class RunResult(ResultModel):

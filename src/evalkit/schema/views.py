@@ -95,3 +95,19 @@ def usage_records(invocation: Invocation) -> list[UsageMetadata]:
     if not isinstance(data, InvocationEvents):
         return []
     return [e.usage_metadata for e in data.invocation_events if e.usage_metadata is not None]
+
+
+def authored_tool_calls(invocation: Invocation) -> list[tuple[str | None, FunctionCall]]:
+    """Every tool call of the turn with the agent that made it (None for Form A, which has no authors)."""
+    data = invocation.intermediate_data
+    if isinstance(data, IntermediateData):
+        return [(None, call) for call in data.tool_uses]
+    if not isinstance(data, InvocationEvents):
+        return []
+    return [
+        (event.author, part.function_call)
+        for event in data.invocation_events
+        if event.content is not None
+        for part in event.content.parts or ()
+        if part.function_call is not None
+    ]

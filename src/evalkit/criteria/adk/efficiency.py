@@ -1,20 +1,31 @@
 """The four informational metrics ADK always reports (docs/adk-parity.md, "Efficiency metrics").
 
-They never gate a case and take no threshold. Their averaging rules differ on purpose,
-as in ADK: token counts divide by *all* turns, durations only by measured ones.
+They take no threshold and, as in ADK, never gate a case, unless the config gives
+them an upper bound (`{"max": N}`, evalkit's extension, docs/criteria.md "Budgets"):
+then the case passes or fails on it, and the score and details stay ADK's. Their
+averaging rules differ on purpose, as in ADK: token counts divide by *all* turns,
+durations only by measured ones.
 """
 
 from __future__ import annotations
 
 from evalkit.criteria.base import Criterion, EvalContext, Outcome
+from evalkit.criteria.extended.budget import BudgetOptions, DurationBudgetOptions, check_budget
 from evalkit.schema.evalset import Invocation, InvocationEvents
 from evalkit.schema.results import InvocationScore, Status
 from evalkit.schema.views import tool_calls, usage_records
 
 
-class _Informational(Criterion):
+class _Informational(Criterion[BudgetOptions]):
     informational = True
+    gateable = True
+    Options = BudgetOptions
     score_range = (0.0, float("inf"))
+
+    def __init__(self, threshold: float | None, options: BudgetOptions | None = None):
+        super().__init__(threshold, options)
+        # With a budget the metric gates the case; without one it stays report-only.
+        self.informational = not self.options.bounds()
 
     def per_turn(self, invocation: Invocation) -> tuple[float | None, dict]:
         raise NotImplementedError
@@ -28,9 +39,13 @@ class _Informational(Criterion):
         values = [v for v, _ in pairs]
         details = [d for _, d in pairs]
         score, summary = self.summarise(values, details)
+        status = Status.INFORMATIONAL
+        if not self.informational:
+            status, verdict = check_budget(self.options, values, score)
+            summary = {**summary, **verdict}
         return Outcome(
             score=score,
-            status=Status.INFORMATIONAL,
+            status=status,
             invocations=[
                 InvocationScore(score=v, status=Status.INFORMATIONAL, details=d) for v, d in pairs
             ],
@@ -101,6 +116,7 @@ class TokenUsage(_Informational):
 
 class InvocationDuration(_Informational):
     name = "invocation_duration_v1"
+    Options = DurationBudgetOptions
     description = "Seconds per turn, split into model, tool and framework time when known (informational)"
 
     def per_turn(self, invocation: Invocation) -> tuple[float | None, dict]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Annotated, ClassVar
 
 from pydantic import Field, field_validator
 
@@ -22,6 +22,7 @@ from evalkit.criteria.adk.rubrics import (
     attached_rubrics,
     duplicate_ids,
     effective_rubrics,
+    has_turn_scoped,
     parse_verdicts,
     resolve,
     rubric_list_problem,
@@ -51,10 +52,19 @@ def vote_on_rubrics(replies: Sequence[str], rubrics: Sequence[Rubric]) -> tuple[
     return chosen, details
 
 
+class TurnRubric(Rubric):
+    """A criterion's rubric; evalkit lets it name the turns it applies to."""
+
+    invocation_indexes: list[Annotated[int, Field(ge=0)]] | None = Field(
+        default=None, description="only these turns (0-based); every judged turn when absent"
+    )
+
+
 class RubricOptions(CriterionOptions):
     judge_model_options: JudgeModelOptions = judge_options_field()
-    rubrics: list[Rubric] = Field(
-        default_factory=list, description="rubrics applied to every judged turn, whatever their type"
+    rubrics: list[TurnRubric] = Field(
+        default_factory=list,
+        description="rubrics applied to every judged turn (or to its invocation_indexes), whatever their type",
     )
     include_intermediate_responses_in_final: bool = Field(
         default=False,
@@ -64,11 +74,16 @@ class RubricOptions(CriterionOptions):
 
     @field_validator("rubrics")
     @classmethod
-    def _unique_ids(cls, rubrics: list[Rubric]) -> list[Rubric]:
+    def _unique_ids(cls, rubrics: list[TurnRubric]) -> list[TurnRubric]:
         duplicates = duplicate_ids(rubrics)
         if duplicates:
             raise ValueError("rubric id " + ", ".join(repr(d) for d in duplicates) + " is used more than once")
         return rubrics
+
+
+def _judged(positions: list[int], rubric_lists: list[list[Rubric]]) -> tuple[list[int], list[list[Rubric]]]:
+    kept = [(p, r) for p, r in zip(positions, rubric_lists) if r]
+    return [p for p, _ in kept], [r for _, r in kept]
 
 
 def rubric_bullets(rubrics: Sequence[Rubric]) -> str:
@@ -97,7 +112,9 @@ class RubricCriterion(JudgeCriterion[RubricOptions]):
         """Turn `index`'s own rubric list; InputError if it has duplicates or is empty."""
         expected = ctx.expected[index] if ctx.expected is not None and index < len(ctx.expected) else None
         attached = attached_rubrics(ctx.case, ctx.actual[index], expected)
-        rubrics = effective_rubrics(self.rubric_options.rubrics, attached, self.rubric_type)
+        rubrics = effective_rubrics(self.rubric_options.rubrics, attached, self.rubric_type, index)
+        if not rubrics and has_turn_scoped(self.rubric_options.rubrics):
+            return []  # per-turn rubrics that name other turns: this turn is not judged
         problem = rubric_list_problem(self.name, self.rubric_type, rubrics, f"turn {index + 1}")
         if problem is None:
             # ADK also refuses an id repeated among the turn's rubrics of other types.
@@ -112,6 +129,7 @@ class RubricCriterion(JudgeCriterion[RubricOptions]):
         turns = len(ctx.actual)
         positions = self.judged_positions(turns)
         rubric_lists = [self.rubrics_for(ctx, index) for index in positions]
+        positions, rubric_lists = _judged(positions, rubric_lists)
         try:
             prompts = [self.build_prompt(ctx, index, rubrics) for index, rubrics in zip(positions, rubric_lists)]
         except UnknownAgentError as error:

@@ -123,9 +123,23 @@ def duplicate_ids(rubrics: Iterable[Rubric]) -> list[str]:
     return duplicates
 
 
-def effective_rubrics(criterion_rubrics: Sequence[Rubric], attached: Sequence[Rubric], rubric_type: str) -> list[Rubric]:
-    """The criterion's rubrics, then the attached ones of `rubric_type` (untyped ones are ignored)."""
-    return [*criterion_rubrics, *(r for r in attached if r.type == rubric_type)]
+def effective_rubrics(
+    criterion_rubrics: Sequence[Rubric], attached: Sequence[Rubric], rubric_type: str, index: int | None = None
+) -> list[Rubric]:
+    """The criterion's rubrics for turn `index`, then the attached ones of `rubric_type`
+    (untyped ones are ignored). A criterion rubric naming `invocation_indexes` (evalkit's
+    extension, docs/criteria.md "Per-turn rubrics") applies to those turns only."""
+    own = [r for r in criterion_rubrics if applies_to(r, index)]
+    return [*own, *(r for r in attached if r.type == rubric_type)]
+
+
+def has_turn_scoped(rubrics: Iterable[Rubric]) -> bool:
+    return any(getattr(r, "invocation_indexes", None) is not None for r in rubrics)
+
+
+def applies_to(rubric: Rubric, index: int | None) -> bool:
+    turns = getattr(rubric, "invocation_indexes", None)
+    return turns is None or index in turns
 
 
 def rubric_list_problem(criterion_name: str, rubric_type: str, rubrics: Sequence[Rubric], where: str) -> str | None:
@@ -167,12 +181,28 @@ def check_rubrics(case: EvalCase, criteria: Iterable[Criterion]) -> list[str]:
         if rubric_type is None:
             continue
         own = list(getattr(criterion.options, "rubrics", None) or [])
+        problems += _turns_out_of_range(criterion.name, own, len(turns))
         positions = criterion.judged_positions(len(turns)) if turns else [None]  # type: ignore[attr-defined]
         for position in positions:
             turn = turns[position] if position is not None else None
             where = f"turn {position + 1}" if position is not None else "the conversation"
-            rubrics = effective_rubrics(own, attached_rubrics(case, None, turn), rubric_type)
+            rubrics = effective_rubrics(own, attached_rubrics(case, None, turn), rubric_type, position)
+            if not rubrics and has_turn_scoped(own):
+                continue  # per-turn rubrics for other turns: this one is not judged
             problem = rubric_list_problem(criterion.name, rubric_type, rubrics, where)
             if problem:
                 problems.append(problem)
     return problems
+
+
+def _turns_out_of_range(criterion_name: str, rubrics: Sequence[Rubric], turns: int) -> list[str]:
+    """Per-turn rubrics naming a turn a conversation case does not have (scenarios have no fixed turns)."""
+    if not turns:
+        return []
+    return [
+        f"{criterion_name}: rubric {r.rubric_id!r} names invocation index {i}, but the case has "
+        f"{turns} turn{'' if turns == 1 else 's'} (indexes from 0)"
+        for r in rubrics
+        for i in getattr(r, "invocation_indexes", None) or ()
+        if i >= turns
+    ]

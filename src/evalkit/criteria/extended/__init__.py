@@ -1,0 +1,1 @@
+"""evalkit's own criteria beside ADK's: flexible trajectories, final state, cost (docs/criteria.md)."""
