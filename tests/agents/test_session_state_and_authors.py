@@ -76,7 +76,7 @@ def test_cmd_agent_state_only_when_it_reports_one(tmp_path):
     silent = run_evalkit("run", str(write_case(tmp_path, ["hello"])), "--agent", agent, "--config", str(config),
                          cwd=tmp_path)
     assert silent.returncode == 1
-    assert "final_session_state_v1 was not evaluated: the agent's replies carried no `state`" in silent.stdout
+    assert "final_session_state_v1 not evaluated: the agent's replies carried no `state`" in silent.stdout
 
     reported = run_evalkit("run", str(write_case(tmp_path, ["hello", "report"])), "--agent", agent,
                            "--config", str(config), cwd=tmp_path)
