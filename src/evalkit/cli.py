@@ -184,11 +184,12 @@ app.add_typer(import_app, name="import")
 def import_ces(
     file: Path = typer.Argument(..., help="A CES Evaluation resource (JSON)"),
     out: Optional[Path] = typer.Option(None, "--out", help="Where to write the eval set (default <name>.evalset.json here)"),
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing eval set or test_config.json"),
 ) -> None:
     """Convert a CES golden or scenario evaluation into an eval set and a test_config.json beside it."""
     from evalkit.ces.importer import import_ces_file, summary_lines
 
-    result = guarded(lambda: import_ces_file(file, out))
+    result = guarded(lambda: import_ces_file(file, out, force=force))
     for line in summary_lines(result):
         typer.echo(line)
 

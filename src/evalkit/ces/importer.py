@@ -35,12 +35,13 @@ class ImportResult:
     warnings: list[str] = field(default_factory=list)
 
 
-def import_ces(path: Path, out: Path | None = None) -> tuple[Path, Path]:
-    result = import_ces_file(path, out)
+def import_ces(path: Path, out: Path | None = None, *, force: bool = False) -> tuple[Path, Path]:
+    result = import_ces_file(path, out, force=force)
     return result.evalset_path, result.config_path
 
 
-def import_ces_file(path: Path, out: Path | None = None, cwd: Path | None = None) -> ImportResult:
+def import_ces_file(path: Path, out: Path | None = None, cwd: Path | None = None, *,
+                    force: bool = False) -> ImportResult:
     path = Path(path)
     evaluations = read_evaluations(path)
     single = len(evaluations) == 1
@@ -52,6 +53,8 @@ def import_ces_file(path: Path, out: Path | None = None, cwd: Path | None = None
         evalset["description"] = evaluations[0].description
     evalset["eval_cases"] = conversion.cases
     config_path = evalset_path.with_name(CONFIG_NAME)
+    if not force:
+        _refuse_to_overwrite([evalset_path, config_path])
     evalset_path.parent.mkdir(parents=True, exist_ok=True)
     _write_json(evalset_path, evalset)
     _write_json(config_path, conversion.config)
@@ -112,6 +115,15 @@ def _target(out: Path | None, name: str, cwd: Path) -> Path:
     if out.name == CONFIG_NAME:
         raise InputError(Problem(str(out), "", f"--out names the eval set file; {CONFIG_NAME} is written beside it"))
     return out
+
+
+def _refuse_to_overwrite(paths: list[Path]) -> None:
+    """A `test_config.json` may hold thresholds of other eval sets in its folder: keep it unless told."""
+    existing = [path for path in paths if path.exists()]
+    if existing:
+        raise InputError([Problem(str(path), "", "already exists; pass --force to overwrite it, "
+                                                 "or --out to write the eval set elsewhere")
+                          for path in existing])
 
 
 def _write_json(path: Path, data: Any) -> None:
