@@ -121,10 +121,10 @@ def apply_shard(plan, text: str | None):
 
 def check_loop_options(request: RunRequest) -> None:
     """Reject a bad `--pass-rate`, `EVALKIT_HISTORY_LIMIT` or output path before anything runs."""
-    for flag, path in (("--json", request.json_out), ("--junit", request.junit),
-                       ("--markdown", request.markdown), ("--html", request.html)):
-        if path is not None and path.is_dir():
-            raise UsageError(f"{flag} {path}: is a folder; name the file to write")
+    from evalkit.report.output_paths import check_output_paths
+
+    check_output_paths({"--json": request.json_out, "--junit": request.junit,
+                        "--markdown": request.markdown, "--html": request.html})
     if request.pass_rate is not None:
         from evalkit.repeats import required_passes
 
