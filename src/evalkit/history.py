@@ -55,6 +55,7 @@ def previous_run(directory: Path | None = None) -> Path | None:
 def record(result: RunResult, directory: Path | None = None, limit: int | None = None) -> Path | None:
     """Keep `result` as the newest run and prune the oldest beyond the limit; None when off."""
     from evalkit.report.json_file import write_result
+    from evalkit.state_folder import make_folder
 
     limit = history_limit() if limit is None else limit
     if limit == 0:
@@ -62,6 +63,7 @@ def record(result: RunResult, directory: Path | None = None, limit: int | None =
     folder = directory or runs_dir()
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
     path = folder / f"run-{stamp}-{secrets.token_hex(3)}.json"
+    make_folder(folder)
     write_result(result, path)
     prune(folder, limit)
     return path

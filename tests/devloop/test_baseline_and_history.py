@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from evalkit import history
 from evalkit.schema.results import RunResult, Summary
@@ -78,3 +79,31 @@ def test_history_directory_limit_and_off_switch(tmp_path, monkeypatch):
     assert done.returncode == 2
     assert "EVALKIT_HISTORY_LIMIT=many: expected a whole number" in done.stderr
 
+
+
+def test_a_new_evalkit_folder_gets_a_gitignore_of_its_own(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("EVALKIT_RUNS_DIR", raising=False)
+    monkeypatch.setenv("EVALKIT_HISTORY_LIMIT", "3")
+    recorded = history.record(RunResult(evalkit_version="0", started_at="2026-01-01T00:00:00+00:00",
+                                        duration_s=0.0, summary=Summary(), cases=[]))
+    assert recorded is not None and recorded.parent == Path(".evalkit", "runs")
+    assert (tmp_path / ".evalkit" / ".gitignore").read_text().splitlines()[-1] == "*"
+
+    from evalkit.state_folder import make_folder
+
+    own = tmp_path / "other" / ".evalkit"
+    own.mkdir(parents=True)  # a folder the user made keeps what they put in it
+    make_folder(own / "cache")
+    assert not (own / ".gitignore").exists()
+
+
+async def test_the_judge_cache_creates_its_evalkit_folder_with_a_gitignore(tmp_path):
+    from evalkit.judge.cache import JudgeCache
+    from evalkit.judge.base import JudgeReply, JudgeRequest
+
+    cache = JudgeCache(tmp_path / ".evalkit" / "cache")
+    await cache.put(JudgeRequest(model="m", prompt="p"), JudgeReply(text="t"))
+    cache.close()
+    assert (tmp_path / ".evalkit" / "cache" / "judge-cache.sqlite3").is_file()
+    assert "*" in (tmp_path / ".evalkit" / ".gitignore").read_text().splitlines()
