@@ -83,7 +83,8 @@ def test_async_agents_state_and_history(tmp_path):
 def test_a_reply_with_an_unknown_key_is_a_clear_error(tmp_path):
     done = run_evalkit("run", f"{ECHO}:hello", "--agent", f"{AGENTS}:bad_reply")
     assert done.returncode == 3
-    assert "case 'hello', turn 1: invalid reply: final_answer: Extra inputs are not permitted" in done.stdout
+    assert ("case 'hello', turn 1: invalid reply: final_answer: unknown key 'final_answer'; "
+            "did you mean 'final_response'?") in done.stdout
 
 
 def test_replay_rescores_a_saved_run_without_the_agent(tmp_path):
