@@ -61,10 +61,9 @@ def import_object(spec: str) -> Any:
     """`pkg.module:attr` or `path/to/file.py:attr` → the object."""
     target, sep, attr = spec.rpartition(":")
     if not sep or not target or not attr:
-        raise AgentLoadError(
-            f"--agent {spec}: expected module:attr, file.py:attr, an ADK agent folder, "
-            "cmd:COMMAND, http(s)://URL or replay:RESULT.json"
-        )
+        from evalkit.agents.spec_hints import bad_spec_message
+
+        raise AgentLoadError(bad_spec_message(spec))
     try:
         module = _import_file(target) if target.endswith(".py") else _import_module(target)
     except AgentLoadError:
@@ -74,7 +73,11 @@ def import_object(spec: str) -> Any:
     obj: Any = module
     for part in attr.split("."):
         if not hasattr(obj, part):
-            raise AgentLoadError(f"--agent {spec}: {target} has no attribute {attr!r}")
+            from evalkit.agents.spec_hints import runnable_names
+            from evalkit.loading.problems import did_you_mean
+
+            names = runnable_names(obj) if obj is module else [n for n in dir(obj) if not n.startswith("_")]
+            raise AgentLoadError(f"--agent {spec}: {target} has no attribute {attr!r}{did_you_mean(attr, names, 0.6)}")
         obj = getattr(obj, part)
     return obj
 
@@ -88,6 +91,11 @@ def _import_module(name: str) -> Any:
         if error.name and name.startswith(error.name):
             raise AgentLoadError(f"--agent {name}: no module named {error.name!r}") from None
         raise
+
+
+def import_module_file(path: str) -> Any:
+    """Import a `.py` file as `--agent` does (for hints about what it defines)."""
+    return _import_file(path)
 
 
 def _import_file(path: str) -> Any:

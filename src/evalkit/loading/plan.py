@@ -140,7 +140,10 @@ def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_fi
         known = {c.eval_id for s in plan.sets for c in s.evalset.eval_cases}
         missing = [i for i in case_ids if i not in known]
         if missing:
-            raise InputError(f"--case {', '.join(missing)}: no eval case with that id in the given eval sets")
+            from evalkit.loading.problems import did_you_mean
+
+            raise InputError([Problem("", "", f"--case {i}: no eval case with that id in the given eval sets"
+                                              f"{did_you_mean(i, known)}") for i in missing])
     if plan.case_count == 0:
         raise InputError("nothing selected: the given eval sets hold no matching eval cases")
     return plan
@@ -157,8 +160,11 @@ def _configure(config_path: Path | None) -> tuple[EvalConfig, list[Criterion]]:
 
 def _select(evalset: EvalSet, file: Path, ids: list[str], case_ids: list[str] | None) -> tuple[list[EvalCase], list[Problem]]:
     by_id = {c.eval_id: c for c in evalset.eval_cases}
+    from evalkit.loading.problems import did_you_mean
+
     problems = [
-        Problem(str(file), f"selector {i!r}", f"no eval case with that id (ids: {', '.join(list(by_id)[:10])})")
+        Problem(str(file), f"selector {i!r}",
+                f"no eval case with that id{did_you_mean(i, by_id)} (ids: {', '.join(list(by_id)[:10])})")
         for i in ids
         if i not in by_id
     ]

@@ -1,0 +1,64 @@
+"""What to write instead, when `--agent SPEC` names nothing that can run (docs/agents.md).
+
+`calc.py` alone lists the callables the file defines, as `calc.py:NAME`; a folder that
+does not exist is said to be missing, not a bad spec; a missing attribute gets the
+closest name the module has.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+FORMS = "module:attr, file.py:attr, an ADK agent folder, cmd:COMMAND, http(s)://URL or replay:RESULT.json"
+
+
+def bad_spec_message(spec: str) -> str:
+    """The message for a SPEC of no known form (no `:attr`, not an existing folder)."""
+    if spec.endswith(("/", os.sep)) or (not spec.endswith(".py") and os.sep in spec and not Path(spec).exists()):
+        return f"--agent {spec}: no such folder (an ADK agent folder is given by its path from {Path.cwd()})"
+    path = Path(spec)
+    if spec.endswith(".py"):
+        if not path.is_file():
+            return f"--agent {spec}: no such file"
+        return _name_the_object(spec)
+    if path.is_file():
+        return f"--agent {spec}: a file is named as {spec}:NAME with NAME its agent or function ({FORMS})"
+    return f"--agent {spec}: expected {FORMS}"
+
+
+def _name_the_object(spec: str) -> str:
+    from evalkit.agents.spec import import_module_file
+    from evalkit.errors import AgentLoadError
+
+    try:
+        module = import_module_file(spec)
+    except AgentLoadError as error:
+        return str(error)
+    except Exception as error:  # the user's file failed: say so, and still say what to write
+        return f"--agent {spec}: name the agent or function to run, as {spec}:NAME (importing it failed: " \
+               f"{type(error).__name__}: {error})"
+    names = runnable_names(module)
+    if not names:
+        return f"--agent {spec}: name the agent or function to run, as {spec}:NAME; the file defines no function or agent"
+    listed = ", ".join(f"{spec}:{name}" for name in names[:8])
+    return f"--agent {spec}: name the agent or function to run, as {spec}:NAME; it defines {listed}"
+
+
+def runnable_names(module: ModuleType) -> list[str]:
+    """Public functions and classes the module defines itself, and the agent objects it holds."""
+    names = []
+    for name, value in vars(module).items():
+        if name.startswith("_") or isinstance(value, ModuleType):
+            continue
+        if _is_agent_object(value) or (callable(value) and getattr(value, "__module__", None) == module.__name__):
+            names.append(name)
+    return names
+
+
+def _is_agent_object(value: Any) -> bool:
+    from evalkit.agents.spec import _is_adk_object
+
+    return not isinstance(value, type) and _is_adk_object(value)
