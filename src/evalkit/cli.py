@@ -89,11 +89,13 @@ def validate(
     case: Optional[List[str]] = typer.Option(None, "--case", help="Only this eval id (repeatable)"),
 ) -> None:
     """Check eval sets and configs without running anything (no agent, no network)."""
-    from evalkit.loading.plan import build_plan
+    from evalkit.commands.validate import validate_command
 
-    plan = guarded(lambda: build_plan(paths, case_ids=case or [], config_file=config))
-    for planned in plan.sets:
-        typer.echo(f"ok  {planned.file}: {len(planned.cases)} cases, criteria from {planned.config_file or 'defaults'}")
+    validation = guarded(lambda: validate_command(paths, case or [], config))
+    for line in validation.ok:
+        typer.echo(line)
+    for line in validation.warnings:
+        typer.echo(f"evalkit: warning: {line}", err=True)
 
 
 @app.command()

@@ -28,6 +28,12 @@ class PlannedSet:
     config_file: Path | None
     criteria: list[Criterion]
     cases: list[EvalCase]
+    # eval_id → why that case is reported `not_evaluated` instead of run (see case_checks)
+    not_evaluated: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def cases_to_run(self) -> list[EvalCase]:
+        return [case for case in self.cases if case.eval_id not in self.not_evaluated]
 
 
 @dataclass
@@ -92,8 +98,10 @@ def _expand(path: Path) -> list[Path]:
     return [path]
 
 
-def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_file: str | None = None) -> Plan:
-    from evalkit.loading.case_checks import case_problems
+def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_file: str | None = None,
+               allow_empty: bool = False) -> Plan:
+    """The plan for PATHs; `allow_empty` (for `validate`) accepts eval sets that hold no case."""
+    from evalkit.loading.case_checks import case_problems, not_evaluated_reasons
     from evalkit.simulation.config import simulator_config_problems
 
     if not paths:
@@ -133,7 +141,8 @@ def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_fi
         cases, selection_problems = _select(evalset, file, ids, case_ids)
         problems += selection_problems + case_problems(cases, criteria, file, config_path)
         problems += simulator_config_problems(config.user_simulator_config, cases, file, config_path)
-        plan.sets.append(PlannedSet(file, evalset, config, config_path, criteria, cases))
+        plan.sets.append(PlannedSet(file, evalset, config, config_path, criteria, cases,
+                                    not_evaluated_reasons(cases, config_path)))
     if problems:
         raise InputError(problems)
     if case_ids:
@@ -144,7 +153,7 @@ def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_fi
 
             raise InputError([Problem("", "", f"--case {i}: no eval case with that id in the given eval sets"
                                               f"{did_you_mean(i, known)}") for i in missing])
-    if plan.case_count == 0:
+    if plan.case_count == 0 and not allow_empty:
         raise InputError("nothing selected: the given eval sets hold no matching eval cases")
     return plan
 

@@ -75,6 +75,9 @@ def failure_lines(cases: list[CaseResult]) -> list[str]:
         if case.status is Status.ERROR and case.error:
             lines.append(f"! {name}: {case.error}")
             continue
+        if case.status is Status.NOT_EVALUATED and case.reason:
+            lines.append(f"– {name}: not evaluated: {case.reason}")
+            continue
         for criterion in case.criteria:
             if criterion.status is Status.ERROR:
                 lines.append(f"! {name}: {criterion.name}: {criterion.error or 'error'}")

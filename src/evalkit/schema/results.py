@@ -103,6 +103,7 @@ class CaseResult(ResultModel):
     eval_id: str
     status: Status
     error: str | None = None
+    reason: str | None = Field(default=None, description="why a not_evaluated case was not scored, and what to add")
     criteria: list[CriterionResult] = Field(default_factory=list)
     invocations: list[InvocationRecord] = Field(default_factory=list)
     source_file: str | None = None
