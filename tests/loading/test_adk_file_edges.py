@@ -65,3 +65,27 @@ def test_validate_checks_a_config_file_given_alone(tmp_path):
     failed = run_evalkit("validate", str(bad), cwd=tmp_path)
     assert failed.returncode == 2
     assert f"{bad}: criteria.response_match_scor" in failed.stderr and "did you mean 'response_match_score'" in failed.stderr
+
+
+def test_legacy_files_of_the_same_name_in_different_folders_keep_apart(tmp_path):
+    from evalkit.loading.plan import build_plan
+
+    legacy = [{"query": "hi", "expected_tool_use": [], "reference": "you said: hi"}]
+    for folder in ("agent_a/tests", "agent_b/tests", "other"):
+        write(tmp_path / folder / "simple.test.json", legacy)
+    plan = build_plan([str(tmp_path)])
+    assert sorted(s.evalset.eval_set_id for s in plan.sets) == ["agent_a/tests/simple", "agent_b/tests/simple",
+                                                                "other/simple"]
+    alone = build_plan([str(tmp_path / "other")])
+    assert [s.evalset.eval_set_id for s in alone.sets] == ["simple"]  # no collision, no change
+    checked = run_evalkit("validate", str(tmp_path), cwd=tmp_path)
+    assert checked.returncode == 0, checked.stderr
+
+
+def test_two_explicit_equal_eval_set_ids_stay_an_error(tmp_path):
+    case = {"eval_id": "c", "conversation": [turn("hi", "you said: hi")]}
+    first = write(tmp_path / "a" / "x.evalset.json", {"eval_set_id": "same", "eval_cases": [case]})
+    write(tmp_path / "b" / "x.evalset.json", {"eval_set_id": "same", "eval_cases": [case]})
+    done = run_evalkit("validate", str(tmp_path), cwd=tmp_path)
+    assert done.returncode == 2
+    assert f"'same' is also the id of {first}" in done.stderr

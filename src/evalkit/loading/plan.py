@@ -13,7 +13,7 @@ from pathlib import Path
 from evalkit.criteria.base import Criterion
 from evalkit.errors import InputError, Problem
 from evalkit.loading.configs import discover_config, load_config
-from evalkit.loading.evalsets import load_evalset
+from evalkit.loading.evalsets import load_evalset, separate_derived_ids
 from evalkit.schema.config import DEFAULT_CRITERIA, EvalConfig
 from evalkit.schema.evalset import EvalCase, EvalSet
 
@@ -118,12 +118,15 @@ def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_fi
     plan = Plan()
     seen_set_ids: dict[str, Path] = {}
     configured: dict[Path | None, tuple[EvalConfig, list[Criterion]] | None] = {}
-    for file, ids in selection.items():
+    loaded: list[tuple[Path, EvalSet]] = []
+    for file in selection:
         try:
-            evalset = load_evalset(file)
+            loaded.append((file, load_evalset(file)))
         except InputError as error:
             problems += error.problems
-            continue
+    separate_derived_ids(loaded)
+    for file, evalset in loaded:
+        ids = selection[file]
         config_path = explicit_config or discover_config(file)
         if config_path not in configured:  # sets sharing a config share its criteria, checked once
             try:
