@@ -62,7 +62,7 @@ def run(
     case: Optional[List[str]] = typer.Option(None, "--case", help="Only this eval id (repeatable)"),
     shard: Optional[str] = typer.Option(None, "--shard", help="K/N: run the K-th of N stable slices of the cases"),
     baseline: Optional[str] = typer.Option(None, "--baseline", help="Compare with an earlier result file (evalkit's or ADK's), or 'last' for the previous run; regressions exit 1"),
-    tolerance: float = typer.Option(0.0, "--tolerance", help="With --baseline: a score may drop this much before it counts as a regression"),
+    tolerance: Optional[float] = typer.Option(None, "--tolerance", help="With --baseline: a score may drop this much before it counts as a regression (default 0)"),
     pass_rate: Optional[float] = typer.Option(None, "--pass-rate", help="With --repeat: share of the runs a case needs to pass (default: all)"),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the judge cache"),
     timeout: float = typer.Option(300.0, "--timeout", min=0.001, help="Seconds allowed per turn"),

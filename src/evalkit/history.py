@@ -47,9 +47,25 @@ def recorded_runs(directory: Path | None = None) -> list[Path]:
     return sorted(folder.glob(_PATTERN))
 
 
-def previous_run(directory: Path | None = None) -> Path | None:
+def previous_run(directory: Path | None = None, eval_set_ids: set[str] | None = None) -> Path | None:
+    """The newest kept run; with `eval_set_ids`, the newest run of exactly those eval sets."""
     runs = recorded_runs(directory)
-    return runs[-1] if runs else None
+    if eval_set_ids is None:
+        return runs[-1] if runs else None
+    for path in reversed(runs):
+        if _eval_set_ids(path) == eval_set_ids:
+            return path
+    return None
+
+
+def _eval_set_ids(path: Path) -> set[str] | None:
+    import json
+
+    try:
+        cases = json.loads(path.read_text(encoding="utf-8")).get("cases") or []
+        return {case["eval_set_id"] for case in cases}
+    except (OSError, ValueError, AttributeError, KeyError, TypeError):
+        return None  # a damaged or foreign file is no baseline
 
 
 def record(result: RunResult, directory: Path | None = None, limit: int | None = None) -> Path | None:

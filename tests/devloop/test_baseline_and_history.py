@@ -45,7 +45,7 @@ def test_history_keeps_the_last_n_runs_and_last_means_the_previous_run(tmp_path)
     env = {"EVALKIT_HISTORY_LIMIT": "2"}
     first = evalkit("run", WEATHER, "--baseline", "last", "--quiet", tmp_path=tmp_path, env=env)
     assert first.returncode == 0, first.stderr
-    assert "--baseline last: no earlier run recorded" in first.stderr
+    assert "--baseline last: no earlier run of these eval sets (weather) recorded" in first.stderr
     runs = tmp_path / "runs"
     [oldest] = sorted(runs.glob("run-*.json"))
 
@@ -107,3 +107,33 @@ async def test_the_judge_cache_creates_its_evalkit_folder_with_a_gitignore(tmp_p
     cache.close()
     assert (tmp_path / ".evalkit" / "cache" / "judge-cache.sqlite3").is_file()
     assert "*" in (tmp_path / ".evalkit" / ".gitignore").read_text().splitlines()
+
+
+def test_baseline_last_is_the_last_run_of_the_same_eval_sets(tmp_path):
+    weather = evalkit("run", WEATHER, "--quiet", tmp_path=tmp_path)
+    assert weather.returncode == 0, weather.stderr
+    [weather_run] = sorted((tmp_path / "runs").glob("run-*.json"))
+    other = tmp_path / "other" / "other.evalset.json"
+    other.parent.mkdir()
+    other.write_text(json.dumps({"eval_set_id": "other", "eval_cases": [{"eval_id": "hi", "conversation": [
+        {"user_content": {"role": "user", "parts": [{"text": "hi"}]},
+         "final_response": {"role": "model", "parts": [{"text": "you said: hi"}]}}]}]}))
+    unrelated = evalkit("run", str(other), "--agent", "tests/fixtures/agents_py/agents.py:echo", "--quiet",
+                        tmp_path=tmp_path)
+    assert unrelated.returncode == 0, unrelated.stderr
+
+    again = evalkit("run", WEATHER, "--baseline", "last", "--quiet", tmp_path=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert f"compared with the last run ({weather_run}): 0 regressed, 3 unchanged" in again.stdout
+
+    first_of_its_kind = evalkit("run", str(other), WEATHER, "--baseline", "last", "--quiet",
+                                tmp_path=tmp_path, env={"EVALKIT_HISTORY_LIMIT": "20"})
+    assert "--baseline last: no earlier run of these eval sets (other, weather)" in first_of_its_kind.stderr
+
+
+def test_loop_options_without_their_partner_are_errors(tmp_path):
+    rate = evalkit("run", WEATHER, "--pass-rate", "0.5", tmp_path=tmp_path)
+    assert rate.returncode == 2 and "--pass-rate 0.5: only means something with --repeat" in rate.stderr
+    tolerance = evalkit("run", WEATHER, "--tolerance", "0", tmp_path=tmp_path)
+    assert tolerance.returncode == 2 and "--tolerance 0: only means something with --baseline" in tolerance.stderr
+    assert rate.stdout == tolerance.stdout == ""

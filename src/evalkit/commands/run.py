@@ -32,7 +32,7 @@ class RunRequest:
     judge_jobs: int = 16
     detailed: bool = False
     pass_rate: float | None = None  # with repeat: share of runs a case needs to pass
-    tolerance: float = 0.0  # with baseline: allowed score drop
+    tolerance: float | None = None  # with baseline: allowed score drop (None: not given, 0)
 
 
 def exit_code(result: RunResult) -> int:
@@ -56,8 +56,8 @@ def run_command(request: RunRequest) -> int:
     plan = build_plan(request.paths, case_ids=request.case_ids, config_file=request.config)
     spec = request.agent or plan.agent_from_config()
     plan, shard = apply_shard(plan, request.shard)
-    baseline = load_run_baseline(request)  # before this run, so `last` is the previous one
     check_loop_options(request)
+    baseline = load_run_baseline(request, {s.evalset.eval_set_id for s in plan.sets})  # before this run is recorded
     if not spec:
         raise UsageError("no agent to run: pass --agent SPEC, or set 'agent' in the config")
     if shard is not None and plan.case_count == 0:
@@ -125,6 +125,12 @@ def check_loop_options(request: RunRequest) -> None:
 
     check_output_paths({"--json": request.json_out, "--junit": request.junit,
                         "--markdown": request.markdown, "--html": request.html})
+    if request.pass_rate is not None and request.repeat == 1:
+        raise UsageError(f"--pass-rate {request.pass_rate:g}: only means something with --repeat N (N > 1); "
+                         "add --repeat, or drop --pass-rate")
+    if request.tolerance is not None and not request.baseline:
+        raise UsageError(f"--tolerance {request.tolerance:g}: only means something with --baseline; "
+                         "add --baseline FILE (or last), or drop --tolerance")
     if request.pass_rate is not None:
         from evalkit.repeats import required_passes
 
@@ -134,13 +140,13 @@ def check_loop_options(request: RunRequest) -> None:
     history_limit()
 
 
-def load_run_baseline(request: RunRequest):
+def load_run_baseline(request: RunRequest, eval_set_ids: set[str]):
     if not request.baseline:
         return None
     from evalkit.commands.compare import check_tolerance, load_baseline
 
-    check_tolerance(request.tolerance)
-    return load_baseline(request.baseline)
+    check_tolerance(request.tolerance or 0.0)
+    return load_baseline(request.baseline, eval_set_ids)
 
 
 def report_baseline(baseline, result: RunResult, request: RunRequest, console) -> bool:
@@ -149,7 +155,7 @@ def report_baseline(baseline, result: RunResult, request: RunRequest, console) -
     from evalkit.compare.render import render_comparison, summary_line
     from evalkit.compare.sources import from_result
 
-    comparison = compare_runs(baseline, from_result(result, "this run"), request.tolerance)
+    comparison = compare_runs(baseline, from_result(result, "this run"), request.tolerance or 0.0)
     if request.quiet:
         console.print(summary_line(comparison), highlight=False, soft_wrap=True)
     else:
