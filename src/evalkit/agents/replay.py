@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.agents.base import Agent, AgentSession, SessionSpec
-from evalkit.errors import AgentError, AgentLoadError, InputError
+from evalkit.errors import AgentError, AgentLoadError, InputError, Problem
 from evalkit.loading.documents import read_document
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import Invocation
@@ -30,6 +30,7 @@ class ReplaySession(AgentSession):
 class ReplayAgent(Agent):
     def __init__(self, recorded: dict[tuple[str, str], list[dict[str, Any]]], source: str):
         self.recorded = recorded
+        self.source = source
         self.description = f"replay:{source}"
 
     @classmethod
@@ -57,11 +58,25 @@ class ReplayAgent(Agent):
             raise AgentLoadError(f"replay:{path}: not an evalkit result file or an ADK eval set result")
         return cls(recorded, path)
 
+    def recording_of(self, eval_set_id: str, eval_id: str) -> list[dict[str, Any]] | None:
+        """The recorded turns of a case: matched by eval set id and eval id, or by the eval id
+        alone when exactly one recorded case has it (eval sets renamed between runs)."""
+        turns = self.recorded.get((eval_set_id, eval_id))
+        if turns is None:
+            same_id = [t for (_, recorded_id), t in self.recorded.items() if recorded_id == eval_id]
+            turns = same_id[0] if len(same_id) == 1 else None
+        return turns
+
+    def check_cases(self, cases: list[tuple[str, str]]) -> None:
+        missing = [(set_id, eval_id) for set_id, eval_id in cases if self.recording_of(set_id, eval_id) is None]
+        if missing:
+            raise InputError([Problem(self.source, "", f"no recorded run of case {set_id}/{eval_id}; record it "
+                                                       "again, or select the recorded cases with --case")
+                              for set_id, eval_id in missing])
+
     async def open_session(self, spec: SessionSpec) -> AgentSession:
         case_id = spec.case.eval_id
-        turns = self.recorded.get((spec.eval_set_id, case_id))
-        if turns is None:  # fall back to the eval id alone (sets renamed between runs)
-            turns = next((t for (_, eid), t in self.recorded.items() if eid == case_id), None)
+        turns = self.recording_of(spec.eval_set_id, case_id)
         where = f"{self.description}: case {case_id!r}"
         if turns is None:
             raise AgentError(f"{where}: not in the recorded run")

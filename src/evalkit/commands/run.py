@@ -63,6 +63,7 @@ def run_command(request: RunRequest) -> int:
     if shard is not None and plan.case_count == 0:
         return empty_shard(request, shard)
     agent = load_agent(spec, jobs=request.jobs, timeout=request.timeout)
+    agent.check_cases([(s.evalset.eval_set_id, c.eval_id) for s in plan.sets for c in s.cases_to_run])
     settings = RunSettings(jobs=request.jobs, timeout=request.timeout, judge_jobs=request.judge_jobs,
                            use_cache=request.use_cache, repeat=request.repeat, pass_rate=request.pass_rate)
     console = make_console()
