@@ -240,3 +240,35 @@ def test_import_ces_refuses_to_overwrite_a_config_unless_forced(tmp_path):
                          cwd=tmp_path)
     assert forced.returncode == 0, forced.stderr
     assert "ces_" in config.read_text()
+
+
+@pytest.mark.parametrize("override, location, place", [
+    ({"semanticSimilaritySuccessThreshold": 2}, "evaluationMetricsThresholdOverride.semanticSimilaritySuccessThreshold",
+     "evaluationMetricsThresholdOverride.goldenEvaluationMetricsThresholds.turnLevelMetricsThresholds"
+     ".semanticSimilaritySuccessThreshold"),
+    ({"goldenEvaluationMetricsThresholds": {"turnLevelMetricsThresholds": {"toolInvocationParameterCorrectnessThreshold": 1}}},
+     "evaluationMetricsThresholdOverride.goldenEvaluationMetricsThresholds.turnLevelMetricsThresholds"
+     ".toolInvocationParameterCorrectnessThreshold",
+     "evaluationMetricsThresholdOverride.goldenEvaluationMetricsThresholds.expectationLevelMetricsThresholds"
+     ".toolInvocationParameterCorrectnessThreshold"),
+])
+def test_a_misplaced_threshold_key_names_its_nested_path(tmp_path, override, location, place):
+    document = json.loads(PAY_BILL.read_text())
+    document["evaluationMetricsThresholdOverride"] = override
+    path = tmp_path / "moved.json"
+    path.write_text(json.dumps(document))
+    with pytest.raises(InputError) as caught:
+        import_ces(path, tmp_path / "out")
+    key = location.rsplit(".", 1)[1]
+    assert [str(p) for p in caught.value.problems] == [
+        f"{path}: {location}: unknown key {key!r} here; it belongs at {place}"]
+
+
+def test_a_misspelt_ces_key_is_suggested_in_camel_case(tmp_path):
+    document = json.loads(PAY_BILL.read_text())
+    document["evaluationMetricsThresholdOverride"] = {"goldenEvaluationMetricsThresholds": {
+        "turnLevelMetricsThresholds": {"semanticSimilaritySucessThreshold": 2}}}
+    path = tmp_path / "typo.json"
+    path.write_text(json.dumps(document))
+    with pytest.raises(InputError, match="did you mean 'semanticSimilaritySuccessThreshold'"):
+        import_ces(path, tmp_path / "out")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -91,10 +92,20 @@ def _camel(problem: Problem) -> Problem:
     # problems_from names missing keys in snake_case, as eval sets are written; CES files are camelCase.
     from pydantic.alias_generators import to_camel
 
+    from evalkit.ces.key_hints import belongs_at
+
     parts = problem.location.split(".")
-    if problem.message == "field required" and parts:
+    message = problem.message
+    if message == "field required" and parts:
         parts[-1] = to_camel(parts[-1])
-    return Problem(problem.file, ".".join(parts), problem.message)
+    elif message.startswith("unknown key "):
+        # A known key in the wrong place: say where it goes, not its own name in snake_case.
+        place = belongs_at(Evaluation, problem.location)
+        if place is not None:
+            message = f"{message.split(';')[0]} here; it belongs at {place}"
+        else:  # suggest the key as CES files spell it
+            message = re.sub(r"did you mean '(\w+)'", lambda m: f"did you mean {to_camel(m.group(1))!r}", message)
+    return Problem(problem.file, ".".join(parts), message)
 
 
 def _stem(path: Path) -> str:
