@@ -89,3 +89,14 @@ def test_two_explicit_equal_eval_set_ids_stay_an_error(tmp_path):
     done = run_evalkit("validate", str(tmp_path), cwd=tmp_path)
     assert done.returncode == 2
     assert f"'same' is also the id of {first}" in done.stderr
+
+
+def test_validate_checks_a_folder_of_configs(tmp_path):
+    write(tmp_path / "configs" / "a.json", {"criteria": {"response_match_score": 0.5}})
+    write(tmp_path / "configs" / "b.yaml", {"criteria": {"tool_trajectory_avg_score": 1.0}})
+    done = run_evalkit("validate", str(tmp_path / "configs"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count(": config: ") == 2
+    empty = tmp_path / "nothing"
+    empty.mkdir()
+    assert run_evalkit("validate", str(empty), cwd=tmp_path).returncode == 2

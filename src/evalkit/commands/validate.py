@@ -1,7 +1,8 @@
 """`evalkit validate PATH...`: load and check eval sets and configs; nothing runs.
 
 A PATH that is a config file (`test_config.json`, or any JSON/YAML document holding
-`criteria` and no `eval_cases`) is checked as a config on its own. An eval set without
+`criteria` and no `eval_cases`), or a folder holding configs and no eval sets, is
+checked as configs on their own. An eval set without
 cases is valid (ADK accepts it); `run` still refuses to run nothing. Cases that a run
 would report `not_evaluated` (a conversation scenario without criteria for it) are
 warnings, not failures (docs/evalsets.md, "Checking files").
@@ -24,8 +25,15 @@ class Validation:
 def validate_command(paths: list[str], case_ids: list[str], config: str | None) -> Validation:
     from evalkit.loading.plan import build_plan
 
-    config_paths = [p for p in paths if is_config_file(Path(p))]
-    evalset_paths = [p for p in paths if p not in config_paths]
+    config_paths: list[str] = []
+    evalset_paths: list[str] = []
+    for path in paths:
+        if is_config_file(Path(path)):
+            config_paths.append(path)
+        elif configs := config_folder(Path(path)):
+            config_paths += configs
+        else:
+            evalset_paths.append(path)
     validation = Validation()
     problems: list[Problem] = []
     for path in config_paths:
@@ -48,6 +56,15 @@ def validate_command(paths: list[str], case_ids: list[str], config: str | None) 
     if problems:
         raise InputError(problems)
     return validation
+
+
+def config_folder(path: Path) -> list[str]:
+    """A folder of configs and no eval sets (such as `configs/`): its config files."""
+    from evalkit.loading.plan import EVALSET_PATTERNS
+
+    if not path.is_dir() or any(next(path.rglob(pattern), None) for pattern in EVALSET_PATTERNS):
+        return []
+    return [str(file) for file in sorted(path.rglob("*")) if file.is_file() and is_config_file(file)]
 
 
 def is_config_file(path: Path) -> bool:
