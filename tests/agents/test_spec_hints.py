@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evalkit.agents.spec import load_agent
+from evalkit.agents.registry import load_agent
 from evalkit.errors import AgentLoadError
 from tests.conftest import run_evalkit
 

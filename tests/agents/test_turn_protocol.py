@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evalkit.agents.turn_protocol import parse_reply, reply_to_invocation
-from evalkit.criteria.trajectory import MatchType, trajectory_matches
+from evalkit.criteria.adk.trajectory import MatchType, trajectory_matches
 from evalkit.errors import AgentError
 from evalkit.schema.content import Content, FunctionCall
 from evalkit.schema.views import tool_calls

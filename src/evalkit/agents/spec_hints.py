@@ -30,7 +30,7 @@ def bad_spec_message(spec: str) -> str:
 
 
 def _name_the_object(spec: str) -> str:
-    from evalkit.agents.spec import import_module_file
+    from evalkit.agents.registry import import_module_file
     from evalkit.errors import AgentLoadError
 
     try:
@@ -59,6 +59,6 @@ def runnable_names(module: ModuleType) -> list[str]:
 
 
 def _is_agent_object(value: Any) -> bool:
-    from evalkit.agents.spec import _is_adk_object
+    from evalkit.agents.registry import _is_adk_object
 
     return not isinstance(value, type) and _is_adk_object(value)
