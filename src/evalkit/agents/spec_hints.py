@@ -12,11 +12,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-FORMS = "module:attr, file.py:attr, an ADK agent folder, cmd:COMMAND, http(s)://URL or replay:RESULT.json"
-
-
 def bad_spec_message(spec: str) -> str:
     """The message for a SPEC of no known form (no `:attr`, not an existing folder)."""
+    from evalkit.agents.registry import spec_forms
+
     if spec.endswith(("/", os.sep)) or (not spec.endswith(".py") and os.sep in spec and not Path(spec).exists()):
         return f"--agent {spec}: no such folder (an ADK agent folder is given by its path from {Path.cwd()})"
     path = Path(spec)
@@ -25,8 +24,8 @@ def bad_spec_message(spec: str) -> str:
             return f"--agent {spec}: no such file"
         return _name_the_object(spec)
     if path.is_file():
-        return f"--agent {spec}: a file is named as {spec}:NAME with NAME its agent or function ({FORMS})"
-    return f"--agent {spec}: expected {FORMS}"
+        return f"--agent {spec}: a file is named as {spec}:NAME with NAME its agent or function ({spec_forms()})"
+    return f"--agent {spec}: expected {spec_forms()}"
 
 
 def _name_the_object(spec: str) -> str:
