@@ -81,7 +81,7 @@ def test_the_readme_tour_shows_what_an_80_column_terminal_prints(checkout):
     from rich.console import Console
 
     from evalkit.report.console import render
-    from evalkit.results.writer import read_result
+    from evalkit.results.reader import read_result
 
     folder, env = checkout
     readme = (ROOT / "README.md").read_text()

@@ -149,7 +149,7 @@ def import_object(spec: str) -> Any:
     if not sep or not target or not attr:
         from evalkit.agents.spec_hints import bad_spec_message
 
-        raise AgentLoadError(bad_spec_message(spec))
+        raise AgentLoadError(bad_spec_message(spec, spec_forms(), _import_file, _is_adk_object))
     try:
         module = _import_file(target) if target.endswith(".py") else _import_module(target)
     except AgentLoadError:
@@ -162,7 +162,7 @@ def import_object(spec: str) -> Any:
             from evalkit.agents.spec_hints import runnable_names
             from evalkit.loading.problems import did_you_mean
 
-            names = runnable_names(obj) if obj is module else [n for n in dir(obj) if not n.startswith("_")]
+            names = runnable_names(obj, _is_adk_object) if obj is module else [n for n in dir(obj) if not n.startswith("_")]
             raise AgentLoadError(f"--agent {spec}: {target} has no attribute {attr!r}{did_you_mean(attr, names, 0.6)}")
         obj = getattr(obj, part)
     return obj
@@ -177,11 +177,6 @@ def _import_module(name: str) -> Any:
         if error.name and name.startswith(error.name):
             raise AgentLoadError(f"--agent {name}: no module named {error.name!r}") from None
         raise
-
-
-def import_module_file(path: str) -> Any:
-    """Import a `.py` file as `--agent` does (for hints about what it defines)."""
-    return _import_file(path)
 
 
 def _import_file(path: str) -> Any:

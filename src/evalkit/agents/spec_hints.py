@@ -8,56 +8,55 @@ closest name the module has.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-def bad_spec_message(spec: str) -> str:
-    """The message for a SPEC of no known form (no `:attr`, not an existing folder)."""
-    from evalkit.agents.registry import spec_forms
 
+def bad_spec_message(spec: str, forms: str, import_file: Callable[[str], ModuleType],
+                     is_agent: Callable[[Any], bool]) -> str:
+    """The message for a SPEC of no known form (no `:attr`, not an existing folder).
+
+    The registry hands in the spec forms, its file importer and its ADK-object test.
+    """
     if spec.endswith(("/", os.sep)) or (not spec.endswith(".py") and os.sep in spec and not Path(spec).exists()):
         return f"--agent {spec}: no such folder (an ADK agent folder is given by its path from {Path.cwd()})"
     path = Path(spec)
     if spec.endswith(".py"):
         if not path.is_file():
             return f"--agent {spec}: no such file"
-        return _name_the_object(spec)
+        return _name_the_object(spec, import_file, is_agent)
     if path.is_file():
-        return f"--agent {spec}: a file is named as {spec}:NAME with NAME its agent or function ({spec_forms()})"
-    return f"--agent {spec}: expected {spec_forms()}"
+        return f"--agent {spec}: a file is named as {spec}:NAME with NAME its agent or function ({forms})"
+    return f"--agent {spec}: expected {forms}"
 
 
-def _name_the_object(spec: str) -> str:
-    from evalkit.agents.registry import import_module_file
+def _name_the_object(spec: str, import_file: Callable[[str], ModuleType], is_agent: Callable[[Any], bool]) -> str:
     from evalkit.errors import AgentLoadError
 
     try:
-        module = import_module_file(spec)
+        module = import_file(spec)
     except AgentLoadError as error:
         return str(error)
     except Exception as error:  # the user's file failed: say so, and still say what to write
         return f"--agent {spec}: name the agent or function to run, as {spec}:NAME (importing it failed: " \
                f"{type(error).__name__}: {error})"
-    names = runnable_names(module)
+    names = runnable_names(module, is_agent)
     if not names:
         return f"--agent {spec}: name the agent or function to run, as {spec}:NAME; the file defines no function or agent"
     listed = ", ".join(f"{spec}:{name}" for name in names[:8])
     return f"--agent {spec}: name the agent or function to run, as {spec}:NAME; it defines {listed}"
 
 
-def runnable_names(module: ModuleType) -> list[str]:
+def runnable_names(module: ModuleType, is_agent: Callable[[Any], bool]) -> list[str]:
     """Public functions and classes the module defines itself, and the agent objects it holds."""
     names = []
     for name, value in vars(module).items():
         if name.startswith("_") or isinstance(value, ModuleType):
             continue
-        if _is_agent_object(value) or (callable(value) and getattr(value, "__module__", None) == module.__name__):
+        defined_here = callable(value) and getattr(value, "__module__", None) == module.__name__
+        if defined_here or (not isinstance(value, type) and is_agent(value)):
             names.append(name)
     return names
 
-
-def _is_agent_object(value: Any) -> bool:
-    from evalkit.agents.registry import _is_adk_object
-
-    return not isinstance(value, type) and _is_adk_object(value)
