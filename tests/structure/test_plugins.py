@@ -1,4 +1,4 @@
-"""Other packages extend evalkit through entry points: a criterion and an agent prefix, found and used."""
+"""Other packages extend evalkit through entry points: a criterion, an agent prefix and a judge, found and used."""
 
 from __future__ import annotations
 
@@ -44,3 +44,17 @@ def test_without_the_plugin_the_prefix_and_criterion_are_unknown(tmp_path):
     done = run_evalkit("run", f"{ECHO_SET}:hello", "--agent", "echo-prefix:hey", "--config", str(config))
     assert done.returncode == 2
     assert "echo_prefix_present_v1" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_plugged_in_judge_backend_serves_its_model_prefix(tmp_path):
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"criteria": {"safety_v1": {
+        "threshold": 1.0, "judge_model_options": {"judge_model": "fixed/any-model", "num_samples": 1}}}}))
+    out = tmp_path / "result.json"
+    done = run_evalkit("run", f"{ECHO_SET}:hello", "--agent", "echo-prefix:hey", "--config", str(config), "--no-cache",
+                       "--json", str(out), env=with_plugin())
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text())
+    safety = result["cases"][0]["criteria"][0]
+    assert (safety["name"], safety["score"], safety["status"]) == ("safety_v1", 1.0, "passed")
+    assert result["judge"]["calls"] == 1  # answered by the plug-in, not by a model
