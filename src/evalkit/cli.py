@@ -114,7 +114,7 @@ def run(
     case: Optional[List[str]] = typer.Option(None, "--case", metavar="ID", help="Only this eval id (repeatable)"),
     shard: Optional[str] = typer.Option(None, "--shard", metavar="K/N", help="K/N: run the K-th of N stable slices of the cases"),
     baseline: Optional[str] = typer.Option(None, "--baseline", metavar="FILE|last", help="Compare with an earlier result file (evalkit's or ADK's), or 'last' for the previous run; regressions exit 1"),
-    tolerance: float = typer.Option(0.0, "--tolerance", metavar="DELTA", help="With --baseline: a score may drop this much before it counts as a regression"),
+    tolerance: Optional[float] = typer.Option(None, "--tolerance", metavar="DELTA", help="With --baseline: a score may drop this much before it counts as a regression (default 0)"),
     pass_rate: Optional[float] = typer.Option(None, "--pass-rate", metavar="RATE", help="With --repeat: share of the runs a case needs to pass (default: all)"),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the judge cache"),
     timeout: Optional[float] = typer.Option(None, "--timeout", metavar="SECONDS", min=0.001, show_default=False, help=f"Seconds allowed per turn [default: {defaults.DEFAULT_TIMEOUT_S}]"),
@@ -141,11 +141,13 @@ def validate(
     case: Optional[List[str]] = typer.Option(None, "--case", metavar="ID", help="Only this eval id (repeatable)"),
 ) -> None:
     """Check eval sets and configs without running anything (no agent, no network)."""
-    from evalkit.loading.plan import build_plan
+    from evalkit.commands.validate import validate_command
 
-    plan = guarded(lambda: build_plan(paths, case_ids=case or [], config_file=config))
-    for planned in plan.sets:
-        typer.echo(f"ok  {planned.file}: {len(planned.cases)} cases, criteria from {planned.config_file or 'defaults'}")
+    validation = guarded(lambda: validate_command(paths, case or [], config))
+    for line in validation.ok:
+        typer.echo(line)
+    for line in validation.warnings:
+        typer.echo(f"evalkit: warning: {line}", err=True)
 
 
 @app.command(cls=EvalkitCommand)
@@ -275,11 +277,12 @@ app.add_typer(import_app, name="import")
 def import_ces(
     file: Path = typer.Argument(..., metavar="FILE", help='A CES Evaluation resource (JSON)'),
     out: Optional[Path] = typer.Option(None, "--out", metavar="PATH", help="Where to write the eval set (default <name>.evalset.json here)"),
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing eval set or test_config.json"),
 ) -> None:
     """Convert a CES golden or scenario evaluation into an eval set and a test_config.json beside it."""
     from evalkit.ces.importer import import_ces_file, summary_lines
 
-    result = guarded(lambda: import_ces_file(file, out))
+    result = guarded(lambda: import_ces_file(file, out, force=force))
     for line in summary_lines(result):
         typer.echo(line)
 

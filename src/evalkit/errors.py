@@ -85,12 +85,16 @@ class AgentLoadError(InputError):
 
 
 class MissingExtraError(InputError):
-    """An optional dependency is needed for what was asked (exit 2)."""
+    """An optional dependency is needed for what was asked (exit 2).
 
-    def __init__(self, what: str, extra: str, package: str):
+    The hint names the package itself, or the extra of evalkit's checkout: the name
+    `evalkit` on the package index is another project (docs/ci.md, "Installing evalkit").
+    """
+
+    def __init__(self, what: str, extra: str, package: str, requirement: str | None = None):
         super().__init__(
             f"{what} needs the optional package {package!r}: "
-            f'pip install "evalkit[{extra}]"'
+            f'pip install "{requirement or package}" (or, in evalkit\'s checkout, pip install -e ".[{extra}]")'
         )
 
 

@@ -236,7 +236,8 @@ def test_missing_google_adk_names_the_extra_to_install(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=tmp_path)
 
     assert done.returncode == 2
-    assert 'pip install "evalkit[adk]"' in done.stderr
+    assert 'pip install "google-adk>=2.13,<3"' in done.stderr
+    assert 'pip install -e ".[adk]"' in done.stderr
     assert "Traceback" not in done.stderr
 
 

@@ -221,3 +221,54 @@ def test_import_ces_command_writes_an_eval_set_that_validates(tmp_path):
     broken.write_text('{"golden": ')
     bad = run_evalkit("import", "ces", str(broken), cwd=tmp_path)
     assert bad.returncode == 2 and "broken.json: line 1" in bad.stderr
+
+
+def test_import_ces_refuses_to_overwrite_a_config_unless_forced(tmp_path):
+    from tests.conftest import run_evalkit
+
+    fixture = Path(__file__).parent / "fixtures" / "pay_bill.ces.json"
+    config = tmp_path / "test_config.json"
+    config.write_text('{"criteria": {"response_match_score": 0.5}}')
+    done = run_evalkit("import", "ces", str(fixture), "--out", str(tmp_path / "pay.evalset.json"), cwd=tmp_path)
+    assert done.returncode == 2
+    assert f"{config}: already exists; pass --force to overwrite it" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert config.read_text() == '{"criteria": {"response_match_score": 0.5}}'
+    assert not (tmp_path / "pay.evalset.json").exists()  # nothing written
+
+    forced = run_evalkit("import", "ces", str(fixture), "--out", str(tmp_path / "pay.evalset.json"), "--force",
+                         cwd=tmp_path)
+    assert forced.returncode == 0, forced.stderr
+    assert "ces_" in config.read_text()
+
+
+@pytest.mark.parametrize("override, location, place", [
+    ({"semanticSimilaritySuccessThreshold": 2}, "evaluationMetricsThresholdOverride.semanticSimilaritySuccessThreshold",
+     "evaluationMetricsThresholdOverride.goldenEvaluationMetricsThresholds.turnLevelMetricsThresholds"
+     ".semanticSimilaritySuccessThreshold"),
+    ({"goldenEvaluationMetricsThresholds": {"turnLevelMetricsThresholds": {"toolInvocationParameterCorrectnessThreshold": 1}}},
+     "evaluationMetricsThresholdOverride.goldenEvaluationMetricsThresholds.turnLevelMetricsThresholds"
+     ".toolInvocationParameterCorrectnessThreshold",
+     "evaluationMetricsThresholdOverride.goldenEvaluationMetricsThresholds.expectationLevelMetricsThresholds"
+     ".toolInvocationParameterCorrectnessThreshold"),
+])
+def test_a_misplaced_threshold_key_names_its_nested_path(tmp_path, override, location, place):
+    document = json.loads(PAY_BILL.read_text())
+    document["evaluationMetricsThresholdOverride"] = override
+    path = tmp_path / "moved.json"
+    path.write_text(json.dumps(document))
+    with pytest.raises(InputError) as caught:
+        import_ces(path, tmp_path / "out")
+    key = location.rsplit(".", 1)[1]
+    assert [str(p) for p in caught.value.problems] == [
+        f"{path}: {location}: unknown key {key!r} here; it belongs at {place}"]
+
+
+def test_a_misspelt_ces_key_is_suggested_in_camel_case(tmp_path):
+    document = json.loads(PAY_BILL.read_text())
+    document["evaluationMetricsThresholdOverride"] = {"goldenEvaluationMetricsThresholds": {
+        "turnLevelMetricsThresholds": {"semanticSimilaritySucessThreshold": 2}}}
+    path = tmp_path / "typo.json"
+    path.write_text(json.dumps(document))
+    with pytest.raises(InputError, match="did you mean 'semanticSimilaritySuccessThreshold'"):
+        import_ces(path, tmp_path / "out")

@@ -84,7 +84,8 @@ def test_async_agents_state_and_history(tmp_path):
 def test_a_reply_with_an_unknown_key_is_a_clear_error(tmp_path):
     done = run_evalkit("run", f"{ECHO}:hello", "--agent", f"{AGENTS}:bad_reply")
     assert done.returncode == 3
-    assert "case 'hello', turn 1: invalid reply: final_answer: Extra inputs are not permitted" in done.stdout
+    assert ("case 'hello', turn 1: invalid reply: final_answer: unknown key 'final_answer'; "
+            "did you mean 'final_response'?") in done.stdout
 
 
 def test_replay_rescores_a_saved_run_without_the_agent(tmp_path):
@@ -144,11 +145,13 @@ def test_output_paths_that_cannot_be_written(tmp_path):
     assert folder.returncode == 2 and f"--json {tmp_path}: is a folder" in folder.stderr
     blocked = tmp_path / "file"
     blocked.write_text("x")
-    late = run_evalkit("run", WEATHER, "--junit", str(blocked / "junit.xml"))
-    assert late.returncode == 2
-    assert f"{blocked / 'junit.xml'}: cannot write here" in late.stderr
-    assert "3 cases: 3 passed" in late.stdout  # the results were shown before the write failed
-    assert "Traceback" not in late.stderr
+    early = run_evalkit("run", WEATHER, "--junit", str(blocked / "deeper" / "junit.xml"))
+    assert early.returncode == 2
+    assert f"--junit {blocked / 'deeper' / 'junit.xml'}: {blocked} is a file, not a folder" in early.stderr
+    assert early.stdout == ""  # refused before any case ran
+    assert "Traceback" not in early.stderr
+    same = run_evalkit("run", WEATHER, "--json", str(tmp_path / "r.json"), "--html", str(tmp_path / "r.json"))
+    assert same.returncode == 2 and "--json writes the same file" in same.stderr
     history = run_evalkit("run", WEATHER, "--quiet", env={"EVALKIT_RUNS_DIR": str(blocked / "runs")})
     assert history.returncode == 0 and "could not record this run" in history.stderr
 

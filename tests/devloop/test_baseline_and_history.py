@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from evalkit.engine import history
 from evalkit.schema.results import RunResult, Summary
@@ -44,7 +45,7 @@ def test_history_keeps_the_last_n_runs_and_last_means_the_previous_run(tmp_path)
     env = {"EVALKIT_HISTORY_LIMIT": "2"}
     first = evalkit("run", WEATHER, "--baseline", "last", "--quiet", tmp_path=tmp_path, env=env)
     assert first.returncode == 0, first.stderr
-    assert "--baseline last: no earlier run recorded" in first.stderr
+    assert "--baseline last: no earlier run of these eval sets (weather) recorded" in first.stderr
     runs = tmp_path / "runs"
     [oldest] = sorted(runs.glob("run-*.json"))
 
@@ -78,3 +79,61 @@ def test_history_directory_limit_and_off_switch(tmp_path, monkeypatch):
     assert done.returncode == 2
     assert "EVALKIT_HISTORY_LIMIT=many: expected a whole number" in done.stderr
 
+
+
+def test_a_new_evalkit_folder_gets_a_gitignore_of_its_own(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("EVALKIT_RUNS_DIR", raising=False)
+    monkeypatch.setenv("EVALKIT_HISTORY_LIMIT", "3")
+    recorded = history.record(RunResult(evalkit_version="0", started_at="2026-01-01T00:00:00+00:00",
+                                        duration_s=0.0, summary=Summary(), cases=[]))
+    assert recorded is not None and recorded.parent == Path(".evalkit", "runs")
+    assert (tmp_path / ".evalkit" / ".gitignore").read_text().splitlines()[-1] == "*"
+
+    from evalkit.state_folder import make_folder
+
+    own = tmp_path / "other" / ".evalkit"
+    own.mkdir(parents=True)  # a folder the user made keeps what they put in it
+    make_folder(own / "cache")
+    assert not (own / ".gitignore").exists()
+
+
+async def test_the_judge_cache_creates_its_evalkit_folder_with_a_gitignore(tmp_path):
+    from evalkit.judge.cache import JudgeCache
+    from evalkit.judge.base import JudgeReply, JudgeRequest
+
+    cache = JudgeCache(tmp_path / ".evalkit" / "cache")
+    await cache.put(JudgeRequest(model="m", prompt="p"), JudgeReply(text="t"))
+    cache.close()
+    assert (tmp_path / ".evalkit" / "cache" / "judge-cache.sqlite3").is_file()
+    assert "*" in (tmp_path / ".evalkit" / ".gitignore").read_text().splitlines()
+
+
+def test_baseline_last_is_the_last_run_of_the_same_eval_sets(tmp_path):
+    weather = evalkit("run", WEATHER, "--quiet", tmp_path=tmp_path)
+    assert weather.returncode == 0, weather.stderr
+    [weather_run] = sorted((tmp_path / "runs").glob("run-*.json"))
+    other = tmp_path / "other" / "other.evalset.json"
+    other.parent.mkdir()
+    other.write_text(json.dumps({"eval_set_id": "other", "eval_cases": [{"eval_id": "hi", "conversation": [
+        {"user_content": {"role": "user", "parts": [{"text": "hi"}]},
+         "final_response": {"role": "model", "parts": [{"text": "you said: hi"}]}}]}]}))
+    unrelated = evalkit("run", str(other), "--agent", "tests/fixtures/agents_py/agents.py:echo", "--quiet",
+                        tmp_path=tmp_path)
+    assert unrelated.returncode == 0, unrelated.stderr
+
+    again = evalkit("run", WEATHER, "--baseline", "last", "--quiet", tmp_path=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert f"compared with the last run ({weather_run}): 0 regressed, 3 unchanged" in again.stdout
+
+    first_of_its_kind = evalkit("run", str(other), WEATHER, "--baseline", "last", "--quiet",
+                                tmp_path=tmp_path, env={"EVALKIT_HISTORY_LIMIT": "20"})
+    assert "--baseline last: no earlier run of these eval sets (other, weather)" in first_of_its_kind.stderr
+
+
+def test_loop_options_without_their_partner_are_errors(tmp_path):
+    rate = evalkit("run", WEATHER, "--pass-rate", "0.5", tmp_path=tmp_path)
+    assert rate.returncode == 2 and "--pass-rate 0.5: only means something with --repeat" in rate.stderr
+    tolerance = evalkit("run", WEATHER, "--tolerance", "0", tmp_path=tmp_path)
+    assert tolerance.returncode == 2 and "--tolerance 0: only means something with --baseline" in tolerance.stderr
+    assert rate.stdout == tolerance.stdout == ""

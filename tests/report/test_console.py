@@ -61,3 +61,45 @@ def test_ids_that_look_like_markup_are_printed_as_written():
     out = StringIO()
     render(result, Console(file=out, width=160, no_color=True, force_terminal=False))
     assert "s/[red]x[/red]" in out.getvalue() and "[bold]m" in out.getvalue()
+
+
+def _terminal(result: RunResult, width: int) -> str:
+    out = StringIO()
+    render(result, Console(file=out, width=width, force_terminal=True, color_system=None))
+    return out.getvalue()
+
+
+def _long_result() -> RunResult:
+    result = _result()
+    result.cases[0].eval_id = "a_rather_long_case_identifier_for_testing"
+    return result
+
+
+EXPECTED_80 = """\
+╭─────────────────────────────────────┬────────┬──────────────────┬────────────╮
+│                                     │        │ tool_trajectory_ │   response_│
+│case                                 │ status │        avg_score │ match_score│
+├─────────────────────────────────────┼────────┼──────────────────┼────────────┤
+│weather/a_rather_long_case_identifie │ passed │        1.000/1 ✓ │ 0.900/0.8 ✓│
+│r_for_testing                        │        │                  │            │
+│weather/rome                         │ failed │        0.000/1 ✗ │ 0.500/0.8 ✗│
+│weather/tokyo                        │ error  │                  │            │
+╰─────────────────────────────────────┴────────┴──────────────────┴────────────╯
+"""
+
+
+def test_at_80_columns_headers_break_at_an_underscore_and_ids_wrap():
+    shown = _terminal(_long_result(), 80)
+    assert shown.startswith(EXPECTED_80)
+    assert "…" not in shown
+    assert all(len(line) <= 80 for line in shown.splitlines() if line.startswith(("│", "╭", "╰", "├")))
+
+
+def test_narrower_terminals_number_the_columns_with_a_legend_then_list_blocks():
+    numbered = _terminal(_long_result(), 60)
+    assert "│ status │        #1 │          #2│" in numbered
+    assert "#1 tool_trajectory_avg_score\n#2 response_match_score\n" in numbered
+    assert "…" not in numbered
+    blocks = _terminal(_long_result(), 44)
+    assert "weather/rome  failed\n    tool_trajectory_avg_score  0.000/1 ✗\n" in blocks
+    assert "…" not in blocks and "╭" not in blocks

@@ -82,5 +82,8 @@ class Agent(ABC):
     @abstractmethod
     async def open_session(self, spec: SessionSpec) -> AgentSession: ...
 
+    def check_cases(self, cases: list[tuple[str, str]]) -> None:
+        """Before anything runs: raise InputError if this agent cannot serve some (eval_set_id, eval_id)."""
+
     async def aclose(self) -> None:
         """Release processes, clients and threads held for the whole run."""

@@ -154,7 +154,9 @@ def import_object(spec: str) -> Any:
     """`pkg.module:attr` or `path/to/file.py:attr` → the object."""
     target, sep, attr = spec.rpartition(":")
     if not sep or not target or not attr:
-        raise AgentLoadError(f"--agent {spec}: expected {spec_forms()}")
+        from evalkit.agents.spec_hints import bad_spec_message
+
+        raise AgentLoadError(bad_spec_message(spec, spec_forms(), _import_file, _is_adk_object))
     try:
         module = _import_file(target) if target.endswith(".py") else _import_module(target)
     except AgentLoadError:
@@ -164,7 +166,11 @@ def import_object(spec: str) -> Any:
     obj: Any = module
     for part in attr.split("."):
         if not hasattr(obj, part):
-            raise AgentLoadError(f"--agent {spec}: {target} has no attribute {attr!r}")
+            from evalkit.agents.spec_hints import runnable_names
+            from evalkit.loading.problems import did_you_mean
+
+            names = runnable_names(obj, _is_adk_object) if obj is module else [n for n in dir(obj) if not n.startswith("_")]
+            raise AgentLoadError(f"--agent {spec}: {target} has no attribute {attr!r}{did_you_mean(attr, names, 0.6)}")
         obj = getattr(obj, part)
     return obj
 

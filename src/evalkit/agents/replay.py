@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalkit.agents.base import Agent, AgentSession, SessionSpec
-from evalkit.errors import AgentError
+from evalkit.errors import AgentError, InputError, Problem
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import Invocation
 
@@ -44,6 +44,7 @@ class ReplayAgent(Agent):
         self.recorded = recorded
         self.cases = cases or []  # the whole record, for `evalkit rescore`
         self.states = states or {}  # evalkit result files keep each case's final state
+        self.source = source
         self.description = f"replay:{source}"
 
     @classmethod
@@ -54,12 +55,25 @@ class ReplayAgent(Agent):
         states = {key: case.final_state for key, case in run.cases.items() if case.final_state is not None}
         return cls({key: case.actual for key, case in run.cases.items()}, path, list(run.cases.values()), states)
 
+    def recording_of(self, eval_set_id: str, eval_id: str) -> list[dict[str, Any]] | None:
+        """The recorded turns of a case: matched by eval set id and eval id, or by the eval id
+        alone when exactly one recorded case has it (eval sets renamed between runs)."""
+        turns = self.recorded.get((eval_set_id, eval_id))
+        if turns is None:
+            same_id = [t for (_, recorded_id), t in self.recorded.items() if recorded_id == eval_id]
+            turns = same_id[0] if len(same_id) == 1 else None
+        return turns
+
+    def check_cases(self, cases: list[tuple[str, str]]) -> None:
+        missing = [(set_id, eval_id) for set_id, eval_id in cases if self.recording_of(set_id, eval_id) is None]
+        if missing:
+            raise InputError([Problem(self.source, "", f"no recorded run of case {set_id}/{eval_id}; record it "
+                                                       "again, or select the recorded cases with --case")
+                              for set_id, eval_id in missing])
+
     async def open_session(self, spec: SessionSpec) -> AgentSession:
         case_id = spec.case.eval_id
-        key: tuple[str, str] | None = (spec.eval_set_id, case_id)
-        if key not in self.recorded:  # fall back to the eval id alone (sets renamed between runs)
-            key = next((k for k in self.recorded if k[1] == case_id), None)
-        turns = self.recorded.get(key) if key is not None else None
+        turns = self.recording_of(spec.eval_set_id, case_id)
         where = f"{self.description}: case {case_id!r}"
         if turns is None:
             raise AgentError(f"{where}: not in the recorded run")

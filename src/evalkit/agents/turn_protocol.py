@@ -45,7 +45,9 @@ class Turn:
 class _ToolCall(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str
-    args: dict[str, Any] = Field(default_factory=dict)
+    # No args (missing or null) stays None, as in ADK's FunctionCall: it does not equal `{}`
+    # when trajectories are compared (docs/agents.md, "The reply").
+    args: dict[str, Any] | None = None
     id: str | None = None
     author: str = AGENT_AUTHOR  # which (sub-)agent made the call
 
@@ -93,9 +95,24 @@ def parse_reply(raw: Any, where: str) -> AgentReply:
     try:
         return AgentReply.model_validate(raw)
     except ValidationError as error:
-        first = error.errors()[0]
-        place = ".".join(str(p) for p in first["loc"]) or "reply"
-        raise AgentError(f"{where}: invalid reply: {place}: {first['msg']}") from None
+        from evalkit.loading.problems import known_keys, problems_from
+
+        first = problems_from(error, "", raw, known_keys(AgentReply))[0]
+        message = first.message
+        if first.location in _REPLY_SYNONYMS and "did you mean" not in message:
+            message += f"; did you mean {_REPLY_SYNONYMS[first.location]!r}?"
+        raise AgentError(f"{where}: invalid reply: {first.location or 'reply'}: {message} "
+                         "(the reply's keys are listed in docs/agents.md)") from None
+
+
+# Top-level keys agents write for the reply's fields, too far from the right name for a
+# spelling match to find it.
+_REPLY_SYNONYMS = {
+    **dict.fromkeys(("answer", "final_answer", "response", "reply", "text", "output", "message", "content",
+                     "finalResponse"), "final_response"),
+    **dict.fromkeys(("tools", "calls", "function_calls", "functionCalls", "toolCalls"), "tool_calls"),
+    **dict.fromkeys(("function_responses", "tool_results", "toolResponses"), "tool_responses"),
+}
 
 
 def _response_dict(value: Any) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,12 +36,13 @@ class ImportResult:
     warnings: list[str] = field(default_factory=list)
 
 
-def import_ces(path: Path, out: Path | None = None) -> tuple[Path, Path]:
-    result = import_ces_file(path, out)
+def import_ces(path: Path, out: Path | None = None, *, force: bool = False) -> tuple[Path, Path]:
+    result = import_ces_file(path, out, force=force)
     return result.evalset_path, result.config_path
 
 
-def import_ces_file(path: Path, out: Path | None = None, cwd: Path | None = None) -> ImportResult:
+def import_ces_file(path: Path, out: Path | None = None, cwd: Path | None = None, *,
+                    force: bool = False) -> ImportResult:
     path = Path(path)
     evaluations = read_evaluations(path)
     single = len(evaluations) == 1
@@ -52,6 +54,8 @@ def import_ces_file(path: Path, out: Path | None = None, cwd: Path | None = None
         evalset["description"] = evaluations[0].description
     evalset["eval_cases"] = conversion.cases
     config_path = evalset_path.with_name(CONFIG_NAME)
+    if not force:
+        _refuse_to_overwrite([evalset_path, config_path])
     evalset_path.parent.mkdir(parents=True, exist_ok=True)
     _write_json(evalset_path, evalset)
     _write_json(config_path, conversion.config)
@@ -88,10 +92,20 @@ def _camel(problem: Problem) -> Problem:
     # problems_from names missing keys in snake_case, as eval sets are written; CES files are camelCase.
     from pydantic.alias_generators import to_camel
 
+    from evalkit.ces.key_hints import belongs_at
+
     parts = problem.location.split(".")
-    if problem.message == "field required" and parts:
+    message = problem.message
+    if message == "field required" and parts:
         parts[-1] = to_camel(parts[-1])
-    return Problem(problem.file, ".".join(parts), problem.message)
+    elif message.startswith("unknown key "):
+        # A known key in the wrong place: say where it goes, not its own name in snake_case.
+        place = belongs_at(Evaluation, problem.location)
+        if place is not None:
+            message = f"{message.split(';')[0]} here; it belongs at {place}"
+        else:  # suggest the key as CES files spell it
+            message = re.sub(r"did you mean '(\w+)'", lambda m: f"did you mean {to_camel(m.group(1))!r}", message)
+    return Problem(problem.file, ".".join(parts), message)
 
 
 def _stem(path: Path) -> str:
@@ -112,6 +126,15 @@ def _target(out: Path | None, name: str, cwd: Path) -> Path:
     if out.name == CONFIG_NAME:
         raise InputError(Problem(str(out), "", f"--out names the eval set file; {CONFIG_NAME} is written beside it"))
     return out
+
+
+def _refuse_to_overwrite(paths: list[Path]) -> None:
+    """A `test_config.json` may hold thresholds of other eval sets in its folder: keep it unless told."""
+    existing = [path for path in paths if path.exists()]
+    if existing:
+        raise InputError([Problem(str(path), "", "already exists; pass --force to overwrite it, "
+                                                 "or --out to write the eval set elsewhere")
+                          for path in existing])
 
 
 def _write_json(path: Path, data: Any) -> None:

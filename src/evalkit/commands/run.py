@@ -36,7 +36,7 @@ class RunRequest:
     detailed: bool = False
     debug: bool = False  # show each error case's error_detail
     pass_rate: float | None = None  # with repeat: share of runs a case needs to pass
-    tolerance: float = 0.0  # with baseline: allowed score drop
+    tolerance: float | None = None  # with baseline: allowed score drop (None: not given, 0)
 
 
 def run_command(request: RunRequest, plan=None, agent=None) -> int:
@@ -52,15 +52,16 @@ def run_command(request: RunRequest, plan=None, agent=None) -> int:
         plan = build_plan(request.paths, case_ids=request.case_ids, config_file=request.config)
     spec = request.agent or (None if agent else plan.agent_from_config())
     plan, shard = apply_shard(plan, request.shard)
-    baseline = load_run_baseline(request)  # before this run, so `last` is the previous one
-    settings = run_settings(request)
     check_loop_options(request)
+    settings = run_settings(request)
+    baseline = load_run_baseline(request, {s.evalset.eval_set_id for s in plan.sets})  # before this run is recorded
     if not spec and agent is None:
         raise UsageError("no agent to run: pass --agent SPEC, or set 'agent' in the config")
     if shard is not None and plan.case_count == 0:
         return empty_shard(request, settings, shard)
     if agent is None:
         agent = resolve_agent(spec, None, settings, how_to_name="pass --agent SPEC")
+    agent.check_cases([(s.evalset.eval_set_id, c.eval_id) for s in plan.sets for c in s.cases_to_run])
     console = make_console()
     progress = RunProgress()
     interrupted = False
@@ -123,23 +124,29 @@ def run_settings(request: RunRequest) -> RunSettings:
 
 
 def check_loop_options(request: RunRequest) -> None:
-    """Reject a bad `EVALKIT_HISTORY_LIMIT` or output path before anything runs."""
-    for flag, path in (("--json", request.json_out), ("--junit", request.junit),
-                       ("--markdown", request.markdown), ("--html", request.html)):
-        if path is not None and path.is_dir():
-            raise UsageError(f"{flag} {path}: is a folder; name the file to write")
+    """Reject flags without their partner, a bad `EVALKIT_HISTORY_LIMIT` or output path before anything runs."""
+    from evalkit.report.output_paths import check_output_paths
+
+    check_output_paths({"--json": request.json_out, "--junit": request.junit,
+                        "--markdown": request.markdown, "--html": request.html})
+    if request.pass_rate is not None and (request.repeat or 1) == 1:
+        raise UsageError(f"--pass-rate {request.pass_rate:g}: only means something with --repeat N (N > 1); "
+                         "add --repeat, or drop --pass-rate")
+    if request.tolerance is not None and not request.baseline:
+        raise UsageError(f"--tolerance {request.tolerance:g}: only means something with --baseline; "
+                         "add --baseline FILE (or last), or drop --tolerance")
     from evalkit.engine.history import history_limit
 
     history_limit()
 
 
-def load_run_baseline(request: RunRequest):
+def load_run_baseline(request: RunRequest, eval_set_ids: set[str]):
     if not request.baseline:
         return None
     from evalkit.compare.baseline import check_tolerance, load_baseline
 
-    check_tolerance(request.tolerance)
-    return load_baseline(request.baseline)
+    check_tolerance(request.tolerance or 0.0)
+    return load_baseline(request.baseline, eval_set_ids)
 
 
 def report_baseline(baseline, result: RunResult, request: RunRequest, console) -> bool:
@@ -148,7 +155,7 @@ def report_baseline(baseline, result: RunResult, request: RunRequest, console) -
     from evalkit.compare.render import render_comparison, summary_line
     from evalkit.results.reader import from_result
 
-    comparison = compare_runs(baseline, from_result(result, "this run"), request.tolerance)
+    comparison = compare_runs(baseline, from_result(result, "this run"), request.tolerance or 0.0)
     if request.quiet:
         console.print(summary_line(comparison), highlight=False, soft_wrap=True)
     else:

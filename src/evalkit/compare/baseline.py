@@ -17,15 +17,17 @@ def check_tolerance(tolerance: float) -> float:
     return tolerance
 
 
-def load_baseline(spec: str) -> ScoredRun | None:
-    """`--baseline FILE`, or `last` for the newest run in the history; None when there is none yet."""
+def load_baseline(spec: str, eval_set_ids: set[str] | None = None) -> ScoredRun | None:
+    """`--baseline FILE`, or `last` for the newest run in the history (of the same eval sets,
+    when `eval_set_ids` is given); None when there is none yet."""
     if spec.strip().lower() == LAST:
         from evalkit.engine import history
 
-        path = history.previous_run()
+        path = history.previous_run(eval_set_ids=eval_set_ids)
         if path is None:
-            print(f"evalkit: --baseline last: no earlier run recorded in {history.runs_dir()}; nothing to compare with",
-                  file=sys.stderr)
+            these = f" of these eval sets ({', '.join(sorted(eval_set_ids))})" if eval_set_ids else ""
+            print(f"evalkit: --baseline last: no earlier run{these} recorded in {history.runs_dir()}; "
+                  "nothing to compare with", file=sys.stderr)
             return None
         run = read_scored_run(path)
         run.label = f"the last run ({path})"

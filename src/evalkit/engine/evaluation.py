@@ -18,7 +18,7 @@ from evalkit.loading.plan import Plan
 from evalkit.report.latency import run_report
 from evalkit.engine.jobs import CaseJob
 from evalkit.engine.runner import Runner
-from evalkit.schema.results import CaseResult, RunResult, Summary, has_errors
+from evalkit.schema.results import CaseResult, RunResult, Status, Summary, has_errors
 from evalkit.defaults import DEFAULT_REPEAT
 from evalkit.settings import RunSettings
 
@@ -67,14 +67,25 @@ def jobs_for(plan: Plan) -> list[CaseJob]:
             simulator_config=planned.config.user_simulator_config,
         )
         for planned in plan.sets
+        for case in planned.cases_to_run
+    ]
+
+
+def not_evaluated_results(plan: Plan) -> list[CaseResult]:
+    """The cases the plan cannot score (a scenario without criteria for it), with the reason."""
+    return [
+        CaseResult(eval_set_id=planned.evalset.eval_set_id, eval_id=case.eval_id, status=Status.NOT_EVALUATED,
+                   reason=planned.not_evaluated[case.eval_id], source_file=str(planned.file))
+        for planned in plan.sets
         for case in planned.cases
+        if case.eval_id in planned.not_evaluated
     ]
 
 
 def needs_judge(plan: Plan) -> bool:
     """A judge criterion, or a scenario (its user is played by a model), needs the judge layer."""
     return any(
-        any(c.uses_judge for c in planned.criteria) or any(case.is_scenario for case in planned.cases)
+        any(c.uses_judge for c in planned.criteria) or any(case.is_scenario for case in planned.cases_to_run)
         for planned in plan.sets
     )
 
@@ -82,8 +93,12 @@ def needs_judge(plan: Plan) -> bool:
 async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: RunProgress | None = None) -> RunResult:
     progress = progress or RunProgress()
     jobs = jobs_for(plan)
-    progress.total = len(jobs)
-    progress.order = {(job.eval_set_id, job.case.eval_id): index for index, job in enumerate(jobs)}
+    unscored = not_evaluated_results(plan)
+    progress.total = len(jobs) + len(unscored)
+    order = [(planned.evalset.eval_set_id, case.eval_id) for planned in plan.sets for case in planned.cases]
+    progress.order = {key: index for index, key in enumerate(order)}
+    for result in unscored:
+        progress.add(result)
     on_case_done = progress.add
     collector = None
     if settings.repeat > 1:

@@ -47,14 +47,31 @@ def recorded_runs(directory: Path | None = None) -> list[Path]:
     return sorted(folder.glob(_PATTERN))
 
 
-def previous_run(directory: Path | None = None) -> Path | None:
+def previous_run(directory: Path | None = None, eval_set_ids: set[str] | None = None) -> Path | None:
+    """The newest kept run; with `eval_set_ids`, the newest run of exactly those eval sets."""
     runs = recorded_runs(directory)
-    return runs[-1] if runs else None
+    if eval_set_ids is None:
+        return runs[-1] if runs else None
+    for path in reversed(runs):
+        if _eval_set_ids(path) == eval_set_ids:
+            return path
+    return None
+
+
+def _eval_set_ids(path: Path) -> set[str] | None:
+    import json
+
+    try:
+        cases = json.loads(path.read_text(encoding="utf-8")).get("cases") or []
+        return {case["eval_set_id"] for case in cases}
+    except (OSError, ValueError, AttributeError, KeyError, TypeError):
+        return None  # a damaged or foreign file is no baseline
 
 
 def record(result: RunResult, directory: Path | None = None, limit: int | None = None) -> Path | None:
     """Keep `result` as the newest run and prune the oldest beyond the limit; None when off."""
     from evalkit.results.writer import write_result
+    from evalkit.state_folder import make_folder
 
     limit = history_limit() if limit is None else limit
     if limit == 0:
@@ -62,6 +79,7 @@ def record(result: RunResult, directory: Path | None = None, limit: int | None =
     folder = directory or runs_dir()
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
     path = folder / f"run-{stamp}-{secrets.token_hex(3)}.json"
+    make_folder(folder)
     write_result(result, path)
     prune(folder, limit)
     return path

@@ -111,7 +111,9 @@ class JudgeCache:
 
     def _connect(self) -> sqlite3.Connection:
         if self._connection is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            from evalkit.state_folder import make_folder
+
+            make_folder(self.path.parent)
             connection = sqlite3.connect(
                 self.path,
                 timeout=_BUSY_TIMEOUT_S,

@@ -14,20 +14,34 @@ from evalkit.errors import Problem
 from evalkit.schema.evalset import EvalCase
 
 
+NO_SCENARIO_CRITERIA = (
+    "a conversation scenario cannot be scored with the default criteria (tool_trajectory_avg_score, "
+    "response_match_score need expected turns), and no test_config.json was found; add a test_config.json "
+    "beside the eval set with criteria for scenarios, such as multi_turn_task_success_v1 or "
+    "per_turn_user_simulator_quality_v1 (docs/scenarios.md)"
+)
+
+
+def not_evaluated_reasons(cases: list[EvalCase], config_file: Path | None) -> dict[str, str]:
+    """Cases that run as `not_evaluated` instead of being scored: eval_id → what to add to score them.
+
+    A conversation scenario under ADK's default criteria has nothing those criteria can
+    compare (ADK reports it NOT_EVALUATED too); the scripted cases beside it still run.
+    """
+    if config_file is not None:
+        return {}
+    return {case.eval_id: NO_SCENARIO_CRITERIA for case in cases if case.is_scenario}
+
+
 def case_problems(cases: list[EvalCase], criteria: list[Criterion], file: Path, config_file: Path | None) -> list[Problem]:
     from evalkit.criteria.adk.rubrics import check_rubrics
 
     config = str(config_file or "default criteria")
     problems: list[Problem] = []
-    scenario = next((c for c in cases if c.is_scenario), None)
-    if config_file is None and scenario is not None:
-        return [Problem(
-            str(file), f"eval case {scenario.eval_id!r}",
-            "is a conversation scenario, and no test_config.json was found: the default criteria "
-            "(tool_trajectory_avg_score, response_match_score) need expected turns. Add a test_config.json "
-            "with criteria for scenarios, such as multi_turn_task_success_v1 or per_turn_user_simulator_quality_v1",
-        )]
+    skipped = not_evaluated_reasons(cases, config_file)
     for case in cases:
+        if case.eval_id in skipped:
+            continue
         problems += [Problem(str(file), f"eval case {case.eval_id!r}", message) for message in check_rubrics(case, criteria)]
         for criterion in criteria:
             if case.is_scenario and criterion.requires_expected:

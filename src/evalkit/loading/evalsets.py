@@ -6,6 +6,7 @@ malformed file into its legacy converter and crash (E4), evalkit names the probl
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,8 @@ _SET_SUFFIXES = (".evalset.json", ".evalset.yaml", ".evalset.yml", ".test.json",
 def load_evalset(path: Path) -> EvalSet:
     data = read_document(path)
     file = str(path)
-    if isinstance(data, list):
+    derived = isinstance(data, list)
+    if derived:
         data = legacy_to_evalset(data, default_id(path), file)
     elif not isinstance(data, dict):
         raise InputError(Problem(file, "", f"expected an eval set object or a legacy list, found {type(data).__name__}"))
@@ -38,7 +40,45 @@ def load_evalset(path: Path) -> EvalSet:
     problems += _duplicate_ids(evalset, file)
     if problems:
         raise InputError(problems)
+    evalset._id_from_file_name = derived
     return evalset
+
+
+def separate_derived_ids(loaded: list[tuple[Path, EvalSet]]) -> None:
+    """Ids derived from file names (`simple.test.json` of two agents) must not collide.
+
+    A derived id that another eval set of the run also has gets as many of its file's
+    folders in front as it takes to be unique (`agent_a/simple`, `agent_b/simple`); ids
+    written in the files are never changed, so two equal explicit ids stay an error.
+    """
+    by_id: dict[str, list[tuple[Path, EvalSet]]] = {}
+    for file, evalset in loaded:
+        by_id.setdefault(evalset.eval_set_id, []).append((file, evalset))
+    others = set(by_id)
+    for same in by_id.values():
+        derived = [(file, evalset) for file, evalset in same if evalset._id_from_file_name]
+        if len(same) < 2 or not derived:
+            continue
+        folders = [Path(os.path.abspath(file)).parent.parts[1:] for file, _ in derived]
+        for index, (file, evalset) in enumerate(derived):
+            new_id = _shortest_unique(index, folders, evalset.eval_set_id, others) or str(file)
+            others.add(new_id)
+            if evalset.name == evalset.eval_set_id:
+                evalset.name = new_id
+            evalset.eval_set_id = new_id
+
+
+def _shortest_unique(index: int, folders: list[tuple[str, ...]], stem: str, others: set[str]) -> str | None:
+    """The fewest trailing folders that set this file apart from the others of its name."""
+    def qualified(position: int, depth: int) -> str:
+        return "/".join([*folders[position][-depth:], stem])
+
+    for depth in range(1, len(folders[index]) + 1):
+        candidate = qualified(index, depth)
+        rivals = {qualified(other, depth) for other in range(len(folders)) if other != index}
+        if candidate not in rivals and candidate not in others:
+            return candidate
+    return None
 
 
 def default_id(path: Path) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 from evalkit.criteria.base import Criterion
 from evalkit.errors import InputError, Problem
 from evalkit.loading.configs import discover_config, load_config
-from evalkit.loading.evalsets import load_evalset
+from evalkit.loading.evalsets import load_evalset, separate_derived_ids
 from evalkit.schema.config import DEFAULT_CRITERIA, EvalConfig
 from evalkit.schema.evalset import EvalCase, EvalSet
 
@@ -28,6 +28,12 @@ class PlannedSet:
     config_file: Path | None
     criteria: list[Criterion]
     cases: list[EvalCase]
+    # eval_id → why that case is reported `not_evaluated` instead of run (see case_checks)
+    not_evaluated: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def cases_to_run(self) -> list[EvalCase]:
+        return [case for case in self.cases if case.eval_id not in self.not_evaluated]
 
 
 @dataclass
@@ -92,8 +98,10 @@ def _expand(path: Path) -> list[Path]:
     return [path]
 
 
-def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_file: str | None = None) -> Plan:
-    from evalkit.loading.case_checks import case_problems
+def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_file: str | None = None,
+               allow_empty: bool = False) -> Plan:
+    """The plan for PATHs; `allow_empty` (for `validate`) accepts eval sets that hold no case."""
+    from evalkit.loading.case_checks import case_problems, not_evaluated_reasons
     from evalkit.simulation.config import simulator_config_problems
 
     if not paths:
@@ -110,12 +118,15 @@ def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_fi
     plan = Plan()
     seen_set_ids: dict[str, Path] = {}
     configured: dict[Path | None, tuple[EvalConfig, list[Criterion]] | None] = {}
-    for file, ids in selection.items():
+    loaded: list[tuple[Path, EvalSet]] = []
+    for file in selection:
         try:
-            evalset = load_evalset(file)
+            loaded.append((file, load_evalset(file)))
         except InputError as error:
             problems += error.problems
-            continue
+    separate_derived_ids(loaded)
+    for file, evalset in loaded:
+        ids = selection[file]
         config_path = explicit_config or discover_config(file)
         if config_path not in configured:  # sets sharing a config share its criteria, checked once
             try:
@@ -133,15 +144,19 @@ def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_fi
         cases, selection_problems = _select(evalset, file, ids, case_ids)
         problems += selection_problems + case_problems(cases, criteria, file, config_path)
         problems += simulator_config_problems(config.user_simulator_config, cases, file, config_path)
-        plan.sets.append(PlannedSet(file, evalset, config, config_path, criteria, cases))
+        plan.sets.append(PlannedSet(file, evalset, config, config_path, criteria, cases,
+                                    not_evaluated_reasons(cases, config_path)))
     if problems:
         raise InputError(problems)
     if case_ids:
         known = {c.eval_id for s in plan.sets for c in s.evalset.eval_cases}
         missing = [i for i in case_ids if i not in known]
         if missing:
-            raise InputError(f"--case {', '.join(missing)}: no eval case with that id in the given eval sets")
-    if plan.case_count == 0:
+            from evalkit.loading.problems import did_you_mean
+
+            raise InputError([Problem("", "", f"--case {i}: no eval case with that id in the given eval sets"
+                                              f"{did_you_mean(i, known)}") for i in missing])
+    if plan.case_count == 0 and not allow_empty:
         raise InputError("nothing selected: the given eval sets hold no matching eval cases")
     return plan
 
@@ -157,8 +172,11 @@ def _configure(config_path: Path | None) -> tuple[EvalConfig, list[Criterion]]:
 
 def _select(evalset: EvalSet, file: Path, ids: list[str], case_ids: list[str] | None) -> tuple[list[EvalCase], list[Problem]]:
     by_id = {c.eval_id: c for c in evalset.eval_cases}
+    from evalkit.loading.problems import did_you_mean
+
     problems = [
-        Problem(str(file), f"selector {i!r}", f"no eval case with that id (ids: {', '.join(list(by_id)[:10])})")
+        Problem(str(file), f"selector {i!r}",
+                f"no eval case with that id{did_you_mean(i, by_id)} (ids: {', '.join(list(by_id)[:10])})")
         for i in ids
         if i not in by_id
     ]

@@ -34,6 +34,22 @@ def location(loc: Iterable[Any]) -> str:
     return text
 
 
+def closest(word: str, choices: Iterable[str], cutoff: float = 0.75) -> str | None:
+    """The choice `word` most likely meant: same letters in another case first, then spelling."""
+    choices = list(dict.fromkeys(choices))
+    for choice in choices:
+        if choice.lower() == word.lower() and choice != word:
+            return choice
+    close = [c for c in difflib.get_close_matches(word, choices, n=2, cutoff=cutoff) if c != word]
+    return close[0] if close else None
+
+
+def did_you_mean(word: str, choices: Iterable[str], cutoff: float = 0.75) -> str:
+    """`; did you mean 'x'?`, or nothing."""
+    match = closest(word, choices, cutoff)
+    return f"; did you mean {match!r}?" if match else ""
+
+
 def known_keys(*models: type[BaseModel]) -> set[str]:
     """Every field name and alias of the models and the models nested in them."""
     seen: set[type[BaseModel]] = set()

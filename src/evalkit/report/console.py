@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import json
 
-from rich import box
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from evalkit.schema.results import CaseResult, CriterionResult, RunResult, Status
@@ -25,22 +23,11 @@ _MARK = {Status.PASSED: "✓", Status.FAILED: "✗", Status.ERROR: "!", Status.N
 
 
 def render(result: RunResult, console: Console, *, debug: bool = False) -> None:
+    from evalkit.report.case_table import case_table
+
     columns = gating_criterion_names(result.cases)
-    plain = not console.is_terminal
-    table = Table(box=box.SIMPLE if plain else box.ROUNDED, show_edge=not plain, pad_edge=False)
-    table.add_column("case")
-    table.add_column("status")
-    for name in columns:
-        table.add_column(Text(name), justify="right")  # Text: names from files are never rich markup
-    for case in result.cases:
-        by_name = {c.name: c for c in case.criteria}
-        table.add_row(
-            Text(f"{case.eval_set_id}/{case.eval_id}"),
-            Text(case.status.value + repeat_note(case), style=_STYLE[case.status]),
-            *(_cell(by_name.get(name)) for name in columns),
-        )
     if result.cases:  # an interrupted run shows what finished: maybe nothing, then no empty table
-        console.print(table)
+        console.print(case_table(result.cases, columns, console, _cell, _status))
     for line in failure_lines(result.cases, debug=debug) + unmatched_tool_lines(result.cases):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
     console.print(Text(summary_line(result), style="bold"))
@@ -58,6 +45,10 @@ def gating_criterion_names(cases: list[CaseResult]) -> list[str]:
             if criterion.status is not Status.INFORMATIONAL:
                 names.setdefault(criterion.name)
     return list(names)
+
+
+def _status(case: CaseResult) -> Text:
+    return Text(case.status.value + repeat_note(case), style=_STYLE[case.status])
 
 
 def _cell(criterion: CriterionResult | None) -> Text:
@@ -85,6 +76,9 @@ def failure_lines(cases: list[CaseResult], *, debug: bool = False) -> list[str]:
             lines.append(f"! {name}: {case.error}")
             if debug and case.error_detail:
                 lines.extend("    " + line for line in case.error_detail.splitlines())
+            continue
+        if case.status is Status.NOT_EVALUATED and case.reason:
+            lines.append(f"– {name}: not evaluated: {case.reason}")
             continue
         for criterion in case.criteria:
             if criterion.status is Status.ERROR and criterion.error in shared:

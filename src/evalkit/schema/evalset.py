@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Union
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from evalkit.schema.base import LenientModel, OpenModel, StrictModel
 from evalkit.schema.content import Content, FunctionCall, FunctionResponse, Part
@@ -188,3 +188,5 @@ class EvalSet(BaseModel):
     description: str | None = None
     eval_cases: list[EvalCase]
     creation_timestamp: float = 0.0
+    # True when the file gave no id and evalkit derived it from the file name (legacy lists).
+    _id_from_file_name: bool = PrivateAttr(default=False)

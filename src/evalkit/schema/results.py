@@ -106,6 +106,7 @@ class CaseResult(ResultModel):
     status: Status
     error: str | None = None
     error_detail: str | None = Field(default=None, description="the traceback, or a worker's last stderr lines")
+    reason: str | None = Field(default=None, description="why a not_evaluated case was not scored, and what to add")
     criteria: list[CriterionResult] = Field(default_factory=list)
     invocations: list[InvocationRecord] = Field(default_factory=list)
     source_file: str | None = None
