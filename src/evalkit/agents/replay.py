@@ -55,14 +55,17 @@ class ReplayAgent(Agent):
         states = {key: case.final_state for key, case in run.cases.items() if case.final_state is not None}
         return cls({key: case.actual for key, case in run.cases.items()}, path, list(run.cases.values()), states)
 
+    def key_of(self, eval_set_id: str, eval_id: str) -> tuple[str, str] | None:
+        """Which recorded case a case is: by eval set id and eval id, or by the eval id alone
+        when exactly one recorded case has it (eval sets renamed between runs)."""
+        if (eval_set_id, eval_id) in self.recorded:
+            return (eval_set_id, eval_id)
+        same_id = [key for key in self.recorded if key[1] == eval_id]
+        return same_id[0] if len(same_id) == 1 else None
+
     def recording_of(self, eval_set_id: str, eval_id: str) -> list[dict[str, Any]] | None:
-        """The recorded turns of a case: matched by eval set id and eval id, or by the eval id
-        alone when exactly one recorded case has it (eval sets renamed between runs)."""
-        turns = self.recorded.get((eval_set_id, eval_id))
-        if turns is None:
-            same_id = [t for (_, recorded_id), t in self.recorded.items() if recorded_id == eval_id]
-            turns = same_id[0] if len(same_id) == 1 else None
-        return turns
+        key = self.key_of(eval_set_id, eval_id)
+        return None if key is None else self.recorded[key]
 
     def check_cases(self, cases: list[tuple[str, str]]) -> None:
         missing = [(set_id, eval_id) for set_id, eval_id in cases if self.recording_of(set_id, eval_id) is None]
@@ -77,5 +80,5 @@ class ReplayAgent(Agent):
         where = f"{self.description}: case {case_id!r}"
         if turns is None:
             raise AgentError(f"{where}: not in the recorded run")
-        state = self.states.get(key) if key is not None else None
+        state = self.states.get(self.key_of(spec.eval_set_id, case_id))
         return ReplaySession([Invocation.model_validate(t) for t in turns], where, state)
