@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from evalkit.testing.scripted_server import ParsedCall, ScriptedModelServer
+from evalkit.testing.scripted_server import ParsedCall, Reply, ScriptedModelServer
 
 
 def _message_text(content: Any) -> str:
@@ -39,16 +39,26 @@ class FakeOpenAI(ScriptedModelServer):
         return ParsedCall(model=str(body.get("model", "")), prompt=prompt, config=config)
 
     def _render_reply(
-        self, call: ParsedCall, text: str, thought: str | None, input_tokens: int, output_tokens: int
+        self, call: ParsedCall, reply: Reply, thought: str | None, input_tokens: int, output_tokens: int
     ) -> tuple[str, bytes]:
+        text = reply.text
         content = text if thought is None else f"<think>{thought}</think>\n{text}"
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        calls = reply.function_calls
+        if calls:  # function calls become `tool_calls`, as chat completions sends them
+            message["content"] = content or None
+            message["tool_calls"] = [
+                {"id": c.id or f"call_{index}", "type": "function",
+                 "function": {"name": c.name, "arguments": json.dumps(c.args)}}
+                for index, c in enumerate(calls)
+            ]
         response = {
             "id": "chatcmpl-fake",
             "object": "chat.completion",
             "created": 0,
             "model": call.model,
             "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+                {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}
             ],
             "usage": {
                 "prompt_tokens": input_tokens,
