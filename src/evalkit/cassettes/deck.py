@@ -1,0 +1,198 @@
+"""The cassettes of one run and the three modes: replay, record, auto.
+
+`CassetteDeck.answer` is called for every model request the proxy receives. It finds
+the request's case (`routing.CaseTracker`), then:
+
+* replay: answers with the first unused recorded exchange whose request has the same
+  normalised content; a request with none is a miss: the case is marked (its turn
+  becomes `error`, naming what differs from the closest recorded request) and the
+  agent gets a 404 it will not retry.
+* record: forwards to the upstream and keeps the exchange; the case's cassette starts
+  empty, so it is re-recorded whole.
+* auto: replays what is recorded, forwards and keeps what is not.
+
+A case's cassette is written when the case finishes, so an interrupted run leaves
+complete cassettes for the finished cases and the old ones for the rest. See
+docs/cassettes.md.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+from evalkit.cassettes.matching import closest_difference, request_key
+from evalkit.cassettes.protocols import ModelProtocol, protocol_for
+from evalkit.cassettes.routing import CaseState, CaseTracker
+from evalkit.cassettes.store import Exchange, load_cassette
+from evalkit.cassettes.upstream import Forwarder, parse_response, render_response
+
+MODES = ("replay", "record", "auto")
+
+
+@dataclass(frozen=True)
+class ProxyAnswer:
+    status: int
+    content_type: str
+    body: bytes
+
+
+class CassetteDeck:
+    def __init__(self, folder: Path, mode: str, forwarder: Forwarder | None, *, per_conversation: bool = False):
+        if mode not in MODES:
+            raise ValueError(f"cassette mode {mode!r}: expected one of {', '.join(MODES)}")
+        self.folder = folder
+        self.mode = mode
+        self.forwarder = forwarder
+        # The standalone proxy has no runner telling it the cases: each conversation
+        # (told apart by its first user message) is then a case of its own.
+        self.per_conversation = per_conversation
+        self.tracker = CaseTracker()
+        self.unattributed = 0  # recorded calls that could not be told apart by their user text
+        self._runs: dict[tuple[str, str], int] = {}
+        self._runs_lock = threading.Lock()
+        self.stats = {"replayed": 0, "recorded": 0, "missed": 0}
+
+    # -- cases (called by the run's agent wrapper) ---------------------------
+
+    def open_case(self, eval_set_id: str, eval_id: str) -> tuple[str, CaseState]:
+        """Start tracking a case; its n-th opening in this run uses the n-th run's cassette."""
+        with self._runs_lock:
+            run = self._runs.get((eval_set_id, eval_id), 0) + 1
+            self._runs[(eval_set_id, eval_id)] = run
+        cassette = load_cassette(self.folder, eval_set_id, eval_id, run)
+        if self.mode == "record":
+            cassette.exchanges = []
+        label = f"case {eval_id!r} of {eval_set_id}" + (f" (run {run})" if run > 1 else "")
+        state = CaseState(cassette, label)
+        state.keys = [self._key_of(e) for e in cassette.exchanges]
+        key = f"{eval_set_id}\x00{eval_id}\x00{run}"
+        self.tracker.open(key, state)
+        return key, state
+
+    def close_case(self, key: str, *, save: bool) -> None:
+        state = self.tracker.close(key)
+        if state is not None and save and state.changed and self.mode != "replay":
+            state.cassette.save()
+
+    # -- requests (called on the proxy's handler threads) ---------------------
+
+    def answer(self, path: str, headers: dict[str, str], raw: bytes) -> ProxyAnswer:
+        protocol = protocol_for(path)
+        if protocol is None:
+            return _error(404, f"evalkit's model proxy does not serve {path.split('?', 1)[0]} "
+                               "(it serves Gemini generateContent/streamGenerateContent and OpenAI /v1/chat/completions)")
+        try:
+            body = json.loads(raw or b"{}")
+            if not isinstance(body, dict):
+                raise ValueError("not a JSON object")
+        except ValueError as error:
+            return _error(400, f"request body is not a JSON object: {error}")
+        normalised = protocol.normalise(path, body)
+        key = request_key(protocol.name, normalised)
+        user_texts = protocol.user_texts(body)
+        with self.tracker.lock:
+            candidates = self.tracker.candidates(user_texts)
+            if self.per_conversation and not candidates:
+                candidates = [self._conversation_case(user_texts)]
+            if self.mode != "record":
+                for state in candidates:
+                    index = next((i for i, k in enumerate(state.keys) if k == key and i not in state.used), None)
+                    if index is not None:
+                        state.used.add(index)
+                        self.stats["replayed"] += 1
+                        return _replayed(protocol, state.cassette.exchanges[index])
+            if self.mode == "replay":
+                self.stats["missed"] += 1
+                return _error(404, self._miss(candidates, protocol, normalised))
+            owner = candidates[0] if candidates else None
+            if owner is not None and len(candidates) > 1 and not _names_the_case(owner, user_texts):
+                self.unattributed += 1
+        if owner is None:
+            return _error(400, "evalkit's model proxy received a model call while no eval case was running; "
+                               "nothing to record it into")
+        return self._record(owner, protocol, path, headers, raw, body, key)
+
+    def _record(self, owner: CaseState, protocol: ModelProtocol, path: str, headers: dict[str, str],
+                raw: bytes, body: dict[str, Any], key: str) -> ProxyAnswer:
+        assert self.forwarder is not None
+        import httpx
+
+        try:
+            status, content_type, answer = self.forwarder.forward(protocol, path, headers, raw)
+        except httpx.HTTPError as error:
+            url = self.forwarder.upstreams.url_for(protocol, _without_query(path))
+            return _error(502, f"evalkit's model proxy could not reach the upstream {url}: {error}")
+        if 200 <= status < 300:  # failures are passed on, never kept: a replayed 429 would be forever
+            exchange = Exchange(owner.turn, protocol.name, _recorded_path(path), body,
+                                parse_response(status, content_type, answer))
+            with self.tracker.lock:
+                owner.cassette.exchanges.append(exchange)
+                owner.keys.append(key)
+                owner.used.add(len(owner.keys) - 1)
+                owner.changed = True
+                self.stats["recorded"] += 1
+            if self.per_conversation:
+                owner.cassette.save()
+        return ProxyAnswer(status, content_type, answer)
+
+    def _miss(self, candidates: list[CaseState], protocol: ModelProtocol, normalised: dict[str, Any]) -> str:
+        if not candidates:
+            return "evalkit's model proxy (replay) received a model call while no eval case was running"
+        owner = candidates[0]
+        if not owner.cassette.exists:
+            detail = f"there is no cassette {owner.cassette.path}"
+        else:
+            recorded = [protocol.normalise(e.path, e.request) for e in owner.cassette.exchanges
+                        if e.protocol == protocol.name]
+            detail = f"{closest_difference(normalised, recorded)} (cassette {owner.cassette.path})"
+        turn = f", turn {owner.turn}" if owner.turn is not None else ""
+        message = (f"{owner.label}{turn}: no recorded model call matches: {detail}; if the agent's prompt, "
+                   "tools or model settings changed, re-record with --cassette-mode record "
+                   "(or auto to add only what is missing)")
+        owner.misses.append(message)
+        return message
+
+    def _conversation_case(self, user_texts: list[str]) -> CaseState:
+        first = user_texts[0] if user_texts else ""
+        _, state = self.open_case("proxy", first[:60] or "no-user-text")
+        state.user_texts = [first] if first else []  # later calls of this conversation find it
+        return state
+
+    @staticmethod
+    def _key_of(exchange: Exchange) -> str:
+        protocol = protocol_for(exchange.path)
+        if protocol is None:
+            return ""
+        return request_key(protocol.name, protocol.normalise(exchange.path, exchange.request))
+
+
+def _names_the_case(state: CaseState, user_texts: list[str]) -> bool:
+    return bool(state.user_texts) and state.user_texts[-1] in "\n".join(user_texts)
+
+
+def _replayed(protocol: ModelProtocol, exchange: Exchange) -> ProxyAnswer:
+    response = exchange.response
+    return ProxyAnswer(response.status, response.content_type, render_response(protocol, response))
+
+
+def _recorded_path(path: str) -> str:
+    """The path without its query, except `alt=sse`: a `key=` parameter is never written."""
+    route, _, query = path.partition("?")
+    kept = [(k, v) for k, v in parse_qsl(query) if k == "alt"]
+    return route + ("?" + urlencode(kept) if kept else "")
+
+
+def _without_query(path: str) -> str:
+    return path.split("?", 1)[0]
+
+
+def _error(status: int, message: str) -> ProxyAnswer:
+    names = {400: "INVALID_ARGUMENT", 404: "NOT_FOUND", 502: "UNAVAILABLE", 503: "UNAVAILABLE"}
+    # One shape both clients read: Google's code/status and OpenAI's type.
+    error = {"code": status, "message": message, "status": names.get(status, "UNKNOWN"), "type": "evalkit_cassette"}
+    return ProxyAnswer(status, "application/json", json.dumps({"error": error}).encode("utf-8"))
