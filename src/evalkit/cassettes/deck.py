@@ -28,7 +28,8 @@ from urllib.parse import parse_qsl, urlencode
 from evalkit.cassettes.matching import closest_difference, request_key
 from evalkit.cassettes.protocols import ModelProtocol, protocol_for
 from evalkit.cassettes.routing import CaseState, CaseTracker
-from evalkit.cassettes.store import Exchange, load_cassette
+from evalkit.cassettes.store import SUFFIX, Exchange, load_cassette, read_exchanges
+from evalkit.errors import UsageError
 from evalkit.cassettes.upstream import Forwarder, parse_response, render_response
 
 MODES = ("replay", "record", "auto")
@@ -56,6 +57,8 @@ class CassetteDeck:
         self._runs: dict[tuple[str, str], int] = {}
         self._runs_lock = threading.Lock()
         self.stats = {"replayed": 0, "recorded": 0, "missed": 0}
+        self._pool: dict[str, list[Exchange]] | None = None
+        self._finished: dict[str, list[CaseState]] = {}  # finished cases by first user message
 
     # -- cases (called by the run's agent wrapper) ---------------------------
 
@@ -76,8 +79,23 @@ class CassetteDeck:
 
     def close_case(self, key: str, *, save: bool) -> None:
         state = self.tracker.close(key)
-        if state is not None and save and state.changed and self.mode != "replay":
-            state.cassette.save()
+        if state is None or not save or self.mode == "replay":
+            return
+        with self.tracker.lock:
+            state.finished = True
+            self._finished.setdefault(state.user_texts[0] if state.user_texts else "", []).append(state)
+            self._write_finished(state)
+
+    def _write_finished(self, state: CaseState) -> None:
+        """Write a finished case's cassette, and its twins' that gave or took a call (lock held)."""
+        twins = self._finished[state.user_texts[0] if state.user_texts else ""]
+        changed = {id(state): state} if state.changed else {}
+        changed.update((id(s), s) for s in share_identical_calls(twins))
+        for case in changed.values():
+            order = sorted(range(len(case.keys)), key=lambda i: case.cassette.exchanges[i].turn or 0)
+            case.cassette.exchanges = [case.cassette.exchanges[i] for i in order]
+            case.keys = [case.keys[i] for i in order]
+            case.cassette.save()
 
     # -- requests (called on the proxy's handler threads) ---------------------
 
@@ -106,39 +124,73 @@ class CassetteDeck:
                         state.used.add(index)
                         self.stats["replayed"] += 1
                         return _replayed(protocol, state.cassette.exchanges[index])
+                pooled = self._from_pool(key)
+                if pooled is not None:
+                    self.stats["replayed"] += 1
+                    return _replayed(protocol, pooled)
             if self.mode == "replay":
                 self.stats["missed"] += 1
                 return _error(404, self._miss(candidates, protocol, normalised))
-            owner = candidates[0] if candidates else None
-            if owner is not None and len(candidates) > 1 and not _names_the_case(owner, user_texts):
+            owner, turn = self.tracker.owner_for_recording(candidates, user_texts, key) if candidates else (None, None)
+            if owner is None:
+                return _error(400, "evalkit's model proxy received a model call while no eval case was running; "
+                                   "nothing to record it into")
+            if len(candidates) > 1 and not _names_the_case(owner, user_texts):
                 self.unattributed += 1
-        if owner is None:
-            return _error(400, "evalkit's model proxy received a model call while no eval case was running; "
-                               "nothing to record it into")
-        return self._record(owner, protocol, path, headers, raw, body, key)
+            # Reserved now, filled in when the upstream answers: concurrent identical calls of
+            # tied cases each see the other's reservation, and the file keeps the calls' order.
+            slot = Exchange(turn, protocol.name, _recorded_path(path), body, None)
+            owner.used.add(len(owner.keys))
+            owner.keys.append(key)
+            owner.cassette.exchanges.append(slot)
+        return self._record(owner, slot, protocol, path, headers, raw)
 
-    def _record(self, owner: CaseState, protocol: ModelProtocol, path: str, headers: dict[str, str],
-                raw: bytes, body: dict[str, Any], key: str) -> ProxyAnswer:
+    def _record(self, owner: CaseState, slot: Exchange, protocol: ModelProtocol, path: str,
+                headers: dict[str, str], raw: bytes) -> ProxyAnswer:
         assert self.forwarder is not None
         import httpx
 
         try:
             status, content_type, answer = self.forwarder.forward(protocol, path, headers, raw)
         except httpx.HTTPError as error:
+            status, content_type, answer = 502, "", b""
             url = self.forwarder.upstreams.url_for(protocol, _without_query(path))
-            return _error(502, f"evalkit's model proxy could not reach the upstream {url}: {error}")
-        if 200 <= status < 300:  # failures are passed on, never kept: a replayed 429 would be forever
-            exchange = Exchange(owner.turn, protocol.name, _recorded_path(path), body,
-                                parse_response(status, content_type, answer))
-            with self.tracker.lock:
-                owner.cassette.exchanges.append(exchange)
-                owner.keys.append(key)
-                owner.used.add(len(owner.keys) - 1)
+            failure = _error(502, f"evalkit's model proxy could not reach the upstream {url}: {error}")
+        with self.tracker.lock:
+            if 200 <= status < 300:  # failures are passed on, never kept: a replayed 429 would be forever
+                slot.response = parse_response(status, content_type, answer)
                 owner.changed = True
                 self.stats["recorded"] += 1
-            if self.per_conversation:
-                owner.cassette.save()
+                if self.per_conversation:  # no case end to wait for: keep every call at once
+                    owner.cassette.save()
+                elif owner.finished:  # a twin's call, answered after this case was written
+                    self._write_finished(owner)
+            else:
+                # An unanswered reservation: never matched, never written.
+                index = next(i for i, e in enumerate(owner.cassette.exchanges) if e is slot)
+                owner.keys[index] = ""
+        if not content_type:
+            return failure
         return ProxyAnswer(status, content_type, answer)
+
+    def _from_pool(self, key: str) -> Exchange | None:
+        """An identical request recorded in any cassette of the folder (call with the lock held).
+
+        Identical requests have interchangeable answers. This answers a case whose twin
+        (a case opening with the same messages, run at the same time) kept the recording
+        of a call they both made; the folder is read once, on first need.
+        """
+        if self._pool is None:
+            self._pool = {}
+            for path in sorted(self.folder.rglob("*" + SUFFIX)) if self.folder.is_dir() else ():
+                try:
+                    exchanges = read_exchanges(path)
+                except UsageError:
+                    continue  # a broken file is reported when its own case opens it
+                for exchange in exchanges:
+                    self._pool.setdefault(self._key_of(exchange), []).append(exchange)
+        recordings = self._pool.get(key)
+        return recordings.pop(0) if recordings else None
 
     def _miss(self, candidates: list[CaseState], protocol: ModelProtocol, normalised: dict[str, Any]) -> str:
         if not candidates:
@@ -169,6 +221,37 @@ class CassetteDeck:
         if protocol is None:
             return ""
         return request_key(protocol.name, protocol.normalise(exchange.path, exchange.request))
+
+
+def share_identical_calls(twins: list[CaseState]) -> list[CaseState]:
+    """Give each finished case its own recording of the calls it shared with its twins.
+
+    Cases that open with the same messages send identical requests at the same turn, and
+    while they run the proxy cannot tell whose request arrived (routing.CaseTracker), so
+    one case may have kept two recordings of a call while its twin kept none. Once both
+    have finished, one recording moves over. Returns the cases whose cassettes changed.
+    """
+    changed: dict[int, CaseState] = {}
+    for receiver in twins:
+        for turn in range(1, len(receiver.user_texts) + 1):
+            if any(e.turn == turn for e in receiver.cassette.exchanges):
+                continue
+            for donor in twins:
+                if donor is receiver or donor.user_texts[:turn] != receiver.user_texts[:turn]:
+                    continue
+                at_turn = [i for i, e in enumerate(donor.cassette.exchanges) if e.turn == turn and e.response]
+                keys = [donor.keys[i] for i in at_turn]
+                surplus = next((i for i in at_turn if keys.count(donor.keys[i]) > 1), None)
+                if surplus is None:
+                    continue
+                exchange = donor.cassette.exchanges.pop(surplus)
+                moved_key = donor.keys.pop(surplus)
+                position = sum(1 for e in receiver.cassette.exchanges if (e.turn or 0) <= turn)
+                receiver.cassette.exchanges.insert(position, exchange)
+                receiver.keys.insert(position, moved_key)
+                changed[id(donor)], changed[id(receiver)] = donor, receiver
+                break
+    return list(changed.values())
 
 
 def _names_the_case(state: CaseState, user_texts: list[str]) -> bool:

@@ -11,7 +11,8 @@ most of its messages in it (the case further along the same conversation).
 Two cases in flight at once that have sent the very same messages are
 indistinguishable, and so are their requests: such a request is answered from
 whichever of those cases has an unused recording of exactly that request (identical
-requests have interchangeable answers). When no case's message appears (the agent
+requests have interchangeable answers). When recording, each of those
+cases takes one such request in turn. When no case's message appears (the agent
 rewrote the user's text), every case in flight is a candidate and the exact request
 content decides. See docs/cassettes.md, "Concurrent cases".
 """
@@ -36,6 +37,7 @@ class CaseState:
     keys: list[str] = field(default_factory=list)  # match key of each exchange
     misses: list[str] = field(default_factory=list)  # replay misses, turned into the case's error
     changed: bool = False  # new exchanges to write when the case finishes
+    finished: bool = False  # all its turns played (a twin's call may still be filled in)
     opened: int = 0  # order of opening: ties go to the earlier case
 
 
@@ -84,3 +86,24 @@ class CaseTracker:
         if scored:
             return [state for _, _, state in sorted(scored, key=lambda item: item[:2])]
         return sorted(self._cases.values(), key=lambda state: state.opened)
+
+    def owner_for_recording(
+        self, candidates: list[CaseState], request_user_texts: list[str], key: str
+    ) -> tuple[CaseState, int | None]:
+        """Which case keeps a recorded call, and at which turn (call with `lock` held).
+
+        Cases that opened with the same messages send identical requests, and the proxy
+        cannot tell whose arrived. Each such case must still end up with one recording
+        of it: the call goes to the first of them (including those that have since moved
+        on to later turns) that has none yet at that point of the conversation.
+        """
+        best = candidates[0]
+        joined = "\n".join(request_user_texts)
+        if not best.user_texts or best.user_texts[-1] not in joined:
+            return best, best.turn
+        position = len(best.user_texts)  # the turn the request was sent in, whoever sent it
+        same_start = [c for c in self._cases.values() if c.user_texts[:position] == best.user_texts]
+        for state in sorted(same_start, key=lambda c: (c is not best, c.opened)):
+            if not any(k == key for k, e in zip(state.keys, state.cassette.exchanges) if e.turn == position):
+                return state, position
+        return best, position

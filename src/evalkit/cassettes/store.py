@@ -55,11 +55,11 @@ class Exchange:
     protocol: str
     path: str
     request: dict[str, Any]
-    response: RecordedResponse
+    response: RecordedResponse | None  # None while the upstream has not answered (or failed)
 
     def to_dict(self) -> dict[str, Any]:
         return {"turn": self.turn, "protocol": self.protocol, "path": self.path,
-                "request": self.request, "response": self.response.to_dict()}
+                "request": self.request, "response": self.response.to_dict() if self.response else None}
 
 
 @dataclass
@@ -73,7 +73,8 @@ class Cassette:
 
     def save(self) -> None:
         data = {"evalkit_cassette": FORMAT_VERSION, "eval_set_id": self.eval_set_id,
-                "eval_id": self.eval_id, "run": self.run, "exchanges": [e.to_dict() for e in self.exchanges]}
+                "eval_id": self.eval_id, "run": self.run,
+                "exchanges": [e.to_dict() for e in self.exchanges if e.response is not None]}
         self.path.parent.mkdir(parents=True, exist_ok=True)
         temporary = self.path.with_name(self.path.name + ".tmp")
         temporary.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -97,19 +98,22 @@ def _file_name(text: str) -> str:
 def load_cassette(folder: Path, eval_set_id: str, eval_id: str, run: int = 1) -> Cassette:
     path = cassette_path(folder, eval_set_id, eval_id, run)
     cassette = Cassette(path, eval_set_id, eval_id, run)
-    if not path.is_file():
-        return cassette
+    if path.is_file():
+        cassette.exchanges = read_exchanges(path)
+        cassette.exists = True
+    return cassette
+
+
+def read_exchanges(path: Path) -> list[Exchange]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         if data.get("evalkit_cassette") != FORMAT_VERSION:
             raise ValueError(f"'evalkit_cassette' is {data.get('evalkit_cassette')!r}, expected {FORMAT_VERSION}")
-        cassette.exchanges = [_exchange(item) for item in data.get("exchanges") or []]
+        return [_exchange(item) for item in data.get("exchanges") or []]
     except (ValueError, KeyError, TypeError, AttributeError) as error:
         raise UsageError(
             f"{path}: not a readable cassette ({error}); re-record it with --cassette-mode record"
         ) from None
-    cassette.exists = True
-    return cassette
 
 
 def _exchange(item: dict[str, Any]) -> Exchange:
