@@ -9,7 +9,9 @@ While it runs, `GOOGLE_GEMINI_BASE_URL`, `GOOGLE_VERTEX_BASE_URL` and `OPENAI_BA
 in evalkit's own environment name the proxy, so in-process agents (loaded after
 `start`) and `cmd:` workers (which inherit the environment) call it. evalkit's own
 judges and user simulator are not the agent: `EVALKIT_JUDGE_*_BASE_URL` keep them on
-the servers they would have used. See docs/cassettes.md.
+the servers they would have used. In replay, a missing `GOOGLE_API_KEY` or
+`OPENAI_API_KEY` is set to a placeholder, since clients refuse to start without one.
+See docs/cassettes.md.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from evalkit.cassettes.protocols import GEMINI, OPENAI
 from evalkit.cassettes.proxy import ModelProxy
 from evalkit.cassettes.upstream import VERTEX_ENV_VAR, Forwarder, Upstreams
 
+REPLAY_PLACEHOLDER_KEY = "evalkit-replay-needs-no-key"
 JUDGE_OVERRIDES = {
     GEMINI.env_var: "EVALKIT_JUDGE_GEMINI_BASE_URL",
     VERTEX_ENV_VAR: "EVALKIT_JUDGE_VERTEX_BASE_URL",
@@ -47,6 +50,13 @@ class CassetteRun:
         settings = dict(self.proxy.environment())
         for agent_var, judge_var in JUDGE_OVERRIDES.items():
             settings[judge_var] = os.environ.get(judge_var) or upstream_of[agent_var]
+        if self.mode == "replay":
+            # Clients refuse to start without a key, and a replay sends nothing anywhere:
+            # a placeholder lets a checkout with no key (CI, a newcomer) replay.
+            if not (os.environ.get("GOOGLE_API_KEY") or os.environ.get("GEMINI_API_KEY")):
+                settings["GOOGLE_API_KEY"] = REPLAY_PLACEHOLDER_KEY
+            if not os.environ.get("OPENAI_API_KEY"):
+                settings["OPENAI_API_KEY"] = REPLAY_PLACEHOLDER_KEY
         for name, value in settings.items():
             self._saved[name] = os.environ.get(name)
             os.environ[name] = value
