@@ -96,6 +96,9 @@ class CassetteDeck:
             case.cassette.exchanges = [case.cassette.exchanges[i] for i in order]
             case.keys = [case.keys[i] for i in order]
             case.cassette.save()
+        # Only a case with a gap or a spare recording can still give or take one: forget the
+        # rest, so memory does not grow with the run.
+        twins[:] = [t for t in twins if _has_gap_or_spare(t)]
 
     # -- requests (called on the proxy's handler threads) ---------------------
 
@@ -252,6 +255,14 @@ def share_identical_calls(twins: list[CaseState]) -> list[CaseState]:
                 changed[id(donor)], changed[id(receiver)] = donor, receiver
                 break
     return list(changed.values())
+
+
+def _has_gap_or_spare(state: CaseState) -> bool:
+    turns = [e.turn for e in state.cassette.exchanges if e.response is not None]
+    if any(turn not in turns for turn in range(1, len(state.user_texts) + 1)):
+        return True
+    pairs = [(e.turn, k) for e, k in zip(state.cassette.exchanges, state.keys) if e.response is not None]
+    return len(pairs) != len(set(pairs)) or any(e.response is None for e in state.cassette.exchanges)
 
 
 def _names_the_case(state: CaseState, user_texts: list[str]) -> bool:
