@@ -13,6 +13,8 @@ from typing import List, Optional
 
 import typer
 
+from evalkit import defaults
+
 app = typer.Typer(
     name="evalkit",
     help="Evaluate LLM agents against eval sets, with ADK-compatible scores, as a CI gate.",
@@ -32,14 +34,24 @@ def fail(lines: list[str], code: int) -> None:
 
 def guarded(action):
     """Run a command body, mapping evalkit errors to their messages and exit codes."""
-    from evalkit.errors import EvalkitError
+    from evalkit.errors import EvalkitError, SettingError
 
     try:
         return action()
+    except SettingError as error:
+        if _debug:
+            raise
+        flag = SETTING_FLAGS.get(error.name)
+        fail([error.worded_as(flag)] if flag else error.lines(), error.exit_code)
     except EvalkitError as error:
         if _debug:
             raise
         fail(error.lines(), error.exit_code)
+
+
+# The flag of each run setting, so the settings' messages name what the user typed.
+SETTING_FLAGS = {"jobs": "--jobs", "judge_jobs": "--judge-jobs", "timeout": "--timeout", "repeat": "--repeat",
+                 "pass_rate": "--pass-rate", "use_cache": "--no-cache"}
 
 
 @app.callback()
@@ -53,21 +65,21 @@ def run(
     paths: List[str] = typer.Argument(..., help="Eval set files, folders, or file.json:case1,case2"),
     config: Optional[str] = typer.Option(None, "--config", "--config_file_path", help="EvalConfig file (JSON or YAML)"),
     agent: Optional[str] = typer.Option(None, "--agent", help="module:attr, file.py:attr, ADK agent folder, cmd:COMMAND, http(s)://URL or replay:RESULT.json"),
-    jobs: int = typer.Option(8, "--jobs", min=1, help="Cases run at once"),
+    jobs: Optional[int] = typer.Option(None, "--jobs", min=1, show_default=False, help=f"Cases run at once \\[default: {defaults.DEFAULT_JOBS}]"),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Write the result file here"),
     junit: Optional[Path] = typer.Option(None, "--junit", help="Write a JUnit XML report here"),
     markdown: Optional[Path] = typer.Option(None, "--markdown", help="Write a Markdown summary here"),
     html: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report here"),
-    repeat: int = typer.Option(1, "--repeat", min=1, help="Run each case N times"),
+    repeat: Optional[int] = typer.Option(None, "--repeat", min=1, show_default=False, help=f"Run each case N times \\[default: {defaults.DEFAULT_REPEAT}]"),
     case: Optional[List[str]] = typer.Option(None, "--case", help="Only this eval id (repeatable)"),
     shard: Optional[str] = typer.Option(None, "--shard", help="K/N: run the K-th of N stable slices of the cases"),
     baseline: Optional[str] = typer.Option(None, "--baseline", help="Compare with an earlier result file (evalkit's or ADK's), or 'last' for the previous run; regressions exit 1"),
     tolerance: float = typer.Option(0.0, "--tolerance", help="With --baseline: a score may drop this much before it counts as a regression"),
     pass_rate: Optional[float] = typer.Option(None, "--pass-rate", help="With --repeat: share of the runs a case needs to pass (default: all)"),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the judge cache"),
-    timeout: float = typer.Option(300.0, "--timeout", min=0.001, help="Seconds allowed per turn"),
+    timeout: Optional[float] = typer.Option(None, "--timeout", min=0.001, show_default=False, help=f"Seconds allowed per turn \\[default: {defaults.DEFAULT_TIMEOUT_S}]"),
     quiet: bool = typer.Option(False, "--quiet", help="Print only the summary line"),
-    judge_jobs: int = typer.Option(16, "--judge-jobs", min=1, help="Judge calls in flight at once"),
+    judge_jobs: Optional[int] = typer.Option(None, "--judge-jobs", min=1, show_default=False, help=f"Judge calls in flight at once \\[default: {defaults.DEFAULT_JUDGE_JOBS}]"),
     print_detailed_results: bool = typer.Option(False, "--print_detailed_results", help="Also list every criterion of every turn (ADK's option)"),
     cassettes: Optional[Path] = typer.Option(None, "--cassettes", help="Answer the agent's model calls from cassettes in this folder (see docs/cassettes.md)"),
     cassette_mode: str = typer.Option("replay", "--cassette-mode", help="With --cassettes: replay (offline), record (call the model, rewrite) or auto (record only what is missing)"),
@@ -78,7 +90,7 @@ def run(
     request = RunRequest(
         paths=paths, config=config, agent=agent, jobs=jobs, json_out=json_out, junit=junit,
         markdown=markdown, html=html, repeat=repeat, case_ids=case or [], shard=shard,
-        baseline=baseline, tolerance=tolerance, pass_rate=pass_rate, use_cache=not no_cache, timeout=timeout, quiet=quiet,
+        baseline=baseline, tolerance=tolerance, pass_rate=pass_rate, use_cache=False if no_cache else None, timeout=timeout, quiet=quiet,
         judge_jobs=judge_jobs, detailed=print_detailed_results, cassettes=cassettes, cassette_mode=cassette_mode,
     )
     raise typer.Exit(guarded(lambda: run_command(request)))

@@ -11,7 +11,7 @@ from enum import IntEnum
 
 
 class ExitCode(IntEnum):
-    """The exit codes of every evalkit command (DESIGN.md, "Exit codes")."""
+    """The exit codes of every evalkit command (docs/architecture.md, "Contracts"; docs/ci.md)."""
 
     OK = 0  # at least one case ran, and every case passed
     FAILED = 1  # a case failed a threshold or was not evaluated (compare: a regression)
@@ -64,6 +64,21 @@ class UsageError(InputError):
     """A bad flag or argument combination (exit 2)."""
 
 
+class SettingError(UsageError):
+    """A run setting out of range (exit 2), named as the Python API spells it (`pass_rate=1.5`).
+
+    The CLI rewords it with the flag the user typed (`--pass-rate 1.5`): see `worded_as`.
+    """
+
+    def __init__(self, name: str, value: object, reason: str):
+        self.name, self.value, self.reason = name, value, reason
+        super().__init__(f"{name}={value!r}: {reason}")
+
+    def worded_as(self, flag: str) -> str:
+        value = f"{self.value:g}" if isinstance(self.value, float) else str(self.value)
+        return f"{flag} {value}: {self.reason}"
+
+
 class AgentLoadError(InputError):
     """The agent named by `--agent` cannot be loaded (exit 2); nothing ran."""
 
@@ -85,7 +100,7 @@ class AgentError(EvalkitError):
 
 
 class AgentTimeout(AgentError):
-    """A turn ran past `--timeout`."""
+    """A turn ran past the per-turn timeout."""
 
 
 class JudgeError(EvalkitError):

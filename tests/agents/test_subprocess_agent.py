@@ -13,6 +13,7 @@ import pytest
 
 from evalkit.agents.base import SessionSpec
 from evalkit.agents.registry import load_agent
+from evalkit.settings import RunSettings
 from evalkit.agents.subprocess_agent import SubprocessAgent
 from evalkit.errors import AgentError, AgentLoadError
 from evalkit.schema.content import Content
@@ -208,7 +209,7 @@ def test_a_bad_command_line_is_an_input_error_before_anything_runs():
 
 
 def test_cmd_spec_builds_a_pool_sized_to_jobs():
-    agent = load_agent(f"cmd:{NODE_AGENT}", jobs=5)
+    agent = load_agent(f"cmd:{NODE_AGENT}", RunSettings(jobs=5))
     assert isinstance(agent, SubprocessAgent)
     assert agent.argv == ["node", str(AGENTS / "weather_agent.js")] and agent.workers == 5
 
@@ -254,5 +255,5 @@ def test_cli_times_out_a_hanging_process_and_scores_the_rest(tmp_path):
     by_id = {c["eval_id"]: c for c in json.loads(out.read_text())["cases"]}
     assert {k: v["status"] for k, v in by_id.items()} == {
         "a": "passed", "hang": "error", "b": "passed", "garbage": "error", "c": "passed"}, {k: v["error"] for k, v in by_id.items()}
-    assert by_id["hang"]["error"] == "case 'hang', turn 1: no reply within 1 s (--timeout)"
+    assert by_id["hang"]["error"] == "case 'hang', turn 1: no reply within 1 s (per-turn timeout)"
     assert by_id["garbage"]["error"].startswith("case 'garbage', turn 1: the agent wrote a line that is not JSON")

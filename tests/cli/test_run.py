@@ -63,7 +63,7 @@ def test_a_turn_past_the_timeout_is_an_error(tmp_path):
                        "--config", str(FIXTURES / "rouge_only.config.json"), "--json", str(out))
     assert done.returncode == 3
     cases = {c["eval_id"]: c for c in json.loads(out.read_text())["cases"]}
-    assert cases["slow"]["error"] == "case 'slow', turn 1: no reply within 0.5 s (--timeout)"
+    assert cases["slow"]["error"] == "case 'slow', turn 1: no reply within 0.5 s (per-turn timeout)"
     assert cases["hello"]["status"] == "passed"
 
 

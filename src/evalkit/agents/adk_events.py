@@ -1,6 +1,6 @@
 """ADK events of one turn → one actual Invocation in ADK's Form B (`invocation_events`).
 
-The grouping follows what `adk eval` records (adk-reference.md §1.6), so criteria and
+The grouping follows what `adk eval` records (docs/adk-parity.md, "Invocations and events"), so criteria and
 judges see the same invocation from evalkit as from ADK:
 - an event authored by the user carries the user's message and is not kept;
 - among the other events with parts, every one for which `is_final_response()` holds

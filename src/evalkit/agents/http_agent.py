@@ -17,6 +17,7 @@ from typing import Any
 from evalkit.agents.turn_protocol import Turn, TurnProtocolAgent
 from evalkit.agents.worker_pool import snippet
 from evalkit.errors import AgentError
+from evalkit.defaults import DEFAULT_JOBS
 
 CONNECT_TIMEOUT_S = 10.0
 END_SESSION_TIMEOUT_S = 5.0
@@ -24,7 +25,7 @@ BACKSTOP_MARGIN_S = 5.0  # the client gives up this long after the runner would 
 
 
 class HttpAgent(TurnProtocolAgent):
-    def __init__(self, url: str, max_connections: int = 8, timeout: float | None = None):
+    def __init__(self, url: str, max_connections: int = DEFAULT_JOBS, timeout: float | None = None):
         self.url = url
         self.description = url
         self.max_connections = max(1, max_connections)

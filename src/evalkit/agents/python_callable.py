@@ -14,10 +14,11 @@ from typing import Any, Callable
 
 from evalkit.agents.turn_protocol import Turn, TurnProtocolAgent
 from evalkit.errors import AgentError
+from evalkit.defaults import DEFAULT_JOBS
 
 
 class CallableAgent(TurnProtocolAgent):
-    def __init__(self, fn: Callable[[Turn], Any], name: str, max_threads: int = 8):
+    def __init__(self, fn: Callable[[Turn], Any], name: str, max_threads: int = DEFAULT_JOBS):
         self.fn = fn
         self.description = name
         self._is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(

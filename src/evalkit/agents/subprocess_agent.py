@@ -23,6 +23,7 @@ from evalkit.agents.base import AgentSession, SessionSpec
 from evalkit.agents.turn_protocol import Turn, TurnProtocolAgent, TurnProtocolSession
 from evalkit.agents.worker_pool import AgentProcess, WorkerPool
 from evalkit.errors import AgentError, AgentLoadError
+from evalkit.defaults import DEFAULT_JOBS
 
 
 def split_command(command_line: str) -> list[str]:
@@ -52,7 +53,7 @@ class _Lease:
 
 
 class SubprocessAgent(TurnProtocolAgent):
-    def __init__(self, command_line: str, workers: int = 8):
+    def __init__(self, command_line: str, workers: int = DEFAULT_JOBS):
         self.command_line = command_line
         self.description = f"cmd:{command_line}"
         self.argv = split_command(command_line)

@@ -55,6 +55,9 @@ class CassetteSession(AgentSession):
         self._raise_miss()
         return invocation
 
+    def recorded_turns(self) -> list[Invocation] | None:
+        return self.inner.recorded_turns()
+
     def _raise_miss(self) -> None:
         if self.state.misses:
             raise AgentError(self.state.misses[0]) from None

@@ -125,7 +125,7 @@ def merge_command(files: list[Path], *, json_out: Path | None = None, junit: Pat
     from evalkit.engine.evaluation import exit_code
     from evalkit.report.console import make_console, render, summary_line
     from evalkit.report.writing import write_reports
-    from evalkit.results.writer import read_result
+    from evalkit.results.reader import read_result
 
     loaded = [(path, read_result(path)) for path in files]
     loaded.sort(key=lambda item: _shard_index(item[1]))

@@ -17,18 +17,10 @@ from evalkit.agents.base import Agent
 from evalkit.loading.plan import Plan
 from evalkit.report.latency import run_report
 from evalkit.engine.jobs import CaseJob
-from evalkit.engine.runner import Runner, RunnerSettings
+from evalkit.engine.runner import Runner
 from evalkit.schema.results import CaseResult, RunResult, Summary
-
-
-@dataclass
-class RunSettings:
-    jobs: int = 8
-    timeout: float | None = 300.0
-    judge_jobs: int = 16
-    use_cache: bool = True
-    repeat: int = 1  # runs per case; see evalkit.engine.repeats
-    pass_rate: float | None = None  # share of the runs a case needs to pass; None: all
+from evalkit.defaults import DEFAULT_REPEAT
+from evalkit.settings import RunSettings
 
 
 @dataclass
@@ -42,7 +34,7 @@ class RunProgress:
     judge_stats: dict | None = None
     order: dict[tuple[str, str], int] = field(default_factory=dict)
     listeners: list[Callable[[CaseResult], None]] = field(default_factory=list)
-    repeat: int = 1
+    repeat: int = DEFAULT_REPEAT
     pass_rate: float | None = None
 
     def add(self, result: CaseResult) -> None:
@@ -95,10 +87,10 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
     on_case_done = progress.add
     collector = None
     if settings.repeat > 1:
-        from evalkit.engine.repeats import RepeatCollector, repeated, required_passes
+        from evalkit.engine.repeats import RepeatCollector, repeated
 
         progress.repeat, progress.pass_rate = settings.repeat, settings.pass_rate
-        collector = RepeatCollector(settings.repeat, required_passes(settings.repeat, settings.pass_rate), progress.add)
+        collector = RepeatCollector(settings.repeat, settings.required_passes, progress.add)
         on_case_done = collector.add
         jobs = repeated(jobs, settings.repeat)
     for criterion in {id(c): c for planned in plan.sets for c in planned.criteria}.values():
@@ -108,8 +100,7 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
         from evalkit.judge.service import JudgeService
 
         judge = JudgeService(max_concurrency=settings.judge_jobs, use_cache=settings.use_cache)
-    runner = Runner(agent, RunnerSettings(jobs=settings.jobs, timeout=settings.timeout), judge=judge,
-                    on_case_done=on_case_done)
+    runner = Runner(agent, settings, judge=judge, on_case_done=on_case_done)
     try:
         await runner.run(jobs)
     finally:

@@ -21,18 +21,13 @@ from evalkit.errors import AgentError, AgentTimeout, EvalkitError
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import Invocation
 from evalkit.schema.results import CaseResult, InvocationRecord, Status, case_status
-
-
-@dataclass
-class RunnerSettings:
-    jobs: int = 8
-    timeout: float | None = 300.0
+from evalkit.settings import RunSettings
 
 
 @dataclass
 class Runner:
     agent: Agent
-    settings: RunnerSettings = field(default_factory=RunnerSettings)
+    settings: RunSettings = field(default_factory=RunSettings)
     judge: object | None = None  # a JudgeService when any criterion or simulator needs one
     on_case_done: Callable[[CaseResult], None] | None = None
 
@@ -109,7 +104,7 @@ class Runner:
             invocation = await asyncio.wait_for(session.run_turn(user_content, index), self.settings.timeout)
         except asyncio.TimeoutError:
             raise AgentTimeout(
-                f"case {case_id!r}, turn {index + 1}: no reply within {self.settings.timeout:g} s (--timeout)"
+                f"case {case_id!r}, turn {index + 1}: no reply within {self.settings.timeout:g} s (per-turn timeout)"
             ) from None
         except EvalkitError:
             raise

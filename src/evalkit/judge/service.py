@@ -18,10 +18,9 @@ from evalkit.errors import JudgeError
 from evalkit.judge.base import OPENAI_PREFIX, JudgeBackend, JudgeReply, JudgeRequest
 from evalkit.judge.cache import JudgeCache
 from evalkit.judge.retry import RetryPolicy, call_with_retries
+from evalkit.defaults import DEFAULT_JUDGE_JOBS
 
 logger = logging.getLogger(__name__)
-
-DEFAULT_MAX_CONCURRENCY = 16
 
 
 @dataclass
@@ -49,7 +48,7 @@ class JudgeService:
     def __init__(
         self,
         *,
-        max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+        max_concurrency: int = DEFAULT_JUDGE_JOBS,
         use_cache: bool = True,
         cache_dir: Path | None = None,
         retry: RetryPolicy | None = None,
@@ -73,17 +72,19 @@ class JudgeService:
         return self._cache.path if self._cache is not None else None
 
     def _backend_for(self, model: str) -> JudgeBackend:
-        family = "openai" if model.startswith(OPENAI_PREFIX) else "gemini"
+        family = _family(model)
         backend = self._backends.get(family)
         if backend is None:
             if family == "openai":
                 from evalkit.judge.openai_backend import OpenAICompatibleBackend
 
                 backend = OpenAICompatibleBackend()
-            else:
+            elif family == "gemini":
                 from evalkit.judge.gemini_backend import GeminiBackend
 
                 backend = GeminiBackend()
+            else:
+                backend = _plugin_backend(family)
             self._backends[family] = backend
         return backend
 
@@ -155,3 +156,36 @@ class JudgeService:
 def _describe(backend: JudgeBackend, model: str) -> str:
     describe = getattr(backend, "describe_endpoint", None)
     return describe(model) if describe is not None else model
+
+
+JUDGE_ENTRY_POINT_GROUP = "evalkit.judges"
+
+
+def _family(model: str) -> str:
+    """Which backend serves a model: `openai/...`, a plug-in's `PREFIX/...`, else Gemini.
+
+    Plug-ins (entry point group `evalkit.judges`, named by their prefix, whose object is
+    a JudgeBackend class) are looked up only for a prefix that is not built in.
+    """
+    if model.startswith(OPENAI_PREFIX):
+        return "openai"
+    prefix, sep, _ = model.partition("/")
+    if sep and prefix in _plugin_judges():
+        return prefix
+    return "gemini"
+
+
+def _plugin_judges() -> dict[str, Any]:
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep for ep in entry_points(group=JUDGE_ENTRY_POINT_GROUP)}
+
+
+def _plugin_backend(prefix: str) -> JudgeBackend:
+    entry_point = _plugin_judges()[prefix]
+    try:
+        backend = entry_point.load()()
+    except Exception as error:
+        raise JudgeError(f"judge {prefix}/...: its plug-in {entry_point.value} failed to load: "
+                         f"{type(error).__name__}: {error}") from None
+    return backend

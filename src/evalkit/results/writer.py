@@ -1,4 +1,4 @@
-"""Write and read the result file (`--json`), atomically: never a half-written file."""
+"""Write the result file (`--json`) and reports, atomically: never a half-written file."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from evalkit.errors import InputError, Problem, UsageError
+from evalkit.errors import Problem, UsageError
 from evalkit.schema.results import RunResult
 
 
@@ -31,17 +31,3 @@ def write_text_atomically(path: Path, text: str) -> None:
 
 def write_result(result: RunResult, path: Path) -> None:
     write_text_atomically(path, result.model_dump_json(indent=2) + "\n")
-
-
-def read_result(path: Path) -> RunResult:
-    from pydantic import ValidationError
-
-    from evalkit.loading.documents import read_document
-
-    data = read_document(path)
-    try:
-        return RunResult.model_validate(data)
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise InputError(Problem(str(path), where, f"not an evalkit result file: {first['msg']}")) from None

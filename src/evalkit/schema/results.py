@@ -1,6 +1,6 @@
 """The result file (`--json`): what a run scored, case by case.
 
-Shape fixed by DESIGN.md ("The result file"). `actual` and `expected` are Invocations
+A stable contract (docs/architecture.md, "Contracts"): fields are only added. `actual` and `expected` are Invocations
 in ADK's snake_case JSON, so `replay:` and other tools can read them back.
 """
 
@@ -31,7 +31,7 @@ def gate(score: float | None, threshold: float) -> Status:
 
 
 def case_status(criterion_statuses: list[Status]) -> Status:
-    """ADK's case verdict (§2.0.4), with evalkit's `error` taking precedence.
+    """ADK's case verdict (docs/adk-parity.md, "Case verdicts"), with evalkit's `error` taking precedence.
 
     Failed if any criterion failed; else passed if any passed; else not evaluated.
     """

@@ -1,4 +1,4 @@
-"""`final_response_match_v2`: an LLM judge says whether the answer matches the reference (§2.5).
+"""`final_response_match_v2`: an LLM judge says whether the answer matches the reference (docs/adk-parity.md).
 
 The judge sees the expected turn's user message, the agent's answer and the reference
 answer, and replies with JSON holding `is_the_agent_response_valid`. Each turn is asked
@@ -72,14 +72,14 @@ def parse_label(reply: str) -> Label:
     return Label.NOT_FOUND
 
 
-class FinalResponseMatchV2Criterion(JudgeCriterion):
+class FinalResponseMatchV2Criterion(JudgeCriterion[JudgedResponseOptions]):
     name = "final_response_match_v2"
     description = "An LLM judge decides whether the final response is as correct as the expected one"
     Options = JudgedResponseOptions
     requires_expected = True
 
     def _answer(self, invocation: Invocation) -> str:
-        return response_text(invocation, self.options.include_intermediate_responses_in_final)  # type: ignore[attr-defined]
+        return response_text(invocation, self.options.include_intermediate_responses_in_final)
 
     def build_prompt(self, actual: Invocation, expected: Invocation) -> str:
         return render(

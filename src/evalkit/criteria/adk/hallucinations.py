@@ -1,4 +1,4 @@
-"""`hallucinations_v1`: is each sentence the agent wrote backed by its context? (§2.10)
+"""`hallucinations_v1`: is each sentence the agent wrote backed by its context? (docs/adk-parity.md)
 
 Per text to check (a "step"): a first judge call splits the text into sentences, a
 second labels each sentence against the context the agent had. Supported and
@@ -138,7 +138,7 @@ class HallucinationsOptions(CriterionOptions):
     )
 
 
-class HallucinationsCriterion(JudgeCriterion):
+class HallucinationsCriterion(JudgeCriterion[HallucinationsOptions]):
     name = "hallucinations_v1"
     description = "An LLM judge checks that each sentence of the response is supported by the agent's context"
     Options = HallucinationsOptions
@@ -159,7 +159,7 @@ class HallucinationsCriterion(JudgeCriterion):
         return {"response": step.text, "score": labels_score(blocks), "sentences": blocks}
 
     async def evaluate(self, ctx: EvalContext) -> Outcome:
-        include_intermediate = self.options.evaluate_intermediate_nl_responses  # type: ignore[attr-defined]
+        include_intermediate = self.options.evaluate_intermediate_nl_responses
         invocations: list[InvocationScore] = []
         failure: str | None = None
         for invocation in ctx.actual:

@@ -1,7 +1,7 @@
 """`multi_turn_task_success_v1`, `multi_turn_trajectory_quality_v1`, `multi_turn_tool_use_quality_v1`.
 
-ADK hands these three to the Vertex AI Gen AI evaluation service (adk-reference.md
-§2.12), whose adaptive-rubric metrics write their own checks for each conversation
+ADK hands these three to the Vertex AI Gen AI evaluation service (docs/adk-parity.md,
+"Multi-turn quality criteria"), whose adaptive-rubric metrics write their own checks for each conversation
 and return the share of checks passed. evalkit scores them itself, on any judge model
 the run can reach (Gemini through google-genai, or an OpenAI-compatible server), with
 its own prompt:
@@ -45,7 +45,7 @@ def _properties(*pairs: tuple[str, str]) -> tuple[Rubric, ...]:
     return tuple(Rubric(rubric_id=i, rubric_content=RubricContent(text_property=text)) for i, text in pairs)
 
 
-class MultiTurnConversationCriterion(JudgeCriterion):
+class MultiTurnConversationCriterion(JudgeCriterion[MultiTurnOptions]):
     """The whole conversation judged once against the criterion's fixed properties."""
 
     Options = MultiTurnOptions

@@ -1,4 +1,4 @@
-"""`rubric_based_final_response_quality_v1`: the final answer judged against rubrics (§2.7).
+"""`rubric_based_final_response_quality_v1`: the final answer judged against rubrics (docs/adk-parity.md).
 
 The judge sees what ADK shows it: the answering agent's instructions, the available
 tools, the user's message, the tool calls with their results, grounding metadata, the

@@ -1,4 +1,4 @@
-"""`rubric_based_multi_turn_trajectory_quality_v1`: the whole conversation judged once (§2.9).
+"""`rubric_based_multi_turn_trajectory_quality_v1`: the whole conversation judged once (docs/adk-parity.md).
 
 The judge reads the full dialogue (user turns, agent texts, tool calls and outputs,
 final answers), every agent's instructions and tool list, and the rubrics of type

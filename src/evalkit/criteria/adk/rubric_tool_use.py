@@ -1,4 +1,4 @@
-"""`rubric_based_tool_use_quality_v1`: the agent's tool use judged against rubrics (§2.8).
+"""`rubric_based_tool_use_quality_v1`: the agent's tool use judged against rubrics (docs/adk-parity.md).
 
 The judge sees the available tools, the user's message and the tool calls with their
 results, and the rubrics of type TOOL_USE_QUALITY (plus the criterion's own).

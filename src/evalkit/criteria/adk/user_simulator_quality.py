@@ -1,4 +1,4 @@
-"""`per_turn_user_simulator_quality_v1`: did the simulated user play its part well? (§2.11)
+"""`per_turn_user_simulator_quality_v1`: did the simulated user play its part well? (docs/adk-parity.md)
 
 This judges the user simulator, not the agent, and needs a conversation scenario.
 
@@ -70,7 +70,7 @@ class UserSimulatorQualityOptions(CriterionOptions):
     )
 
 
-class PerTurnUserSimulatorQualityCriterion(JudgeCriterion):
+class PerTurnUserSimulatorQualityCriterion(JudgeCriterion[UserSimulatorQualityOptions]):
     name = "per_turn_user_simulator_quality_v1"
     description = "An LLM judge checks each simulated-user message against the scenario's plan and persona"
     Options = UserSimulatorQualityOptions
@@ -78,7 +78,7 @@ class PerTurnUserSimulatorQualityCriterion(JudgeCriterion):
 
     @property
     def stop_signal(self) -> str:
-        return self.options.stop_signal  # type: ignore[attr-defined]
+        return self.options.stop_signal
 
     def build_prompt(self, ctx: EvalContext, history: list[Invocation], message: str) -> str:
         scenario = ctx.scenario

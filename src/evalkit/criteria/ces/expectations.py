@@ -79,14 +79,14 @@ class Check:
                 "outcome": _WORD[self.status], "reason": self.reason}
 
 
-class CesExpectationsCriterion(JudgeCriterion):
+class CesExpectationsCriterion(JudgeCriterion[ExpectationsOptions]):
     name = "ces_expectations"
     description = "CES: each expectation of a golden turn or scenario checked and reported by its note (Note: PASS/FAIL)"
     Options = ExpectationsOptions
 
     @property
     def opts(self) -> ExpectationsOptions:
-        return self.options  # type: ignore[return-value]
+        return self.options
 
     async def evaluate(self, ctx: EvalContext) -> Outcome:
         data = ces_data(ctx.case)

@@ -69,7 +69,7 @@ class SemanticSimilarityOptions(CriterionOptions):
     )
 
 
-class CesSemanticSimilarityCriterion(JudgeCriterion):
+class CesSemanticSimilarityCriterion(JudgeCriterion[SemanticSimilarityOptions]):
     name = "ces_semantic_similarity"
     description = "CES: a judge rates the agent's reply against the expected one from 0 (unrelated) to 4 (same meaning)"
     Options = SemanticSimilarityOptions

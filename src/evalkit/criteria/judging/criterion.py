@@ -13,9 +13,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, cast
 
-from evalkit.criteria.base import Criterion, EvalContext, Outcome
+from evalkit.criteria.base import Criterion, EvalContext, OptionsT, Outcome
 from evalkit.criteria.judging.options import JudgeModelOptions
 from evalkit.errors import JudgeError
 from evalkit.schema.results import InvocationScore, Status
@@ -36,19 +36,25 @@ class Samples:
         return [r for r in self.replies if r is not None]
 
 
-class JudgeCriterion(Criterion):
-    """Base of the criteria scored by an LLM judge."""
+class JudgedOptions(Protocol):
+    """What every judge criterion's options hold."""
+
+    judge_model_options: JudgeModelOptions
+
+
+class JudgeCriterion(Criterion[OptionsT]):
+    """Base of the criteria scored by an LLM judge; its options hold `judge_model_options`."""
 
     uses_judge = True
 
     @property
     def judge_options(self) -> JudgeModelOptions:
-        return self.options.judge_model_options  # type: ignore[attr-defined]
+        return cast(JudgedOptions, self.options).judge_model_options
 
     def _service(self, ctx: EvalContext) -> JudgeService:
         if ctx.judge is None:
             raise JudgeError(f"{self.name} needs a judge model, but no judge service was set up for this run")
-        return ctx.judge  # type: ignore[return-value]
+        return ctx.judge
 
     async def ask(self, ctx: EvalContext, prompt: str, sample_index: int = 0) -> str:
         """One judge call; JudgeError once the service has given up on it."""
