@@ -16,8 +16,8 @@ from typing import Any
 
 from evalkit.agents.turn_protocol import Turn, TurnProtocolAgent
 from evalkit.agents.worker_pool import snippet
-from evalkit.errors import AgentError
 from evalkit.defaults import DEFAULT_JOBS
+from evalkit.errors import AgentError
 
 CONNECT_TIMEOUT_S = 10.0
 END_SESSION_TIMEOUT_S = 5.0

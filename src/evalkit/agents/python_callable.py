@@ -13,8 +13,8 @@ import threading
 from typing import Any, Callable
 
 from evalkit.agents.turn_protocol import Turn, TurnProtocolAgent
-from evalkit.errors import AgentError
 from evalkit.defaults import DEFAULT_JOBS
+from evalkit.errors import AgentError
 
 
 class CallableAgent(TurnProtocolAgent):

@@ -22,8 +22,8 @@ from typing import Any
 from evalkit.agents.base import AgentSession, SessionSpec
 from evalkit.agents.turn_protocol import Turn, TurnProtocolAgent, TurnProtocolSession
 from evalkit.agents.worker_pool import AgentProcess, WorkerPool
-from evalkit.errors import AgentError, AgentLoadError
 from evalkit.defaults import DEFAULT_JOBS
+from evalkit.errors import AgentError, AgentLoadError
 
 
 def split_command(command_line: str) -> list[str]:

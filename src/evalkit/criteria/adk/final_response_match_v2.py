@@ -20,8 +20,8 @@ import re
 from enum import Enum
 
 from evalkit.criteria.base import EvalContext, Outcome
+from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error, share
 from evalkit.criteria.judging.options import JudgedResponseOptions
-from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error, outcome_with_errors
 from evalkit.criteria.judging.prompting import quote, render
 from evalkit.criteria.judging.voting import binary_majority
 from evalkit.schema.evalset import Invocation
@@ -105,6 +105,4 @@ class FinalResponseMatchV2Criterion(JudgeCriterion[JudgedResponseOptions]):
                 details={"votes": [label.value for label in labels], "judge_replies": samples.replies},
             ))
         # ADK: the share of valid turns among the turns that got a verdict.
-        judged = [turn.score for turn in invocations if turn.score is not None]
-        overall = sum(judged) / len(judged) if judged else None
-        return outcome_with_errors(invocations, Outcome(score=overall, status=self.gate(overall), invocations=invocations))
+        return self.judged_outcome(invocations, share)

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pydantic import Field
 
 from evalkit.criteria.base import CriterionOptions, EvalContext, Outcome
+from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error
 from evalkit.criteria.judging.inputs import events_of, grounding_json, tool_declarations_json
 from evalkit.criteria.judging.options import JudgeModelOptions, judge_options_field
-from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error, outcome_with_errors
 from evalkit.criteria.judging.prompting import json_text, quote, render
 from evalkit.criteria.judging.voting import mean_or_none
 from evalkit.errors import JudgeError
@@ -180,5 +180,4 @@ class HallucinationsCriterion(JudgeCriterion[HallucinationsOptions]):
             invocations.append(
                 InvocationScore(score=score, status=self.gate(score), details={"steps": checked, "judge_replies": log})
             )
-        overall = mean_or_none(turn.score for turn in invocations)
-        return outcome_with_errors(invocations, Outcome(score=overall, status=self.gate(overall), invocations=invocations))
+        return self.judged_outcome(invocations, mean_or_none)

@@ -26,12 +26,12 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from evalkit.criteria.base import CriterionOptions, EvalContext, Outcome
-from evalkit.criteria.judging.options import JudgeModelOptions, judge_options_field
-from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error, outcome_with_errors
-from evalkit.criteria.judging.prompting import quote, render
-from evalkit.criteria.adk.rubric_multi_turn import agents_overview, dialogue, properties_json
 from evalkit.criteria.adk.rubric_criterion import vote_on_rubrics
+from evalkit.criteria.adk.rubric_multi_turn import agents_overview, dialogue, properties_json
+from evalkit.criteria.base import CriterionOptions, EvalContext, Outcome
+from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error, outcome_with_errors
+from evalkit.criteria.judging.options import JudgeModelOptions, judge_options_field
+from evalkit.criteria.judging.prompting import quote, render
 from evalkit.criteria.judging.voting import mean_or_none
 from evalkit.schema.evalset import Rubric, RubricContent
 from evalkit.schema.results import InvocationScore, Status

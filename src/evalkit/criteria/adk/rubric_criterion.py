@@ -15,9 +15,9 @@ from typing import ClassVar
 from pydantic import Field, field_validator
 
 from evalkit.criteria.base import CriterionOptions, EvalContext, Outcome
+from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error, outcome_with_errors
 from evalkit.criteria.judging.inputs import UnknownAgentError
 from evalkit.criteria.judging.options import JudgeModelOptions, judge_options_field
-from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error, outcome_with_errors
 from evalkit.criteria.adk.rubrics import (
     attached_rubrics,
     duplicate_ids,

@@ -18,8 +18,8 @@ from evalkit.criteria.judging.inputs import (
     tool_steps_json,
     events_of,
 )
-from evalkit.criteria.judging.prompting import quote, render
 from evalkit.criteria.adk.rubric_criterion import RubricCriterion, rubric_bullets
+from evalkit.criteria.judging.prompting import quote, render
 from evalkit.schema.evalset import Rubric
 from evalkit.schema.views import response_text, user_text
 

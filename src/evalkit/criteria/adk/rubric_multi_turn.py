@@ -15,10 +15,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from evalkit.criteria.adk.rubric_criterion import RubricCriterion
 from evalkit.criteria.base import EvalContext
 from evalkit.criteria.judging.inputs import declaration_field, events_of, function_declarations
 from evalkit.criteria.judging.prompting import quote, render
-from evalkit.criteria.adk.rubric_criterion import RubricCriterion
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import Invocation, Rubric
 

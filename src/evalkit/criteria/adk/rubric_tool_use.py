@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from evalkit.criteria.adk.rubric_criterion import RubricCriterion, rubric_bullets
 from evalkit.criteria.base import EvalContext
 from evalkit.criteria.judging.inputs import tool_declarations_json, tool_steps_json
 from evalkit.criteria.judging.prompting import quote, render
-from evalkit.criteria.adk.rubric_criterion import RubricCriterion, rubric_bullets
 from evalkit.schema.evalset import Rubric
 from evalkit.schema.views import user_text
 

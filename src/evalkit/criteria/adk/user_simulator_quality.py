@@ -27,8 +27,8 @@ import re
 from pydantic import Field
 
 from evalkit.criteria.base import CriterionOptions, EvalContext, Outcome
-from evalkit.criteria.judging.options import JudgeModelOptions, judge_options_field
 from evalkit.criteria.judging.criterion import JudgeCriterion, Samples, judge_error, outcome_with_errors
+from evalkit.criteria.judging.options import JudgeModelOptions, judge_options_field
 from evalkit.criteria.judging.voting import binary_majority
 from evalkit.schema.evalset import Invocation
 from evalkit.schema.results import InvocationScore, Status

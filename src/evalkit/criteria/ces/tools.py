@@ -13,9 +13,9 @@ from typing import Literal
 from pydantic import Field
 
 from evalkit.ces.case_data import ces_data
-from evalkit.criteria.ces.checks import describe, match_calls
-from evalkit.criteria.base import Criterion, CriterionOptions, EvalContext, Outcome
 from evalkit.criteria.adk.trajectory import format_call
+from evalkit.criteria.base import Criterion, CriterionOptions, EvalContext, Outcome
+from evalkit.criteria.ces.checks import describe, match_calls
 from evalkit.schema.results import InvocationScore, Status
 
 

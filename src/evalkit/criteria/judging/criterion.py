@@ -11,7 +11,7 @@ gets status `error` with the reason, and so does the criterion (and then the cas
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, cast
 
@@ -102,6 +102,23 @@ class JudgeCriterion(Criterion[OptionsT]):
                     replies.append(outcome)
             results.append(Samples(replies, error))
         return results
+
+    def judged_outcome(self, turns: list[InvocationScore], mean: Callable[[Sequence[float]], float | None]) -> Outcome:
+        """The case's outcome from its judged turns: `mean` over the turns that got a score, gated.
+
+        The one ending of the per-turn judge criteria. Each passes the mean its reference
+        computes (`share`, `mean_or_none`, `statistics.fmean`): they can differ in the
+        last bit, and a score at a threshold must come out as the reference's does. If
+        any turn's judging failed, the criterion is `error` (`outcome_with_errors`).
+        """
+        scores = [turn.score for turn in turns if turn.score is not None]
+        overall = mean(scores) if scores else None
+        return outcome_with_errors(turns, Outcome(score=overall, status=self.gate(overall), invocations=turns))
+
+
+def share(scores: Sequence[float]) -> float:
+    """sum / count: how ADK averages verdicts that are 0 or 1 (final_response_match_v2, safety_v1)."""
+    return sum(scores) / len(scores)
 
 
 def judge_error(reason: str, replies: Sequence[str | None] = (), **details: object) -> InvocationScore:

@@ -30,10 +30,10 @@ from typing import ClassVar, Literal, TypeVar
 from pydantic import Field, model_validator
 
 from evalkit.criteria.base import CriterionOptions, EvalContext, Outcome
+from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error
 from evalkit.criteria.judging.inputs import tool_steps_json
-from evalkit.criteria.judging.single_sample import SingleSampleJudgeOptions
-from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error, outcome_with_errors
 from evalkit.criteria.judging.prompting import quote
+from evalkit.criteria.judging.single_sample import SingleSampleJudgeOptions
 from evalkit.criteria.vertex.templates import PAIRWISE, POINTWISE, RubricTemplate
 from evalkit.schema.evalset import Invocation
 from evalkit.schema.results import InvocationScore, Status
@@ -282,9 +282,7 @@ class _VertexJudgeCriterion(JudgeCriterion[_MetricOptionsT]):
             score, details = self.turn_score(samples.texts)
             turns[index] = InvocationScore(score=score, status=self.gate(score),
                                            details={**details, "judge_replies": samples.replies})
-        scores = [t.score for t in turns if t.score is not None]
-        overall = statistics.fmean(scores) if scores else None
-        return outcome_with_errors(turns, Outcome(score=overall, status=self.gate(overall), invocations=turns))
+        return self.judged_outcome(turns, statistics.fmean)
 
     def extra_inputs(self) -> tuple[str, ...]:
         return ()

@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic import Field
 
-from evalkit.criteria.base import Criterion, CriterionOptions, EvalContext, NoOptions, OptionsT, Outcome
 from evalkit.criteria.adk.trajectory import format_call
+from evalkit.criteria.base import Criterion, CriterionOptions, EvalContext, NoOptions, OptionsT, Outcome
 from evalkit.criteria.values import values_match
 from evalkit.schema.content import FunctionCall
 from evalkit.schema.evalset import Invocation
