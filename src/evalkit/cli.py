@@ -121,6 +121,8 @@ def run(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line"),
     judge_jobs: Optional[int] = typer.Option(None, "--judge-jobs", metavar="N", min=1, show_default=False, help=f"Judge calls in flight at once [default: {defaults.DEFAULT_JUDGE_JOBS}]"),
     print_detailed_results: bool = typer.Option(False, "--print_detailed_results", help="Also list every criterion of every turn (ADK's option)"),
+    cassettes: Optional[Path] = typer.Option(None, "--cassettes", metavar="DIR", help="Answer the agent's model calls from cassettes in this folder (see docs/cassettes.md)"),
+    cassette_mode: str = typer.Option("replay", "--cassette-mode", metavar="MODE", help="With --cassettes: replay (offline), record (call the model, rewrite) or auto (record only what is missing)"),
 ) -> None:
     """Run the agent on the eval cases, score them, and exit 0 only if every case passed."""
     from evalkit.commands.run import RunRequest, run_command
@@ -129,9 +131,22 @@ def run(
         paths=paths, config=config, agent=agent, jobs=jobs, json_out=json_out, junit=junit,
         markdown=markdown, html=html, repeat=repeat, case_ids=case or [], shard=shard,
         baseline=baseline, tolerance=tolerance, pass_rate=pass_rate, use_cache=False if no_cache else None, timeout=timeout, quiet=quiet,
-        judge_jobs=judge_jobs, detailed=print_detailed_results, debug=_debug,
+        judge_jobs=judge_jobs, detailed=print_detailed_results, debug=_debug, cassettes=cassettes,
+        cassette_mode=cassette_mode,
     )
     raise typer.Exit(guarded(lambda: run_command(request)))
+
+
+@app.command(cls=EvalkitCommand)
+def proxy(
+    cassettes: Path = typer.Option(..., "--cassettes", metavar="DIR", help="Folder of the cassettes"),
+    cassette_mode: str = typer.Option("replay", "--cassette-mode", metavar="MODE", help="replay, record or auto"),
+    port: int = typer.Option(0, "--port", metavar="PORT", min=0, max=65535, help="Port on 127.0.0.1 (default: any free one)"),
+) -> None:
+    """Run the model proxy alone, for an agent you start yourself (Ctrl-C stops it)."""
+    from evalkit.commands.proxy import proxy_command
+
+    raise typer.Exit(guarded(lambda: proxy_command(cassettes, cassette_mode, port)))
 
 
 @app.command(cls=EvalkitCommand)

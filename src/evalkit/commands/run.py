@@ -37,6 +37,8 @@ class RunRequest:
     debug: bool = False  # show each error case's error_detail
     pass_rate: float | None = None  # with repeat: share of runs a case needs to pass
     tolerance: float | None = None  # with baseline: allowed score drop (None: not given, 0)
+    cassettes: Path | None = None  # answer the agent's model calls from this folder (docs/cassettes.md)
+    cassette_mode: str = "replay"
 
 
 def run_command(request: RunRequest, plan=None, agent=None) -> int:
@@ -60,7 +62,16 @@ def run_command(request: RunRequest, plan=None, agent=None) -> int:
     if shard is not None and plan.case_count == 0:
         return empty_shard(request, settings, shard)
     if agent is None:
-        agent = resolve_agent(spec, None, settings, how_to_name="pass --agent SPEC")
+        cassettes = start_cassettes(request, spec)  # before the agent loads: it must see the proxy's URLs
+        try:
+            agent = resolve_agent(spec, None, settings, how_to_name="pass --agent SPEC")
+        except BaseException:
+            stop_cassettes(cassettes)
+            raise
+        if cassettes is not None:
+            agent = cassettes.wrap(agent)
+    else:
+        cassettes = None
     agent.check_cases([(s.evalset.eval_set_id, c.eval_id) for s in plan.sets for c in s.cases_to_run])
     console = make_console()
     progress = RunProgress()
@@ -70,6 +81,8 @@ def run_command(request: RunRequest, plan=None, agent=None) -> int:
             run_sync(lambda: evaluate(plan, agent, settings, progress))
         except KeyboardInterrupt:
             interrupted = True
+        finally:
+            stop_cassettes(cassettes)
     result = progress.result(interrupted=interrupted)
     result.shard = str(shard) if shard else None
     # Result files first: a console cut short (`| head`) must not lose them or the exit code.
@@ -105,6 +118,37 @@ def run_command(request: RunRequest, plan=None, agent=None) -> int:
         if regressed and code == ExitCode.OK:
             code = ExitCode.FAILED
     return code
+
+
+def start_cassettes(request: RunRequest, spec: str):
+    """`--cassettes DIR`: the model proxy for this run, already started (None without the option)."""
+    if request.cassettes is None:
+        return None
+    from evalkit.cassettes.deck import MODES
+
+    if request.cassette_mode not in MODES:
+        raise UsageError(f"--cassette-mode {request.cassette_mode}: expected one of {', '.join(MODES)}")
+    if request.cassettes.exists() and not request.cassettes.is_dir():
+        raise UsageError(f"--cassettes {request.cassettes}: is a file; name the folder that holds the cassettes")
+    if request.cassette_mode == "replay" and not request.cassettes.is_dir():
+        raise UsageError(f"--cassettes {request.cassettes}: no such folder; record the cassettes first "
+                         "with --cassette-mode record")
+    from evalkit.cassettes.session import CassetteRun
+
+    cassettes = CassetteRun(request.cassettes, request.cassette_mode).start()
+    if spec.strip().startswith(("http://", "https://")):
+        variables = " ".join(f"{name}={value}" for name, value in cassettes.proxy.environment().items())
+        print(f"evalkit: {cassettes.describe()}; the agent at {spec} must send its model calls there: "
+              f"start it with {variables}", file=sys.stderr)
+    return cassettes
+
+
+def stop_cassettes(cassettes) -> None:
+    if cassettes is None:
+        return
+    cassettes.stop()
+    for warning in cassettes.warnings():
+        print(f"evalkit: {warning}", file=sys.stderr)
 
 
 def apply_shard(plan, text: str | None):

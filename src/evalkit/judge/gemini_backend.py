@@ -37,8 +37,16 @@ def _uses_vertex() -> bool:
     return bool(_env_flag("GOOGLE_GENAI_USE_VERTEXAI"))
 
 
+def judge_base_url_override() -> str | None:
+    """Under `run --cassettes` the agent's variables name the model proxy; the judge keeps its own server."""
+    return os.environ.get("EVALKIT_JUDGE_VERTEX_BASE_URL" if _uses_vertex() else "EVALKIT_JUDGE_GEMINI_BASE_URL") or None
+
+
 def gemini_base_url() -> str:
     """The base URL google-genai will use, as far as the environment decides it."""
+    override = judge_base_url_override()
+    if override:
+        return override
     if _uses_vertex():
         configured = os.environ.get("GOOGLE_VERTEX_BASE_URL")
         if configured:
@@ -126,7 +134,8 @@ class GeminiBackend:
         # One attempt per call: evalkit's retry policy is the only one, so the budget
         # it promises holds. (An explicit retry_options also stops google-genai's
         # hidden reconnect-and-sleep on aiohttp connection errors.)
-        http_options = types.HttpOptions(retry_options=types.HttpRetryOptions(attempts=1))
+        http_options = types.HttpOptions(retry_options=types.HttpRetryOptions(attempts=1),
+                                         base_url=judge_base_url_override())
         reason = None
         try:
             client = genai.Client(http_options=http_options)

@@ -40,7 +40,9 @@ _LEADING_THINK_BLOCK = re.compile(r"^\s*<think>.*?</think>\s*", re.DOTALL)
 
 
 def openai_base_url() -> str:
-    return (os.environ.get("OPENAI_BASE_URL") or DEFAULT_OPENAI_BASE_URL).rstrip("/")
+    # EVALKIT_JUDGE_OPENAI_BASE_URL: set under `run --cassettes`, where OPENAI_BASE_URL names the agent's proxy.
+    configured = os.environ.get("EVALKIT_JUDGE_OPENAI_BASE_URL") or os.environ.get("OPENAI_BASE_URL")
+    return (configured or DEFAULT_OPENAI_BASE_URL).rstrip("/")
 
 
 def chat_completions_body(model: str, prompt: str, config: Mapping[str, Any] | None) -> dict[str, Any]:

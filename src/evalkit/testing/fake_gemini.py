@@ -14,6 +14,18 @@ GenerateContentResponse including `usageMetadata`, and `:streamGenerateContent`
 (`?alt=sse`) as a single server-sent event. Errors have the Google API error shape
 (`{"error": {"code", "message", "status"}}`). Scripting and fault injection are
 described in `evalkit.testing.scripted_server`.
+
+A reply may call tools, so an ADK `LlmAgent` with tools runs offline:
+
+    from evalkit.testing import Reply, function_call
+    fake.when("weather in Paris").reply(
+        function_call("get_weather", city="Paris"),          # 1st call: the model calls the tool
+        "It is sunny in Paris.",                             # 2nd call (after the tool ran): text
+    )
+    fake.when("both").reply(Reply("Let me check.", function_call("a"), function_call("b")))
+
+A function call part becomes `{"functionCall": {"name", "args"}}` (with `id` when given),
+and the candidate's `finishReason` stays `STOP`, as the real API sends it.
 """
 
 from __future__ import annotations
@@ -22,7 +34,7 @@ import json
 import re
 from typing import Any
 
-from evalkit.testing.scripted_server import ParsedCall, ScriptedModelServer
+from evalkit.testing.scripted_server import FunctionCall, ParsedCall, Reply, ScriptedModelServer
 
 _METHOD_PATH = re.compile(
     r"^/[^/]+/(?:.*/)?models/(?P<model>[^/:?]+):(?P<method>generateContent|streamGenerateContent)(?:\?.*)?$"
@@ -57,7 +69,8 @@ FOREIGN_ENVIRONMENT = (
     "GEMINI_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_ENTERPRISE", "GOOGLE_CLOUD_PROJECT",
     "GOOGLE_CLOUD_LOCATION", "GOOGLE_VERTEX_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL",
     "EVALKIT_JUDGE_MAX_ATTEMPTS", "EVALKIT_JUDGE_TIMEOUT", "EVALKIT_JUDGE_RETRY_BASE_DELAY",
-    "EVALKIT_JUDGE_RETRY_MAX_DELAY",
+    "EVALKIT_JUDGE_RETRY_MAX_DELAY", "EVALKIT_JUDGE_GEMINI_BASE_URL", "EVALKIT_JUDGE_VERTEX_BASE_URL",
+    "EVALKIT_JUDGE_OPENAI_BASE_URL",
 )
 
 
@@ -90,12 +103,14 @@ class FakeGemini(ScriptedModelServer):
         )
 
     def _render_reply(
-        self, call: ParsedCall, text: str, thought: str | None, input_tokens: int, output_tokens: int
+        self, call: ParsedCall, reply: Reply, thought: str | None, input_tokens: int, output_tokens: int
     ) -> tuple[str, bytes]:
         parts: list[dict[str, Any]] = []
         if thought is not None:
             parts.append({"text": thought, "thought": True})
-        parts.append({"text": text})
+        parts.extend(_gemini_part(part) for part in reply.parts)
+        if not parts:
+            parts.append({"text": ""})
         usage: dict[str, Any] = {
             "promptTokenCount": input_tokens,
             "candidatesTokenCount": output_tokens,
@@ -117,3 +132,12 @@ class FakeGemini(ScriptedModelServer):
     def _render_error(self, status: int, message: str) -> bytes:
         error = {"code": status, "message": message, "status": _ERROR_STATUS.get(status, "UNKNOWN")}
         return json.dumps({"error": error}).encode("utf-8")
+
+
+def _gemini_part(part: str | FunctionCall) -> dict[str, Any]:
+    if isinstance(part, str):
+        return {"text": part}
+    function_call: dict[str, Any] = {"name": part.name, "args": part.args}
+    if part.id is not None:
+        function_call["id"] = part.id
+    return {"functionCall": function_call}

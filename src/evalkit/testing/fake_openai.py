@@ -5,7 +5,8 @@
         ...  # judge_model "openai/<anything>"
 
 It serves `POST .../chat/completions` with a `chat.completion` object including
-`usage`; errors have OpenAI's shape (`{"error": {"message", "type", "code"}}`).
+`usage` (with `"stream": true`, as `chat.completion.chunk` server-sent events ending
+in `data: [DONE]`); errors have OpenAI's shape (`{"error": {"message", "type", "code"}}`).
 Scripting and fault injection are those of `evalkit.testing.scripted_server`.
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from evalkit.testing.scripted_server import ParsedCall, ScriptedModelServer
+from evalkit.testing.scripted_server import ParsedCall, Reply, ScriptedModelServer
 
 
 def _message_text(content: Any) -> str:
@@ -36,19 +37,29 @@ class FakeOpenAI(ScriptedModelServer):
         messages = body.get("messages") or []
         prompt = "\n".join(_message_text(m.get("content")) for m in messages if isinstance(m, dict))
         config = {k: v for k, v in body.items() if k not in ("model", "messages")}
-        return ParsedCall(model=str(body.get("model", "")), prompt=prompt, config=config)
+        return ParsedCall(model=str(body.get("model", "")), prompt=prompt, config=config, stream=bool(body.get("stream")))
 
     def _render_reply(
-        self, call: ParsedCall, text: str, thought: str | None, input_tokens: int, output_tokens: int
+        self, call: ParsedCall, reply: Reply, thought: str | None, input_tokens: int, output_tokens: int
     ) -> tuple[str, bytes]:
+        text = reply.text
         content = text if thought is None else f"<think>{thought}</think>\n{text}"
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        calls = reply.function_calls
+        if calls:  # function calls become `tool_calls`, as chat completions sends them
+            message["content"] = content or None
+            message["tool_calls"] = [
+                {"id": c.id or f"call_{index}", "type": "function",
+                 "function": {"name": c.name, "arguments": json.dumps(c.args)}}
+                for index, c in enumerate(calls)
+            ]
         response = {
             "id": "chatcmpl-fake",
             "object": "chat.completion",
             "created": 0,
             "model": call.model,
             "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+                {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}
             ],
             "usage": {
                 "prompt_tokens": input_tokens,
@@ -56,6 +67,8 @@ class FakeOpenAI(ScriptedModelServer):
                 "total_tokens": input_tokens + output_tokens,
             },
         }
+        if call.stream:
+            return "text/event-stream", _stream(response)
         return "application/json", json.dumps(response).encode("utf-8")
 
     def _render_error(self, status: int, message: str) -> bytes:
@@ -64,3 +77,20 @@ class FakeOpenAI(ScriptedModelServer):
         else:
             kind = "server_error" if status >= 500 else "invalid_request_error"
         return json.dumps({"error": {"message": message, "type": kind, "code": status}}).encode("utf-8")
+
+
+def _stream(response: dict[str, Any]) -> bytes:
+    """The reply as a stream: a role chunk, the content, the tool calls, then the finish reason."""
+    choice = response["choices"][0]
+    message = choice["message"]
+    base = {"id": response["id"], "object": "chat.completion.chunk", "created": 0, "model": response["model"]}
+    deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
+    if message.get("content"):
+        deltas.append({"content": message["content"]})
+    if message.get("tool_calls"):
+        deltas.append({"tool_calls": [{"index": i, **call} for i, call in enumerate(message["tool_calls"])]})
+    chunks = [{**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]} for delta in deltas]
+    chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}],
+                   "usage": response["usage"]})
+    events = [b"data: " + json.dumps(chunk).encode("utf-8") + b"\n\n" for chunk in chunks]
+    return b"".join(events) + b"data: [DONE]\n\n"

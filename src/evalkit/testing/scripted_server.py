@@ -9,6 +9,9 @@ protocol (`FakeGemini`, `FakeOpenAI`); this module holds what they share:
   (each prompt has its own position in the cycle); `server.responder(fn)` lets
   `fn(prompt, request_json)` decide (return None to fall through); otherwise
   `default_reply`.
+* a reply is a text, or a `Reply` of several parts: texts and function calls
+  (`Reply(function_call("get_weather", city="Paris"))`), so an agent with tools can
+  be driven offline. The subclass renders it in its provider's shape.
 * fault injection: the next N calls fail with a status (`fail_next`), return a
   garbled body (`malformed_next`) or drop the connection (`drop_next`); a fraction of
   all calls fails at random with a fixed seed (`fail_randomly`); `fail_always`
@@ -34,7 +37,57 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-Responder = Callable[[str, dict[str, Any]], "str | None"]
+
+@dataclass(frozen=True)
+class FunctionCall:
+    """A tool call the scripted model makes."""
+
+    name: str
+    args: dict[str, Any] = field(default_factory=dict)
+    id: str | None = None
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A scripted reply of several parts, in order: texts and function calls."""
+
+    parts: tuple[str | FunctionCall, ...]
+
+    def __init__(self, *parts: str | FunctionCall):
+        for part in parts:
+            if not isinstance(part, (str, FunctionCall)):
+                raise TypeError(f"a Reply part is a str or a FunctionCall, not {type(part).__name__}")
+        object.__setattr__(self, "parts", tuple(parts))
+
+    @property
+    def text(self) -> str:
+        return "".join(p for p in self.parts if isinstance(p, str))
+
+    @property
+    def function_calls(self) -> list[FunctionCall]:
+        return [p for p in self.parts if isinstance(p, FunctionCall)]
+
+
+def function_call(name: str, call_id: str | None = None, /, **args: Any) -> FunctionCall:
+    """`function_call("get_weather", city="Paris")`: a reply part that calls a tool."""
+    return FunctionCall(name, dict(args), call_id)
+
+
+Responder = Callable[[str, dict[str, Any]], "str | Reply | FunctionCall | None"]
+
+
+def as_reply(value: str | Reply | FunctionCall) -> Reply:
+    """Every scripted reply as a `Reply` (a plain text is one text part)."""
+    if isinstance(value, Reply):
+        return value
+    if isinstance(value, (str, FunctionCall)):
+        return Reply(value)
+    raise TypeError(f"a scripted reply is a str, a Reply or a FunctionCall, not {type(value).__name__}")
+
+
+def reply_token_text(reply: Reply) -> str:
+    """The text the output token count is estimated from (function calls count as their JSON)."""
+    return "".join(p if isinstance(p, str) else json.dumps({"name": p.name, "args": p.args}) for p in reply.parts)
 
 
 @dataclass(frozen=True)
@@ -71,7 +124,7 @@ class _Fault:
 @dataclass
 class _Rule:
     match: Callable[[str], bool] | None = None
-    texts: tuple[str, ...] = ()
+    texts: tuple[Reply, ...] = ()
     thought: str | None = None
     responder: Responder | None = None
     positions: dict[str, int] = field(default_factory=dict)
@@ -84,12 +137,16 @@ class ReplyRule:
         self._rule = rule
         self._lock = lock
 
-    def reply(self, *texts: str, thought: str | None = None) -> ReplyRule:
-        """Cycle through `texts` per prompt; `thought` adds a thought part before them."""
+    def reply(self, *texts: str | Reply | FunctionCall, thought: str | None = None) -> ReplyRule:
+        """Cycle through `texts` per prompt; `thought` adds a thought part before them.
+
+        Each reply is a text, a `FunctionCall` or a `Reply` of several parts.
+        """
         if not texts:
             raise ValueError("reply() needs at least one text")
+        replies = tuple(as_reply(t) for t in texts)
         with self._lock:
-            self._rule.texts = texts
+            self._rule.texts = replies
             self._rule.thought = thought
         return self
 
@@ -181,7 +238,7 @@ class ScriptedModelServer:
         return ReplyRule(rule, self._lock)
 
     def responder(self, fn: Responder) -> None:
-        """`fn(prompt, request_json)` returns the reply text, or None to fall through."""
+        """`fn(prompt, request_json)` returns the reply (a text, `FunctionCall` or `Reply`), or None to fall through."""
         with self._lock:
             self._rules.append(_Rule(responder=fn))
 
@@ -257,7 +314,7 @@ class ScriptedModelServer:
         raise NotImplementedError
 
     def _render_reply(
-        self, call: ParsedCall, text: str, thought: str | None, input_tokens: int, output_tokens: int
+        self, call: ParsedCall, reply: Reply, thought: str | None, input_tokens: int, output_tokens: int
     ) -> tuple[str, bytes]:
         """(content type, body) of a successful reply."""
         raise NotImplementedError
@@ -267,31 +324,32 @@ class ScriptedModelServer:
 
     # -- request handling (handler threads) ---------------------------------
 
-    def _decide(self, call: ParsedCall, body: dict[str, Any]) -> tuple[_Fault | None, str, str | None]:
+    def _decide(self, call: ParsedCall, body: dict[str, Any]) -> tuple[_Fault | None, Reply, str | None]:
         """The fault to inject, or the reply text (and thought) for this call."""
         with self._lock:
             if self._faults:
-                return self._faults.popleft(), "", None
+                return self._faults.popleft(), Reply(), None
             if self._random_failure is not None:
                 rate, statuses, retry_after = self._random_failure
                 if self._rng.random() < rate:
                     status = statuses[self._rng.randrange(len(statuses))]
-                    return _Fault("status", status, retry_after), "", None
+                    return _Fault("status", status, retry_after), Reply(), None
             rules = list(self._rules)
         for rule in rules:
             if rule.responder is not None:
                 try:
                     text = rule.responder(call.prompt, body)
+                    reply = None if text is None else as_reply(text)
                 except Exception as error:  # a broken script shows up as a server error
-                    return _Fault("status", 500, None, f"responder raised {error!r}"), "", None
-                if text is not None:
-                    return None, text, None
+                    return _Fault("status", 500, None, f"responder raised {error!r}"), Reply(), None
+                if reply is not None:
+                    return None, reply, None
             elif rule.match is not None and rule.match(call.prompt) and rule.texts:
                 with self._lock:
                     position = rule.positions.get(call.prompt, 0)
                     rule.positions[call.prompt] = position + 1
                 return None, rule.texts[position % len(rule.texts)], rule.thought
-        return None, self.default_reply, None
+        return None, as_reply(self.default_reply), None
 
     def _record(
         self, path: str, call: ParsedCall, body: dict[str, Any], headers: dict[str, str], outcome: str
@@ -369,7 +427,7 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {k.lower(): v for k, v in self.headers.items()}
         owner._enter(self.connection)
         try:
-            fault, text, thought = owner._decide(call, body)
+            fault, reply, thought = owner._decide(call, body)
             if fault is None:
                 outcome = "reply"
             else:
@@ -380,7 +438,7 @@ class _Handler(BaseHTTPRequestHandler):
                 owner._stopping.wait(owner.latency)
             if fault is None:
                 content_type, payload = owner._render_reply(
-                    call, text, thought, token_count(call.prompt), token_count(text)
+                    call, reply, thought, token_count(call.prompt), token_count(reply_token_text(reply))
                 )
                 self._send(200, content_type, payload)
             elif fault.kind == "status":

@@ -1,0 +1,72 @@
+"""The agent under test, wrapped so the proxy knows which case each model call belongs to.
+
+`CassetteAgent` delegates everything to the real agent and tells the `CassetteDeck`
+when a case starts, which user message each turn sends (how the proxy tells
+concurrent cases apart: evalkit.cassettes.routing) and when the case finishes (when
+its cassette is written). A turn during which the proxy could not replay a model call
+fails with the proxy's explanation, whatever the agent made of the 404 it got.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from evalkit.agents.base import Agent, AgentSession, SessionSpec
+from evalkit.cassettes.deck import CassetteDeck
+from evalkit.cassettes.routing import CaseState
+from evalkit.errors import AgentError
+from evalkit.schema.content import Content, content_text
+from evalkit.schema.evalset import Invocation
+
+
+class CassetteAgent(Agent):
+    def __init__(self, inner: Agent, deck: CassetteDeck):
+        self.inner = inner
+        self.deck = deck
+        self.description = inner.description
+
+    async def open_session(self, spec: SessionSpec) -> AgentSession:
+        key, state = self.deck.open_case(spec.eval_set_id, spec.case.eval_id)
+        try:
+            session = await self.inner.open_session(spec)
+        except BaseException:
+            self.deck.close_case(key, save=False)
+            raise
+        return CassetteSession(session, self.deck, key, state)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class CassetteSession(AgentSession):
+    def __init__(self, inner: AgentSession, deck: CassetteDeck, key: str, state: CaseState):
+        self.inner = inner
+        self.deck = deck
+        self.key = key
+        self.state = state
+
+    async def run_turn(self, user_content: Content, index: int) -> Invocation:
+        self.deck.tracker.user_turn(self.key, index + 1, content_text(user_content))
+        try:
+            invocation = await self.inner.run_turn(user_content, index)
+        except Exception:
+            self._raise_miss()
+            raise
+        self._raise_miss()
+        return invocation
+
+    def recorded_turns(self) -> list[Invocation] | None:
+        return self.inner.recorded_turns()
+
+    def _raise_miss(self) -> None:
+        if self.state.misses:
+            raise AgentError(self.state.misses[0]) from None
+
+    async def close(self) -> None:
+        task = asyncio.current_task()
+        interrupted = task is not None and task.cancelling() > 0
+        try:
+            await self.inner.close()
+        finally:
+            # A case cut short by Ctrl-C keeps its old cassette: only finished cases are written.
+            self.deck.close_case(self.key, save=not interrupted)

@@ -1,0 +1,88 @@
+"""Cassettes for one `evalkit run`: start the proxy, point the agent at it, restore afterwards.
+
+    cassettes = CassetteRun(Path("evalsets/cassettes"), "replay").start()
+    agent = cassettes.wrap(load_agent(spec))      # the variables are set before the agent loads
+    ...                                           # run
+    cassettes.stop()
+
+While it runs, `GOOGLE_GEMINI_BASE_URL`, `GOOGLE_VERTEX_BASE_URL` and `OPENAI_BASE_URL`
+in evalkit's own environment name the proxy, so in-process agents (loaded after
+`start`) and `cmd:` workers (which inherit the environment) call it. evalkit's own
+judges and user simulator are not the agent: `EVALKIT_JUDGE_*_BASE_URL` keep them on
+the servers they would have used. In replay, a missing `GOOGLE_API_KEY` or
+`OPENAI_API_KEY` is set to a placeholder, since clients refuse to start without one.
+See docs/cassettes.md.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from evalkit.agents.base import Agent
+from evalkit.cassettes.deck import CassetteDeck
+from evalkit.cassettes.protocols import GEMINI, OPENAI
+from evalkit.cassettes.proxy import ModelProxy
+from evalkit.cassettes.upstream import VERTEX_ENV_VAR, Forwarder, Upstreams
+
+REPLAY_PLACEHOLDER_KEY = "evalkit-replay-needs-no-key"
+JUDGE_OVERRIDES = {
+    GEMINI.env_var: "EVALKIT_JUDGE_GEMINI_BASE_URL",
+    VERTEX_ENV_VAR: "EVALKIT_JUDGE_VERTEX_BASE_URL",
+    OPENAI.env_var: "EVALKIT_JUDGE_OPENAI_BASE_URL",
+}
+
+
+class CassetteRun:
+    def __init__(self, folder: Path, mode: str = "replay"):
+        self.folder = folder
+        self.mode = mode
+        self.upstreams = Upstreams.from_environment()
+        forwarder = None if mode == "replay" else Forwarder(self.upstreams)  # replay never touches the network
+        self.deck = CassetteDeck(folder, mode, forwarder)
+        self.proxy = ModelProxy(self.deck)
+        self._saved: dict[str, str | None] = {}
+
+    def start(self) -> CassetteRun:
+        self.proxy.start()
+        upstream_of = {GEMINI.env_var: self.upstreams.gemini, VERTEX_ENV_VAR: self.upstreams.vertex,
+                       OPENAI.env_var: self.upstreams.openai}
+        settings = dict(self.proxy.environment())
+        for agent_var, judge_var in JUDGE_OVERRIDES.items():
+            settings[judge_var] = os.environ.get(judge_var) or upstream_of[agent_var]
+        if self.mode == "replay":
+            # Clients refuse to start without a key, and a replay sends nothing anywhere:
+            # a placeholder lets a checkout with no key (CI, a newcomer) replay.
+            if not (os.environ.get("GOOGLE_API_KEY") or os.environ.get("GEMINI_API_KEY")):
+                settings["GOOGLE_API_KEY"] = REPLAY_PLACEHOLDER_KEY
+            if not os.environ.get("OPENAI_API_KEY"):
+                settings["OPENAI_API_KEY"] = REPLAY_PLACEHOLDER_KEY
+        for name, value in settings.items():
+            self._saved[name] = os.environ.get(name)
+            os.environ[name] = value
+        return self
+
+    def wrap(self, agent: Agent) -> Agent:
+        from evalkit.cassettes.agent import CassetteAgent
+
+        return CassetteAgent(agent, self.deck)
+
+    def stop(self) -> None:
+        for name, value in self._saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        self._saved.clear()
+        self.proxy.stop()
+        if self.deck.forwarder is not None:
+            self.deck.forwarder.close()
+
+    def describe(self) -> str:
+        return f"model proxy at {self.proxy.url} ({self.mode}, cassettes in {self.folder})"
+
+    def warnings(self) -> list[str]:
+        if self.deck.unattributed:
+            return [f"{self.deck.unattributed} recorded model call(s) did not contain their case's user message, so "
+                    "concurrent cases could not be told apart for them; record with --jobs 1 for exact cassettes"]
+        return []

@@ -1,0 +1,128 @@
+"""Cassette files: one per eval case (and per repeated run), pretty JSON, diffable.
+
+    {
+      "evalkit_cassette": 1,
+      "eval_set_id": "weather", "eval_id": "paris", "run": 1,
+      "exchanges": [
+        {"turn": 1, "protocol": "gemini",
+         "path": "/v1beta/models/gemini-2.0-flash:generateContent",
+         "request": {...the JSON body...},
+         "response": {"status": 200, "content_type": "application/json", "body": {...}}}
+      ]
+    }
+
+A streamed response keeps its server-sent events as `"events": [...]` (each event's
+JSON) instead of `"body"`. Headers are never written and the query string is
+reduced to `alt=sse`, so an API key cannot end up in a cassette. Files are written
+whole, through a temporary file, when their case finishes. See docs/cassettes.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalkit.errors import UsageError
+
+FORMAT_VERSION = 1
+SUFFIX = ".cassette.json"
+
+
+@dataclass
+class RecordedResponse:
+    status: int
+    content_type: str
+    body: Any = None  # the JSON body (or its text when it is not JSON)
+    events: list[Any] | None = None  # a server-sent event stream: each event's data
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"status": self.status, "content_type": self.content_type}
+        if self.events is not None:
+            data["events"] = self.events
+        else:
+            data["body"] = self.body
+        return data
+
+
+@dataclass
+class Exchange:
+    turn: int | None
+    protocol: str
+    path: str
+    request: dict[str, Any]
+    response: RecordedResponse | None  # None while the upstream has not answered (or failed)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"turn": self.turn, "protocol": self.protocol, "path": self.path,
+                "request": self.request, "response": self.response.to_dict() if self.response else None}
+
+
+@dataclass
+class Cassette:
+    path: Path
+    eval_set_id: str
+    eval_id: str
+    run: int = 1
+    exchanges: list[Exchange] = field(default_factory=list)
+    exists: bool = False  # read from disk (False: nothing was recorded for this case yet)
+
+    def save(self) -> None:
+        data = {"evalkit_cassette": FORMAT_VERSION, "eval_set_id": self.eval_set_id,
+                "eval_id": self.eval_id, "run": self.run,
+                "exchanges": [e.to_dict() for e in self.exchanges if e.response is not None]}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = self.path.with_name(self.path.name + ".tmp")
+        temporary.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        os.replace(temporary, self.path)  # readers never see half a file, even after Ctrl-C
+        self.exists = True
+
+
+def cassette_path(folder: Path, eval_set_id: str, eval_id: str, run: int = 1) -> Path:
+    """`DIR/<eval set>/<case>.cassette.json`; a repeated run adds `.run2`, `.run3`, ..."""
+    name = _file_name(eval_id) + (f".run{run}" if run > 1 else "")
+    return folder / _file_name(eval_set_id or "default") / (name + SUFFIX)
+
+
+def _file_name(text: str) -> str:
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "case"
+    if safe != text:  # two ids that slug alike must not share a file
+        safe += "-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
+    return safe[:120]
+
+
+def load_cassette(folder: Path, eval_set_id: str, eval_id: str, run: int = 1) -> Cassette:
+    path = cassette_path(folder, eval_set_id, eval_id, run)
+    cassette = Cassette(path, eval_set_id, eval_id, run)
+    if path.is_file():
+        cassette.exchanges = read_exchanges(path)
+        cassette.exists = True
+    return cassette
+
+
+def read_exchanges(path: Path) -> list[Exchange]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("evalkit_cassette") != FORMAT_VERSION:
+            raise ValueError(f"'evalkit_cassette' is {data.get('evalkit_cassette')!r}, expected {FORMAT_VERSION}")
+        return [_exchange(item) for item in data.get("exchanges") or []]
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise UsageError(
+            f"{path}: not a readable cassette ({error}); re-record it with --cassette-mode record"
+        ) from None
+
+
+def _exchange(item: dict[str, Any]) -> Exchange:
+    response = item["response"]
+    return Exchange(
+        turn=item.get("turn"),
+        protocol=item["protocol"],
+        path=item["path"],
+        request=item["request"],
+        response=RecordedResponse(int(response["status"]), response.get("content_type", "application/json"),
+                                  response.get("body"), response.get("events")),
+    )
