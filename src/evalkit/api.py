@@ -36,11 +36,11 @@ def run_evals(
     config: str | Path | None = None,
     *,
     cases: Sequence[str] | None = None,
-    jobs: int = 8,
+    jobs: int | str = "auto",
     timeout: float | None = 300.0,
     repeat: int = 1,
     pass_rate: float | None = None,
-    judge_jobs: int = 16,
+    judge_jobs: int | str = "auto",
     use_cache: bool = True,
 ) -> RunResult:
     """Load, run and score, as `evalkit run` does, and return the result (no files written)."""
@@ -53,6 +53,9 @@ def run_evals(
         from evalkit.repeats import required_passes
 
         required_passes(repeat, pass_rate)
+    from evalkit.concurrency import parse_jobs
+
+    jobs, judge_jobs = parse_jobs(jobs, "jobs="), parse_jobs(judge_jobs, "judge_jobs=")
     plan = build_plan(_as_list(paths), case_ids=list(cases or []), config_file=str(config) if config else None)
     loaded = _load_agent(agent, plan, jobs=jobs, timeout=timeout)
     settings = RunSettings(jobs=jobs, timeout=timeout, judge_jobs=judge_jobs, use_cache=use_cache,
@@ -82,7 +85,7 @@ def _as_list(paths: str | Path | Sequence[str | Path]) -> list[str]:
     return [str(p) for p in paths]
 
 
-def _load_agent(agent: Any, plan, *, jobs: int, timeout: float | None):
+def _load_agent(agent: Any, plan, *, jobs, timeout: float | None):
     from evalkit.agents.spec import agent_from_object, load_agent
 
     if agent is None:

@@ -53,7 +53,7 @@ def run(
     paths: List[str] = typer.Argument(..., help="Eval set files, folders, or file.json:case1,case2"),
     config: Optional[str] = typer.Option(None, "--config", "--config_file_path", help="EvalConfig file (JSON or YAML)"),
     agent: Optional[str] = typer.Option(None, "--agent", help="module:attr, file.py:attr, ADK agent folder, cmd:COMMAND, http(s)://URL or replay:RESULT.json"),
-    jobs: int = typer.Option(8, "--jobs", min=1, help="Cases run at once"),
+    jobs: str = typer.Option("auto", "--jobs", help="Cases run at once: 'auto' adapts to the agent, a number fixes it"),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Write the result file here"),
     junit: Optional[Path] = typer.Option(None, "--junit", help="Write a JUnit XML report here"),
     markdown: Optional[Path] = typer.Option(None, "--markdown", help="Write a Markdown summary here"),
@@ -67,7 +67,7 @@ def run(
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the judge cache"),
     timeout: float = typer.Option(300.0, "--timeout", min=0.001, help="Seconds allowed per turn"),
     quiet: bool = typer.Option(False, "--quiet", help="Print only the summary line"),
-    judge_jobs: int = typer.Option(16, "--judge-jobs", min=1, help="Judge calls in flight at once"),
+    judge_jobs: str = typer.Option("auto", "--judge-jobs", help="Judge calls in flight at once, per judge endpoint: 'auto' or a number"),
     print_detailed_results: bool = typer.Option(False, "--print_detailed_results", help="Also list every criterion of every turn (ADK's option)"),
 ) -> None:
     """Run the agent on the eval cases, score them, and exit 0 only if every case passed."""

@@ -84,6 +84,14 @@ class AgentError(EvalkitError):
     exit_code = ExitCode.RUN_ERROR
 
 
+class AgentOverloaded(AgentError):
+    """The agent (or its model) answered 429/503: too much at once. The case is run again later."""
+
+    def __init__(self, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 class AgentTimeout(AgentError):
     """A turn ran past `--timeout`."""
 

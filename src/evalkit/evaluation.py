@@ -15,15 +15,16 @@ from evalkit import __version__
 from evalkit.agents.base import Agent
 from evalkit.loading.plan import Plan
 from evalkit.report.latency import run_report
+from evalkit.concurrency import AUTO, AdaptiveLimit, JobsSetting
 from evalkit.runner import CaseJob, Runner, RunnerSettings
 from evalkit.schema.results import CaseResult, RunResult, Summary
 
 
 @dataclass
 class RunSettings:
-    jobs: int = 8
+    jobs: JobsSetting = AUTO
     timeout: float | None = 300.0
-    judge_jobs: int = 16
+    judge_jobs: JobsSetting = AUTO
     use_cache: bool = True
     repeat: int = 1  # runs per case; see evalkit.repeats
     pass_rate: float | None = None  # share of the runs a case needs to pass; None: all
@@ -42,6 +43,8 @@ class RunProgress:
     listeners: list[Callable[[CaseResult], None]] = field(default_factory=list)
     repeat: int = 1
     pass_rate: float | None = None
+    limit: AdaptiveLimit | None = None  # the run's cases-in-flight controller, for the progress bar
+    reruns: int = 0
 
     def add(self, result: CaseResult) -> None:
         self.cases.append(result)
@@ -60,7 +63,13 @@ class RunProgress:
             latency=run_report(self.cases, total=self.total).to_dict(),
             repeat=self.repeat,
             pass_rate=self.pass_rate,
+            concurrency=self.concurrency_figures(),
         )
+
+    def concurrency_figures(self) -> dict | None:
+        if self.limit is None:
+            return None
+        return {**self.limit.summary(), "reruns": self.reruns}
 
 
 def jobs_for(plan: Plan) -> list[CaseJob]:
@@ -106,15 +115,17 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
         from evalkit.judge.service import JudgeService
 
         judge = JudgeService(max_concurrency=settings.judge_jobs, use_cache=settings.use_cache)
+    progress.limit = AdaptiveLimit(settings.jobs)
     runner = Runner(agent, RunnerSettings(jobs=settings.jobs, timeout=settings.timeout), judge=judge,
-                    on_case_done=on_case_done)
+                    on_case_done=on_case_done, limit=progress.limit)
     try:
         await runner.run(jobs)
     finally:
+        progress.reruns = runner.reruns
         if collector is not None:
             collector.flush()
         await agent.aclose()
         if judge is not None:
-            progress.judge_stats = judge.stats.to_dict()
+            progress.judge_stats = {**judge.stats.to_dict(), "concurrency": judge.concurrency()}
             await judge.aclose()
     return progress.result()

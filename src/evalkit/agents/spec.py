@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.agents.base import Agent
+from evalkit.concurrency import AUTO, JobsSetting, most_in_flight
 from evalkit.errors import AgentLoadError
 
 
-def load_agent(spec: str, *, jobs: int = 8, timeout: float | None = None) -> Agent:
+def load_agent(spec: str, *, jobs: JobsSetting = AUTO, timeout: float | None = None) -> Agent:
+    """`jobs` sizes the adapter's pool (processes, connections, threads) for the most cases in flight."""
     spec = spec.strip()
     if spec.startswith("replay:"):
         from evalkit.agents.replay import ReplayAgent
@@ -24,11 +26,11 @@ def load_agent(spec: str, *, jobs: int = 8, timeout: float | None = None) -> Age
     if spec.startswith("cmd:"):
         from evalkit.agents.subprocess_agent import SubprocessAgent
 
-        return SubprocessAgent(spec.removeprefix("cmd:"), workers=jobs)
+        return SubprocessAgent(spec.removeprefix("cmd:"), workers=most_in_flight(jobs))
     if spec.startswith(("http://", "https://")):
         from evalkit.agents.http_agent import HttpAgent
 
-        return HttpAgent(spec, max_connections=jobs, timeout=timeout)
+        return HttpAgent(spec, max_connections=most_in_flight(jobs), timeout=timeout)
     if Path(spec).is_dir():
         from evalkit.agents.adk_agent import AdkAgent
 
@@ -36,7 +38,7 @@ def load_agent(spec: str, *, jobs: int = 8, timeout: float | None = None) -> Age
     return agent_from_object(import_object(spec), spec, jobs=jobs)
 
 
-def agent_from_object(obj: Any, spec: str, *, jobs: int = 8) -> Agent:
+def agent_from_object(obj: Any, spec: str, *, jobs: JobsSetting = AUTO) -> Agent:
     """An ADK agent or App runs through ADK's Runner; any other callable uses the turn protocol."""
     if _is_adk_object(obj):
         from evalkit.agents.adk_agent import AdkAgent
@@ -47,7 +49,7 @@ def agent_from_object(obj: Any, spec: str, *, jobs: int = 8) -> Agent:
     if callable(obj):
         from evalkit.agents.python_callable import CallableAgent
 
-        return CallableAgent(obj, name=spec, max_threads=jobs)
+        return CallableAgent(obj, name=spec, max_threads=most_in_flight(jobs))
     raise AgentLoadError(f"--agent {spec}: {type(obj).__name__} object is neither callable nor an ADK agent")
 
 

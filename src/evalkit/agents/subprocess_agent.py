@@ -6,8 +6,8 @@ answer it. Processes are long-lived and serve many sessions one after another, s
 they must key their memory by `session_id`.
 
 A session holds one process for its whole life: the process keeps that session's
-memory, and no other session's turns interleave with it. With the pool sized to
-`--jobs` (the number of cases in flight) a session never waits for a process.
+memory, and no other session's turns interleave with it. The pool may grow to `--jobs`
+processes (the most cases in flight), but starts them lazily (see `WorkerPool`).
 The command line is split like a POSIX shell does, but no shell runs.
 """
 

@@ -17,7 +17,7 @@ class RunRequest:
     paths: list[str]
     config: str | None = None
     agent: str | None = None
-    jobs: int = 8
+    jobs: int | str = "auto"  # a number, or "auto" (evalkit.concurrency)
     json_out: Path | None = None
     junit: Path | None = None
     markdown: Path | None = None
@@ -29,7 +29,7 @@ class RunRequest:
     use_cache: bool = True
     timeout: float | None = 300.0
     quiet: bool = False
-    judge_jobs: int = 16
+    judge_jobs: int | str = "auto"
     detailed: bool = False
     pass_rate: float | None = None  # with repeat: share of runs a case needs to pass
     tolerance: float = 0.0  # with baseline: allowed score drop
@@ -53,6 +53,10 @@ def run_command(request: RunRequest) -> int:
     from evalkit.report.console import render
     from evalkit.report.progress import live_progress
 
+    from evalkit.concurrency import parse_jobs
+
+    request.jobs = parse_jobs(request.jobs, "--jobs")
+    request.judge_jobs = parse_jobs(request.judge_jobs, "--judge-jobs")
     plan = build_plan(request.paths, case_ids=request.case_ids, config_file=request.config)
     spec = request.agent or plan.agent_from_config()
     plan, shard = apply_shard(plan, request.shard)

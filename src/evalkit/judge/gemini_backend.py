@@ -174,7 +174,7 @@ class GeminiBackend:
         if is_retryable_status(code):
             response = getattr(error, "response", None)
             headers = getattr(response, "headers", None) or {}
-            return TransientJudgeError(reason, retry_after=parse_retry_after(headers.get("retry-after")))
+            return TransientJudgeError(reason, retry_after=parse_retry_after(headers.get("retry-after")), status=code)
         return JudgeError(f"judge {self.describe_endpoint(model)} refused the request: {reason}")
 
     async def aclose(self) -> None:

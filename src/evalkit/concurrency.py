@@ -1,0 +1,377 @@
+"""How many cases (or judge calls) run at once: a fixed number, or `auto` (docs/performance.md).
+
+`AdaptiveLimit` is a semaphore whose size a controller moves. With `auto` it starts
+small and, one window of finished work at a time (a window is as many completions as
+the current level, at least `min_window`):
+
+- doubles the level while throughput grows and latency does not ("slow start");
+- after its first back-off, raises it by one per window instead (so it settles just
+  under a limit it has met once, instead of overrunning it again by half);
+- holds it when throughput stopped growing (more in flight would only queue);
+- lowers it by a quarter when the mean latency of a window rose past
+  `latency_rise` × the best window seen (the agent is slowing down, not scaling);
+- halves it on an overload signal (HTTP 429/503, `RESOURCE_EXHAUSTED`), once per
+  level: signals from work started before the last back-off are counted but do not
+  cut again, so a burst of 429s from one overrun costs one halving;
+- starts nothing new until a `Retry-After` has passed.
+
+A fixed level never moves, but still honours `Retry-After`. Time comes from an
+injectable clock and sleep, so the behaviour can be tested without waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Literal, Union
+
+from evalkit.errors import UsageError
+
+AUTO = "auto"
+JobsSetting = Union[int, Literal["auto"]]
+
+#: HTTP statuses that mean "too much at once": the agent's model or server is saturated.
+OVERLOAD_STATUSES = frozenset({429, 503})
+_OVERLOAD_WORDS = ("RESOURCE_EXHAUSTED", "429 Too Many Requests", "Too Many Requests")
+
+
+def parse_jobs(value: object, flag: str = "--jobs") -> JobsSetting:
+    """`auto` or a whole number ≥ 1: the one parser of `--jobs` and `--judge-jobs` values."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    else:
+        text = str(value).strip().lower()
+        if text == AUTO:
+            return AUTO
+        try:
+            number = int(text)
+        except ValueError:
+            raise UsageError(f"{flag} {value}: expected 'auto' or a whole number such as 16") from None
+    if number < 1:
+        raise UsageError(f"{flag} {value}: must be at least 1 (or 'auto')")
+    return number
+
+
+def most_in_flight(setting: JobsSetting) -> int:
+    """How large a pool of connections, threads or processes the setting can ever use."""
+    return Tuning().maximum if setting == AUTO else int(setting)
+
+
+@dataclass(frozen=True)
+class Tuning:
+    initial: int = 4
+    minimum: int = 1
+    maximum: int = 256
+    min_window: int = 4
+    growth: float = 1.1  # a window must beat the last one's throughput by this factor to raise again
+    latency_rise: float = 1.5  # a window's mean latency over the best seen by this factor: back off
+    backoff: float = 0.5  # on an overload signal
+    latency_backoff: float = 0.75  # on rising latency
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One piece of work holding a place; remembers when it started and at which level epoch."""
+
+    started: float
+    epoch: int
+
+
+@dataclass(frozen=True)
+class Overload:
+    """A sign that the agent's side is saturated, and how long it asked us to wait."""
+
+    retry_after: float | None = None
+
+
+@dataclass
+class LimitStats:
+    mode: str = AUTO
+    initial: int = 0
+    final: int = 0
+    peak: int = 0
+    peak_in_flight: int = 0
+    raises: int = 0
+    backoffs: int = 0
+    overloads: int = 0  # 429/503/RESOURCE_EXHAUSTED signals seen
+    waited_for_retry_after_s: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {k: (round(v, 3) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
+
+
+@dataclass
+class _Window:
+    started: float
+    completions: int = 0
+    latency_sum: float = 0.0
+    latency_count: int = 0
+    overloaded: bool = False
+
+
+class AdaptiveLimit:
+    def __init__(
+        self,
+        setting: JobsSetting = AUTO,
+        *,
+        tuning: Tuning | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+    ):
+        self.tuning = tuning or Tuning()
+        self.adaptive = setting == AUTO
+        self._clock = clock
+        self._sleep = sleep
+        start = self.tuning.initial if self.adaptive else int(setting)
+        self.level = max(1, start)
+        self.in_flight = 0
+        self.stats = LimitStats(mode=AUTO if self.adaptive else "fixed", initial=self.level, peak=self.level)
+        self._epoch = 0
+        self._paused_until = 0.0
+        self._waiters: deque[asyncio.Future[None]] = deque()
+        self._window = _Window(started=clock())
+        self._last_throughput: float | None = None
+        self._best_latency: float | None = None
+        self._slow_start = True
+        self._last_backoff_at = float("-inf")
+
+    @property
+    def maximum(self) -> int:
+        """The most work that can ever be in flight at once (the size of a worker pool)."""
+        return self.tuning.maximum if self.adaptive else self.level
+
+    # -- holding places ---------------------------------------------------------------
+
+    async def acquire(self) -> Slot:
+        while True:
+            wait = self._paused_until - self._clock()
+            if wait > 0:
+                self.stats.waited_for_retry_after_s += wait
+                await self._sleep(wait)
+                continue
+            if self.in_flight < self.level:  # first come, first served: a woken waiter may lose its turn
+                break
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            try:
+                await waiter
+            except asyncio.CancelledError:
+                if waiter.done() and not waiter.cancelled():
+                    self._wake()  # pass the place we were given to the next in line
+                raise
+            finally:
+                if waiter in self._waiters:
+                    self._waiters.remove(waiter)
+            if self.in_flight < self.level and self._paused_until <= self._clock():
+                break
+        self.in_flight += 1
+        self.stats.peak_in_flight = max(self.stats.peak_in_flight, self.in_flight)
+        return Slot(started=self._clock(), epoch=self._epoch)
+
+    def release(self, slot: Slot, latency: float | None = None, *, completed: bool = True) -> None:
+        """Give the place back; `latency` is what this piece of work measured (None: not comparable)."""
+        self.in_flight -= 1
+        if completed:
+            self._record(latency)
+        self._wake()
+
+    def _wake(self) -> None:
+        free = self.level - self.in_flight
+        while free > 0 and self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                free -= 1
+
+    # -- signals ----------------------------------------------------------------------
+
+    def overloaded(self, slot: Slot | None, retry_after: float | None = None) -> None:
+        """The agent's side said 429/503/RESOURCE_EXHAUSTED for work holding `slot`.
+
+        Without a slot (a report from the model proxy) the signal cuts the level unless
+        the last cut was less than one best latency ago.
+        """
+        self.stats.overloads += 1
+        self._window.overloaded = True
+        now = self._clock()
+        if retry_after is not None and retry_after > 0:
+            self._paused_until = max(self._paused_until, now + retry_after)
+        if slot is not None:
+            fresh = slot.epoch == self._epoch
+        else:
+            fresh = now - self._last_backoff_at > max(self._best_latency or 0.0, 0.05)
+        if self.adaptive and fresh:
+            self._cut(self.tuning.backoff)
+
+    def _cut(self, factor: float) -> None:
+        self.level = max(self.tuning.minimum, int(self.level * factor))
+        self._epoch += 1
+        self._slow_start = False
+        self._last_backoff_at = self._clock()
+        self.stats.backoffs += 1
+        self._new_window(forget_throughput=True)
+
+    # -- the controller ---------------------------------------------------------------
+
+    def _record(self, latency: float | None) -> None:
+        window = self._window
+        window.completions += 1
+        if latency is not None:
+            window.latency_sum += latency
+            window.latency_count += 1
+        if not self.adaptive or window.completions < max(self.level, self.tuning.min_window):
+            return
+        elapsed = self._clock() - window.started
+        throughput = window.completions / elapsed if elapsed > 0 else float("inf")
+        latency_mean = window.latency_sum / window.latency_count if window.latency_count else None
+        if window.overloaded:
+            self._new_window(forget_throughput=True)
+            return
+        if latency_mean is not None:
+            if self._best_latency is not None and latency_mean > self._best_latency * self.tuning.latency_rise:
+                if self.level > self.tuning.minimum:
+                    self._cut(self.tuning.latency_backoff)
+                    return
+            self._best_latency = latency_mean if self._best_latency is None else min(self._best_latency, latency_mean)
+        grew = self._last_throughput is None or throughput >= self._last_throughput * self.tuning.growth
+        self._last_throughput = throughput
+        if grew and self.level < self.tuning.maximum:
+            step = self.level if self._slow_start else 1
+            self.level = min(self.tuning.maximum, self.level + step)
+            self.stats.raises += 1
+            self.stats.peak = max(self.stats.peak, self.level)
+            self._wake()
+        self._new_window()
+
+    def _new_window(self, forget_throughput: bool = False) -> None:
+        self._window = _Window(started=self._clock())
+        if forget_throughput:
+            self._last_throughput = None
+
+    def held(self) -> Held:
+        """`async with limit.held() as place:` one piece of work; its time is its latency."""
+        return Held(self)
+
+    def summary(self) -> dict:
+        self.stats.final = self.level
+        return self.stats.to_dict()
+
+
+class Held:
+    """A place in an `AdaptiveLimit` for the body of an `async with`; a failed body is not timed."""
+
+    def __init__(self, limit: AdaptiveLimit):
+        self.limit = limit
+        self.slot: Slot | None = None
+
+    async def __aenter__(self) -> Held:
+        self.slot = await self.limit.acquire()
+        return self
+
+    async def __aexit__(self, kind, error, traceback) -> None:
+        slot, self.slot = self.slot, None
+        if slot is not None:
+            latency = self.limit._clock() - slot.started
+            self.limit.release(slot, latency if kind is None else None, completed=kind is None)
+
+    def overloaded(self, retry_after: float | None = None) -> None:
+        self.limit.overloaded(self.slot, retry_after)
+
+
+# -- recognising overloads ----------------------------------------------------------------
+
+
+def overload_of(error: BaseException | None) -> Overload | None:
+    """An overload signal in `error` or its causes: 429/503 statuses, RESOURCE_EXHAUSTED.
+
+    Reads the attributes the common clients set (httpx's `response.status_code`,
+    google-genai's `code`/`status`, evalkit's `AgentOverloaded`) and, as a last resort,
+    the message text, which is all a subprocess agent's failure carries.
+    """
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        found = _overload_in(error)
+        if found is not None:
+            return found
+        error = error.__cause__ or error.__context__
+    return None
+
+
+def _overload_in(error: BaseException) -> Overload | None:
+    from evalkit.errors import AgentOverloaded
+
+    if isinstance(error, AgentOverloaded):
+        return Overload(error.retry_after)
+    response = getattr(error, "response", None)
+    for status in (getattr(error, "status_code", None), getattr(error, "code", None),
+                   getattr(response, "status_code", None)):
+        if isinstance(status, int) and status in OVERLOAD_STATUSES:
+            return Overload(_retry_after_header(response))
+    if getattr(error, "status", None) == "RESOURCE_EXHAUSTED" or any(w in str(error) for w in _OVERLOAD_WORDS):
+        return Overload(_retry_after_header(response))
+    return None
+
+
+def _retry_after_header(response: object) -> float | None:
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    from evalkit.judge.retry import parse_retry_after
+
+    try:
+        return parse_retry_after(headers.get("retry-after"))
+    except Exception:  # a response object of an unknown shape
+        return None
+
+
+# -- the hook for the model proxy ---------------------------------------------------------
+
+
+@dataclass
+class _Listener:
+    limit: AdaptiveLimit
+    loop: asyncio.AbstractEventLoop
+
+
+_listeners: list[_Listener] = []
+_listeners_lock = threading.Lock()
+
+
+def listen_for_upstream_overloads(limit: AdaptiveLimit) -> Callable[[], None]:
+    """Route `report_upstream_overload` to `limit` (on the running loop); returns the undo."""
+    listener = _Listener(limit, asyncio.get_running_loop())
+    with _listeners_lock:
+        _listeners.append(listener)
+
+    def stop() -> None:
+        with _listeners_lock:
+            if listener in _listeners:
+                _listeners.remove(listener)
+
+    return stop
+
+
+def report_upstream_overload(retry_after: float | None = None) -> int:
+    """Tell the running cases' controller that the agent's model answered 429/503.
+
+    For code that sits between the agent and its model (the model proxy): call it from
+    any thread whenever the upstream model answers 429, 503 or RESOURCE_EXHAUSTED, with
+    the `Retry-After` seconds if it sent them. Returns how many runs were told.
+    """
+    with _listeners_lock:
+        listeners = list(_listeners)
+    for listener in listeners:
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is listener.loop:
+            listener.limit.overloaded(None, retry_after)
+        elif not listener.loop.is_closed():
+            listener.loop.call_soon_threadsafe(listener.limit.overloaded, None, retry_after)
+    return len(listeners)
