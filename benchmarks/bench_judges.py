@@ -23,12 +23,12 @@ import time
 from pathlib import Path
 
 from evalkit.criteria.base import EvalContext
-from evalkit.criteria.final_response_match_v2 import FinalResponseMatchV2Criterion
+from evalkit.criteria.adk.final_response_match_v2 import FinalResponseMatchV2Criterion
 from evalkit.judge import JudgeService, RetryPolicy
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import EvalCase, Invocation
 from evalkit.schema.results import Status
-from evalkit.scoring import score_case
+from evalkit.engine.scoring import score_case
 from evalkit.testing import FakeGemini
 
 VALID = '{"reasoning": "same facts", "is_the_agent_response_valid": "valid"}'

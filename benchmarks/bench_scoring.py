@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 from evalkit.criteria.base import EvalContext
-from evalkit.criteria.response_match import ResponseMatchCriterion
-from evalkit.criteria.trajectory import MatchType, ToolTrajectoryCriterion, TrajectoryOptions
+from evalkit.criteria.adk.response_match import ResponseMatchCriterion
+from evalkit.criteria.adk.trajectory import MatchType, ToolTrajectoryCriterion, TrajectoryOptions
 from evalkit.schema.evalset import EvalCase, Invocation
 
 ROOT = Path(__file__).resolve().parents[1]

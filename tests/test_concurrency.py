@@ -12,7 +12,7 @@ import itertools
 
 import pytest
 
-from evalkit.concurrency import (
+from evalkit.engine.concurrency import (
     AdaptiveLimit,
     Tuning,
     listen_for_upstream_overloads,

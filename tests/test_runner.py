@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from evalkit.agents.base import Agent, AgentSession, SessionSpec
-from evalkit.evaluation import RunProgress, RunSettings, evaluate
+from evalkit.engine.evaluation import RunProgress, RunSettings, evaluate
 from evalkit.loading.plan import build_plan
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import Invocation

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from evalkit.aio import run_sync
+from evalkit.engine.aio import run_sync
 from evalkit.errors import UsageError
 from evalkit.schema.results import RunResult, Status
 
@@ -44,16 +44,16 @@ def run_evals(
     use_cache: bool = True,
 ) -> RunResult:
     """Load, run and score, as `evalkit run` does, and return the result (no files written)."""
-    from evalkit.evaluation import RunSettings, evaluate
+    from evalkit.engine.evaluation import RunSettings, evaluate
     from evalkit.loading.plan import build_plan
 
     if repeat < 1:
         raise UsageError(f"repeat={repeat}: run each case at least once")
     if pass_rate is not None:
-        from evalkit.repeats import required_passes
+        from evalkit.engine.repeats import required_passes
 
         required_passes(repeat, pass_rate)
-    from evalkit.concurrency import parse_jobs
+    from evalkit.engine.concurrency import parse_jobs
 
     jobs, judge_jobs = parse_jobs(jobs, "jobs="), parse_jobs(judge_jobs, "judge_jobs=")
     plan = build_plan(_as_list(paths), case_ids=list(cases or []), config_file=str(config) if config else None)
@@ -86,7 +86,7 @@ def _as_list(paths: str | Path | Sequence[str | Path]) -> list[str]:
 
 
 def _load_agent(agent: Any, plan, *, jobs, timeout: float | None):
-    from evalkit.agents.spec import agent_from_object, load_agent
+    from evalkit.agents.registry import agent_from_object, load_agent
 
     if agent is None:
     

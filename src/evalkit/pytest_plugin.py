@@ -119,8 +119,8 @@ class EvalSetFile(pytest.File):
     def setup(self) -> None:
         from dataclasses import replace
 
-        from evalkit.aio import run_sync
-        from evalkit.evaluation import RunSettings, evaluate
+        from evalkit.engine.aio import run_sync
+        from evalkit.engine.evaluation import RunSettings, evaluate
         from evalkit.loading.plan import Plan
 
         chosen = {item.name for item in self.session.items if item.parent is self}
@@ -195,7 +195,7 @@ def _setting(config: pytest.Config, name: str) -> str | None:
 
 
 def _load_agent(config: pytest.Config, plan):
-    from evalkit.agents.spec import load_agent
+    from evalkit.agents.registry import load_agent
     from evalkit.errors import UsageError
 
     spec = config.getoption("evalkit_agent") or _ini_agent(config) or plan.agent_from_config()

@@ -14,7 +14,7 @@ pytest.importorskip("google.adk")
 
 from evalkit.agents.adk_agent import AdkAgent  # noqa: E402
 from evalkit.agents.base import SessionSpec  # noqa: E402
-from evalkit.agents.spec import load_agent  # noqa: E402
+from evalkit.agents.registry import load_agent  # noqa: E402
 from evalkit.errors import AgentError, AgentLoadError  # noqa: E402
 from evalkit.schema.content import Content  # noqa: E402
 from evalkit.schema.evalset import AppDetails, EvalCase, Invocation  # noqa: E402

@@ -14,7 +14,7 @@ import pytest
 
 from evalkit.agents.base import SessionSpec
 from evalkit.agents.http_agent import HttpAgent
-from evalkit.agents.spec import load_agent
+from evalkit.agents.registry import load_agent
 from evalkit.errors import AgentError
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import EvalCase
@@ -215,7 +215,7 @@ def test_http_spec_builds_a_pooled_client_and_only_http_agents_load_httpx():
     assert isinstance(agent, HttpAgent)
     assert (agent.url, agent.max_connections, agent.timeout) == ("http://127.0.0.1:9/agent", 6, 12.0)
     probe = (
-        "import sys, evalkit.agents.spec as s; s.load_agent('cmd:node x.js'); print('httpx' in sys.modules); "
+        "import sys, evalkit.agents.registry as s; s.load_agent('cmd:node x.js'); print('httpx' in sys.modules); "
         "s.load_agent('http://127.0.0.1:9/'); print('httpx' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=60)

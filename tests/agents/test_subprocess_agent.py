@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from evalkit.agents.base import SessionSpec
-from evalkit.agents.spec import load_agent
+from evalkit.agents.registry import load_agent
 from evalkit.agents.subprocess_agent import SubprocessAgent
 from evalkit.errors import AgentError, AgentLoadError
 from evalkit.schema.content import Content

@@ -9,16 +9,16 @@ from typing import Any
 import pytest
 
 from evalkit.agents.turn_protocol import AgentReply, reply_to_invocation
-from evalkit.ces.checks import match_calls, parameter_correctness, response_matches
+from evalkit.criteria.ces.checks import match_calls, parameter_correctness, response_matches
 from evalkit.ces.case_data import ces_data
 from evalkit.criteria.base import EvalContext
-from evalkit.criteria.ces_expectations import CesExpectationsCriterion, ExpectationsOptions
-from evalkit.criteria.ces_semantic import (
+from evalkit.criteria.ces.expectations import CesExpectationsCriterion, ExpectationsOptions
+from evalkit.criteria.ces.semantic_similarity import (
     CesSemanticSimilarityCriterion,
     combine_samples,
     parse_similarity,
 )
-from evalkit.criteria.ces_tools import (
+from evalkit.criteria.ces.tools import (
     CesToolInvocationCriterion,
     CesToolParameterCorrectnessCriterion,
     ToolInvocationOptions,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from evalkit.criteria.base import EvalContext
-from evalkit.criteria.efficiency import InferenceCallCount, InvocationDuration, TokenUsage, ToolCallCount
+from evalkit.criteria.adk.efficiency import InferenceCallCount, InvocationDuration, TokenUsage, ToolCallCount
 from evalkit.schema.evalset import EvalCase, Invocation
 from evalkit.schema.results import Status
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 
-from evalkit.criteria.final_response_match_v2 import FinalResponseMatchV2Criterion
+from evalkit.criteria.adk.final_response_match_v2 import FinalResponseMatchV2Criterion
 from evalkit.judge import JudgeService
 from evalkit.schema.results import Status, case_status
-from evalkit.scoring import score_case
+from evalkit.engine.scoring import score_case
 from evalkit.testing import FakeGemini
 
 from tests.criteria.judge_support import FAST_RETRY, context, fake_gemini, judge, make_criterion, turn  # noqa: F401

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from evalkit.criteria.hallucinations import HallucinationsCriterion
-from evalkit.criteria.safety import SafetyCriterion
+from evalkit.criteria.adk.hallucinations import HallucinationsCriterion
+from evalkit.criteria.adk.safety import SafetyCriterion
 from evalkit.schema.content import Content, Part
 from evalkit.schema.evalset import AgentDetails, AppDetails, InvocationEvent
 from evalkit.schema.results import Status

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from evalkit.criteria.final_response_match_v2 import Label, parse_label
-from evalkit.criteria.hallucinations import labels_score, parse_labels, parse_sentences
-from evalkit.criteria.rubrics import normalise_property, parse_verdicts, resolve, verdict_score
-from evalkit.criteria.safety import parse_safety
-from evalkit.criteria.voting import RubricScore, binary_majority, majority_by_rubric, mean_or_none
+from evalkit.criteria.adk.final_response_match_v2 import Label, parse_label
+from evalkit.criteria.adk.hallucinations import labels_score, parse_labels, parse_sentences
+from evalkit.criteria.adk.rubrics import normalise_property, parse_verdicts, resolve, verdict_score
+from evalkit.criteria.adk.safety import parse_safety
+from evalkit.criteria.judging.voting import RubricScore, binary_majority, majority_by_rubric, mean_or_none
 
 from tests.criteria.judge_support import rubric
 

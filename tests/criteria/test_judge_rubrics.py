@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from evalkit.criteria.rubric_final_response import RubricFinalResponseQualityCriterion
-from evalkit.criteria.rubric_multi_turn import RubricMultiTurnTrajectoryCriterion
-from evalkit.criteria.rubric_tool_use import RubricToolUseQualityCriterion
-from evalkit.criteria.rubrics import check_rubrics
+from evalkit.criteria.adk.rubric_final_response import RubricFinalResponseQualityCriterion
+from evalkit.criteria.adk.rubric_multi_turn import RubricMultiTurnTrajectoryCriterion
+from evalkit.criteria.adk.rubric_tool_use import RubricToolUseQualityCriterion
+from evalkit.criteria.adk.rubrics import check_rubrics
 from evalkit.errors import InputError
 from evalkit.schema.evalset import AgentDetails, AppDetails, EvalCase, InvocationEvent
 from evalkit.schema.results import Status

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-import evalkit.criteria.rouge1 as rouge1_module
-from evalkit.criteria.rouge1 import rouge1_fmeasure, rouge1_scores
-from evalkit.criteria.rouge_tokenizer import UnicodeRougeTokenizer
+import evalkit.criteria.adk.rouge1 as rouge1_module
+from evalkit.criteria.adk.rouge1 import rouge1_fmeasure, rouge1_scores
+from evalkit.criteria.adk.rouge_tokenizer import UnicodeRougeTokenizer
 
 TABLE_TOLERANCE = 5e-5  # the reference tables give 4 decimals
 
@@ -148,7 +148,7 @@ def test_importing_the_modules_does_not_import_rouge_score_or_nltk():
     src_dir = Path(rouge1_module.__file__).resolve().parents[2]
     code = (
         "import sys\n"
-        "import evalkit.criteria.rouge1, evalkit.criteria.rouge_tokenizer\n"
+        "import evalkit.criteria.adk.rouge1, evalkit.criteria.adk.rouge_tokenizer\n"
         "heavy = sorted(m for m in ('rouge_score', 'nltk', 'numpy') if m in sys.modules)\n"
         "print(','.join(heavy))\n"
     )

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from evalkit.criteria.base import EvalContext
-from evalkit.criteria.trajectory import MatchType, ToolTrajectoryCriterion, TrajectoryOptions, trajectory_matches
+from evalkit.criteria.adk.trajectory import MatchType, ToolTrajectoryCriterion, TrajectoryOptions, trajectory_matches
 from evalkit.schema.content import Content, FunctionCall
 from evalkit.schema.evalset import EvalCase, IntermediateData, Invocation
 from evalkit.schema.results import Status

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from evalkit.criteria.base import EvalContext
-from evalkit.criteria.vertex_judge import (
+from evalkit.criteria.vertex.model_based import (
     PairwiseMetricCriterion,
     PairwiseOptions,
     PointwiseMetricCriterion,
@@ -17,7 +17,7 @@ from evalkit.criteria.vertex_judge import (
     parse_choice,
     parse_score,
 )
-from evalkit.criteria.vertex_templates import PAIRWISE, POINTWISE
+from evalkit.criteria.vertex.templates import PAIRWISE, POINTWISE
 from evalkit.schema.content import Content, FunctionCall, FunctionResponse
 from evalkit.schema.evalset import EvalCase, IntermediateData, Invocation
 from evalkit.schema.results import Status

@@ -12,7 +12,7 @@ import math
 import pytest
 
 from evalkit.criteria.base import EvalContext
-from evalkit.criteria.vertex_text import (
+from evalkit.criteria.vertex.text import (
     BleuCriterion,
     BleuOptions,
     ExactMatchCriterion,

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from evalkit.criteria.base import EvalContext
-from evalkit.criteria.vertex_tools import (
+from evalkit.criteria.vertex.tools import (
     KvMatchOptions,
     ToolCallValidCriterion,
     ToolNameMatchCriterion,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from evalkit import history
+from evalkit.engine import history
 from evalkit.schema.results import RunResult, Summary
 from tests.devloop.helpers import REGRESSED, WEATHER, evalkit, save
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.repeats import RepeatCollector, combine_runs, combined_status, pass_at, pass_hat, required_passes
+from evalkit.engine.repeats import RepeatCollector, combine_runs, combined_status, pass_at, pass_hat, required_passes
 from evalkit.schema.results import CaseResult, CriterionResult, Status
 from tests.devloop.helpers import WEATHER, case, criterion, evalkit, load
 

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from evalkit.errors import UsageError
-from evalkit.sharding import assign, parse_shard
+from evalkit.engine.sharding import assign, parse_shard
 from tests.devloop.helpers import WEATHER, evalkit, load, save
 
 

@@ -16,7 +16,7 @@ from evalkit.agents.python_callable import CallableAgent
 from evalkit.criteria import registry
 from evalkit.criteria.base import Criterion
 from evalkit.judge import JudgeService, RetryPolicy
-from evalkit.runner import CaseJob, Runner, RunnerSettings
+from evalkit.engine.runner import CaseJob, Runner, RunnerSettings
 from evalkit.schema.evalset import EvalCase
 from evalkit.schema.results import CaseResult
 from evalkit.testing import FakeGemini

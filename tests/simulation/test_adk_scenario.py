@@ -10,7 +10,7 @@ pytest.importorskip("google.adk")
 from evalkit.agents.adk_agent import AdkAgent  # noqa: E402
 from evalkit.agents.base import SessionSpec  # noqa: E402
 from evalkit.judge import JudgeService  # noqa: E402
-from evalkit.runner import CaseJob, Runner, RunnerSettings  # noqa: E402
+from evalkit.engine.runner import CaseJob, Runner, RunnerSettings  # noqa: E402
 from evalkit.schema.content import Content  # noqa: E402
 from evalkit.schema.evalset import EvalCase, Invocation  # noqa: E402
 from evalkit.schema.results import Status  # noqa: E402

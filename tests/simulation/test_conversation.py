@@ -223,7 +223,7 @@ async def test_judge_verdicts_reach_the_case_status(fake, reply):
 async def test_replaying_a_recorded_scenario_run_reuses_its_user_messages(fake):
     from evalkit.agents.replay import ReplayAgent
     from evalkit.judge import JudgeService
-    from evalkit.runner import CaseJob, Runner, RunnerSettings
+    from evalkit.engine.runner import CaseJob, Runner, RunnerSettings
     from tests.simulation.support import FAST_RETRY
 
     script(fake, user=["To LAX.", "</finished>"], judge={})

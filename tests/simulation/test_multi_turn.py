@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evalkit.criteria.base import EvalContext
-from evalkit.criteria.multi_turn import (
+from evalkit.criteria.adk.multi_turn import (
     MultiTurnTaskSuccessCriterion,
     MultiTurnToolUseQualityCriterion,
     MultiTurnTrajectoryQualityCriterion,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from evalkit.criteria.base import EvalContext
-from evalkit.criteria.user_simulator_quality import parse_is_valid
+from evalkit.criteria.adk.user_simulator_quality import parse_is_valid
 from evalkit.judge import JudgeService
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import Invocation

@@ -213,7 +213,7 @@ def _import_agent_folder(init_file: Path, where: str) -> Any:
 
 def _await_factory(factory: Any, where: str) -> Any:
     """Await `get_agent_async()`, which returns `(agent, exit_stack)`, from sync code."""
-    from evalkit.aio import run_sync
+    from evalkit.engine.aio import run_sync
 
     try:
         result = run_sync(factory)

@@ -22,7 +22,7 @@ from evalkit.ces.model import Evaluation
 from evalkit.errors import InputError, Problem
 from evalkit.loading.documents import read_document
 from evalkit.loading.problems import known_keys, problems_from
-from evalkit.report.json_file import write_text_atomically
+from evalkit.results.writer import write_text_atomically
 
 CONFIG_NAME = "test_config.json"
 

@@ -6,22 +6,16 @@ import json
 import sys
 from pathlib import Path
 
+from evalkit.compare.baseline import check_tolerance
 from evalkit.compare.diff import Comparison, compare_runs
-from evalkit.compare.sources import ScoredRun, read_scored_run
-from evalkit.errors import ExitCode, UsageError
+from evalkit.errors import ExitCode
+from evalkit.report.console import make_console
+from evalkit.results.reader import read_scored_run
 
-LAST = "last"
-
-
-def check_tolerance(tolerance: float) -> float:
-    if tolerance < 0:
-        raise UsageError(f"--tolerance {tolerance:g}: a score drop allowance cannot be negative")
-    return tolerance
 
 
 def compare_command(base: Path, new: Path, *, tolerance: float = 0.0, json_out: Path | None = None,
                     show_unchanged: bool = False, quiet: bool = False) -> int:
-    from evalkit.commands.run import make_console
     from evalkit.compare.render import render_comparison, summary_line
 
     check_tolerance(tolerance)
@@ -39,22 +33,6 @@ def compare_command(base: Path, new: Path, *, tolerance: float = 0.0, json_out: 
 
 
 def write_comparison(comparison: Comparison, path: Path) -> None:
-    from evalkit.report.json_file import write_text_atomically
+    from evalkit.results.writer import write_text_atomically
 
     write_text_atomically(path, json.dumps(comparison.to_dict(), indent=2) + "\n")
-
-
-def load_baseline(spec: str) -> ScoredRun | None:
-    """`--baseline FILE`, or `last` for the newest run in the history; None when there is none yet."""
-    if spec.strip().lower() == LAST:
-        from evalkit import history
-
-        path = history.previous_run()
-        if path is None:
-            print(f"evalkit: --baseline last: no earlier run recorded in {history.runs_dir()}; nothing to compare with",
-                  file=sys.stderr)
-            return None
-        run = read_scored_run(path)
-        run.label = f"the last run ({path})"
-        return run
-    return read_scored_run(Path(spec))

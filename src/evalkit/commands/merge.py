@@ -122,15 +122,15 @@ def _sum_judge_stats(stats: list[dict | None]) -> dict | None:
 
 def merge_command(files: list[Path], *, json_out: Path | None = None, junit: Path | None = None,
                   markdown: Path | None = None, html: Path | None = None, quiet: bool = False) -> int:
-    from evalkit.commands.run import RunRequest, exit_code, make_console, write_reports
-    from evalkit.report.console import render, summary_line
-    from evalkit.report.json_file import read_result
+    from evalkit.engine.evaluation import exit_code
+    from evalkit.report.console import make_console, render, summary_line
+    from evalkit.report.writing import write_reports
+    from evalkit.results.writer import read_result
 
     loaded = [(path, read_result(path)) for path in files]
     loaded.sort(key=lambda item: _shard_index(item[1]))
     merged = merge_results(loaded)
-    write_reports(merged, RunRequest(paths=[str(f) for f in files], json_out=json_out, junit=junit,
-                                     markdown=markdown, html=html))
+    write_reports(merged, json_out=json_out, junit=junit, markdown=markdown, html=html)
     console = make_console()
     if quiet:
         console.print(summary_line(merged), highlight=False)

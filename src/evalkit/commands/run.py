@@ -7,9 +7,11 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evalkit.engine.evaluation import exit_code
 from evalkit.errors import EvalkitError, ExitCode, UsageError
+from evalkit.report.console import make_console
+from evalkit.report.writing import write_reports
 from evalkit.schema.results import RunResult
-
 
 
 @dataclass
@@ -17,7 +19,7 @@ class RunRequest:
     paths: list[str]
     config: str | None = None
     agent: str | None = None
-    jobs: int | str = "auto"  # a number, or "auto" (evalkit.concurrency)
+    jobs: int | str = "auto"  # a number, or "auto" (evalkit.engine.concurrency)
     json_out: Path | None = None
     junit: Path | None = None
     markdown: Path | None = None
@@ -35,25 +37,15 @@ class RunRequest:
     tolerance: float = 0.0  # with baseline: allowed score drop
 
 
-def exit_code(result: RunResult) -> int:
-    if result.interrupted:
-        return ExitCode.INTERRUPTED
-    if result.summary.errors:
-        return ExitCode.RUN_ERROR
-    if result.summary.cases and result.summary.passed == result.summary.cases:
-        return ExitCode.OK
-    return ExitCode.FAILED
-
-
 def run_command(request: RunRequest) -> int:
-    from evalkit.agents.spec import load_agent
-    from evalkit.aio import run_sync
-    from evalkit.evaluation import RunProgress, RunSettings, evaluate
+    from evalkit.agents.registry import load_agent
+    from evalkit.engine.aio import run_sync
+    from evalkit.engine.evaluation import RunProgress, RunSettings, evaluate
     from evalkit.loading.plan import build_plan
     from evalkit.report.console import render
     from evalkit.report.progress import live_progress
 
-    from evalkit.concurrency import parse_jobs
+    from evalkit.engine.concurrency import parse_jobs
 
     request.jobs = parse_jobs(request.jobs, "--jobs")
     request.judge_jobs = parse_jobs(request.judge_jobs, "--judge-jobs")
@@ -82,7 +74,8 @@ def run_command(request: RunRequest) -> int:
     # Result files first: a console cut short (`| head`) must not lose them or the exit code.
     write_failure = None
     try:
-        write_reports(result, request)
+        write_reports(result, json_out=request.json_out, junit=request.junit, markdown=request.markdown,
+                  html=request.html)
     except EvalkitError as failure:
         write_failure = failure
     if not interrupted:
@@ -117,7 +110,7 @@ def apply_shard(plan, text: str | None):
     """`--shard K/N`: the plan's K-th slice, and the shard (None without the option)."""
     if not text:
         return plan, None
-    from evalkit.sharding import parse_shard, shard_plan
+    from evalkit.engine.sharding import parse_shard, shard_plan
 
     shard = parse_shard(text)
     return shard_plan(plan, shard), shard
@@ -130,10 +123,10 @@ def check_loop_options(request: RunRequest) -> None:
         if path is not None and path.is_dir():
             raise UsageError(f"{flag} {path}: is a folder; name the file to write")
     if request.pass_rate is not None:
-        from evalkit.repeats import required_passes
+        from evalkit.engine.repeats import required_passes
 
         required_passes(request.repeat, request.pass_rate)
-    from evalkit.history import history_limit
+    from evalkit.engine.history import history_limit
 
     history_limit()
 
@@ -141,7 +134,7 @@ def check_loop_options(request: RunRequest) -> None:
 def load_run_baseline(request: RunRequest):
     if not request.baseline:
         return None
-    from evalkit.commands.compare import check_tolerance, load_baseline
+    from evalkit.compare.baseline import check_tolerance, load_baseline
 
     check_tolerance(request.tolerance)
     return load_baseline(request.baseline)
@@ -151,7 +144,7 @@ def report_baseline(baseline, result: RunResult, request: RunRequest, console) -
     """Print what changed since the baseline; True when something regressed."""
     from evalkit.compare.diff import compare_runs
     from evalkit.compare.render import render_comparison, summary_line
-    from evalkit.compare.sources import from_result
+    from evalkit.results.reader import from_result
 
     comparison = compare_runs(baseline, from_result(result, "this run"), request.tolerance)
     if request.quiet:
@@ -162,7 +155,7 @@ def report_baseline(baseline, result: RunResult, request: RunRequest, console) -
 
 
 def record_history(result: RunResult) -> None:
-    from evalkit import history
+    from evalkit.engine import history
     from evalkit.errors import EvalkitError
 
     try:
@@ -181,26 +174,7 @@ def empty_shard(request: RunRequest, shard) -> int:
     result = RunResult(evalkit_version=__version__, started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                        duration_s=0.0, summary=Summary(), cases=[], repeat=request.repeat,
                        pass_rate=request.pass_rate if request.repeat > 1 else None, shard=str(shard))
-    write_reports(result, request)
+    write_reports(result, json_out=request.json_out, junit=request.junit, markdown=request.markdown,
+                  html=request.html)
     print(f"evalkit: shard {shard} holds no eval case; nothing to run", file=sys.stderr)
     return ExitCode.OK
-
-
-def make_console():
-    """A terminal gets colour and its own width; logs and pipes get plain, wide text."""
-    from rich.console import Console
-
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=160, no_color=True, highlight=False)
-    return console
-
-
-def write_reports(result: RunResult, request: RunRequest) -> None:
-    from evalkit.commands.report import append_github_step_summary, write_report_files
-    from evalkit.report.json_file import write_result
-
-    if request.json_out:
-        write_result(result, request.json_out)
-    write_report_files(result, html=request.html, junit=request.junit, markdown=request.markdown)
-    append_github_step_summary(result)

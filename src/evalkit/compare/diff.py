@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from evalkit.compare.sources import CaseKey, ScoredCase, ScoredCriterion, ScoredRun
+from evalkit.results.reader import CaseKey, ScoredCase, ScoredCriterion, ScoredRun
 from evalkit.schema.results import Status
 
 # Scores are floats from different machines and libraries; differences below this are noise.

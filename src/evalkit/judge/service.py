@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from evalkit.concurrency import AUTO, OVERLOAD_STATUSES, AdaptiveLimit, Held, JobsSetting
+from evalkit.engine.concurrency import AUTO, OVERLOAD_STATUSES, AdaptiveLimit, Held, JobsSetting
 from evalkit.errors import JudgeError
 from evalkit.judge.base import OPENAI_PREFIX, JudgeBackend, JudgeReply, JudgeRequest
 from evalkit.judge.cache import JudgeCache

@@ -15,7 +15,7 @@ from evalkit.schema.evalset import EvalCase
 
 
 def case_problems(cases: list[EvalCase], criteria: list[Criterion], file: Path, config_file: Path | None) -> list[Problem]:
-    from evalkit.criteria.rubrics import check_rubrics
+    from evalkit.criteria.adk.rubrics import check_rubrics
 
     config = str(config_file or "default criteria")
     problems: list[Problem] = []

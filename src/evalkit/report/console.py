@@ -181,3 +181,11 @@ def _seconds(value: float | None) -> str:
 
 def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def make_console():
+    """A terminal gets colour and its own width; logs and pipes get plain, wide text."""
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=160, no_color=True, highlight=False)
+    return console

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from evalkit.evaluation import RunProgress
+from evalkit.engine.evaluation import RunProgress
 from evalkit.schema.results import CaseResult, Status
 
 

@@ -44,7 +44,7 @@ from evalkit.simulation.prompts import simulator_prompt
 if TYPE_CHECKING:
     from evalkit.agents.base import AgentSession
     from evalkit.judge.service import JudgeService
-    from evalkit.runner import CaseJob
+    from evalkit.engine.jobs import CaseJob
 
 PlayTurn = Callable[["AgentSession", Content, int, str], Awaitable[Invocation]]
 

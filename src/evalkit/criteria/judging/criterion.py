@@ -1,0 +1,124 @@
+"""What every LLM-judge criterion shares: asking the judge, sampling, and judge failures.
+
+Criteria never build a model client; they send `JudgeRequest`s to the run's
+`JudgeService`, which adds the disk cache, retries and the run-wide concurrency limit.
+Here each criterion adds its own limit (`parallelism_limit`, per eval case as in ADK).
+
+A judge call that fails for good is not the agent's fault: the turn it was judging
+gets status `error` with the reason, and so does the criterion (and then the case).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from evalkit.criteria.base import Criterion, EvalContext, Outcome
+from evalkit.criteria.judging.options import JudgeModelOptions
+from evalkit.errors import JudgeError
+from evalkit.schema.results import InvocationScore, Status
+
+if TYPE_CHECKING:
+    from evalkit.judge.service import JudgeService
+
+
+@dataclass
+class Samples:
+    """The judge's replies to one prompt, by sample index (None where a call failed)."""
+
+    replies: list[str | None]
+    error: str | None = None
+
+    @property
+    def texts(self) -> list[str]:
+        return [r for r in self.replies if r is not None]
+
+
+class JudgeCriterion(Criterion):
+    """Base of the criteria scored by an LLM judge."""
+
+    uses_judge = True
+
+    @property
+    def judge_options(self) -> JudgeModelOptions:
+        return self.options.judge_model_options  # type: ignore[attr-defined]
+
+    def _service(self, ctx: EvalContext) -> JudgeService:
+        if ctx.judge is None:
+            raise JudgeError(f"{self.name} needs a judge model, but no judge service was set up for this run")
+        return ctx.judge  # type: ignore[return-value]
+
+    async def ask(self, ctx: EvalContext, prompt: str, sample_index: int = 0) -> str:
+        """One judge call; JudgeError once the service has given up on it."""
+        from evalkit.judge.base import JudgeRequest
+
+        options = self.judge_options
+        request = JudgeRequest(
+            model=options.judge_model,
+            prompt=prompt,
+            config=options.request_config(),
+            sample_index=sample_index,
+        )
+        reply = await self._service(ctx).generate(request)
+        return reply.text
+
+    async def sample(self, ctx: EvalContext, prompts: Sequence[str]) -> list[Samples]:
+        """Every prompt `num_samples` times (sample_index 0..n-1), all at once.
+
+        At most `parallelism_limit` of this call's requests are in flight together
+        (the judge service adds the run-wide limit). A failed request does not stop
+        the others, so each prompt's surviving replies can still be reported.
+        """
+        options = self.judge_options
+        gate = asyncio.Semaphore(options.parallelism_limit)
+
+        async def one(prompt: str, index: int) -> str:
+            async with gate:
+                return await self.ask(ctx, prompt, index)
+
+        count = options.num_samples
+        outcomes = await asyncio.gather(
+            *(one(prompt, index) for prompt in prompts for index in range(count)), return_exceptions=True
+        )
+        results: list[Samples] = []
+        for start in range(0, len(outcomes), count):
+            replies: list[str | None] = []
+            error: str | None = None
+            for outcome in outcomes[start : start + count]:
+                if isinstance(outcome, JudgeError):
+                    replies.append(None)
+                    error = error or str(outcome)
+                elif isinstance(outcome, BaseException):
+                    raise outcome  # a bug, not a judge failure: let the runner report it
+                else:
+                    replies.append(outcome)
+            results.append(Samples(replies, error))
+        return results
+
+
+def judge_error(reason: str, replies: Sequence[str | None] = (), **details: object) -> InvocationScore:
+    """The score of a turn whose judging failed: status `error`, with what was received."""
+    return InvocationScore(
+        score=None,
+        status=Status.ERROR,
+        details={"error": reason, "judge_replies": list(replies), **details},
+    )
+
+
+def outcome_with_errors(invocations: list[InvocationScore], outcome: Outcome) -> Outcome:
+    """`outcome`, unless a turn's judging failed: then the criterion is `error` too.
+
+    The score is dropped on error: a mean over the turns that happened to be judged
+    would look like a verdict on the agent, which it is not.
+    """
+    failed = [turn for turn in invocations if turn.status is Status.ERROR]
+    if not failed:
+        return outcome
+    return Outcome(
+        score=None,
+        status=Status.ERROR,
+        invocations=invocations,
+        details={**outcome.details, "error": failed[0].details.get("error")},
+    )

@@ -1,0 +1,45 @@
+"""Building judge prompts: templates from `prompts/*.txt`, untrusted text fenced off.
+
+Everything a judge reads that came from the agent or the eval set (responses, user
+messages, references, tool outputs, agent instructions) goes into a block between
+`<<<BEGIN NAME>>>` and `<<<END NAME>>>` markers, and every template tells the judge
+that block content is data to assess, never instructions to follow. A marker inside
+the content is defanged, so the content cannot close its own block early.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from string import Template
+from typing import Any
+
+_MARKER_OPENING = "<<<"
+# What an opening marker inside quoted content becomes: still readable, no longer a marker.
+_DEFANGED_OPENING = "<< <"
+
+
+def quote(name: str, text: str | None) -> str:
+    """`text` as a delimited data block called `name` (e.g. "AGENT RESPONSE")."""
+    body = (text or "").replace(_MARKER_OPENING, _DEFANGED_OPENING)
+    return f"<<<BEGIN {name}>>>\n{body}\n<<<END {name}>>>"
+
+
+def json_text(value: Any, *, indent: int | None = 2) -> str:
+    """JSON for a prompt: non-ASCII kept readable, unknown objects as strings."""
+    return json.dumps(value, indent=indent, ensure_ascii=False, default=str)
+
+
+@lru_cache(maxsize=None)
+def _template(name: str) -> Template:
+    text = resources.files("evalkit.criteria.judging").joinpath("prompts", f"{name}.txt").read_text(encoding="utf-8")
+    return Template(text)
+
+
+def render(name: str, **values: str) -> str:
+    """Fill template `prompts/<name>.txt`; `$key` placeholders are replaced in one pass.
+
+    One pass matters: a value that happens to contain `$other` is left as it is.
+    """
+    return _template(name).substitute(values)

@@ -1,0 +1,144 @@
+"""One evaluation run from Python: a Plan and an Agent in, a RunResult out.
+
+The CLI, the pytest plugin and `evalkit.assert_passes` all come through here. Results
+collect in `RunProgress` as cases finish, so an interrupted run still has them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from evalkit import __version__
+from evalkit.errors import ExitCode
+from evalkit.agents.base import Agent
+from evalkit.loading.plan import Plan
+from evalkit.report.latency import run_report
+from evalkit.engine.concurrency import AUTO, AdaptiveLimit, JobsSetting
+from evalkit.engine.jobs import CaseJob
+from evalkit.engine.runner import Runner, RunnerSettings
+from evalkit.schema.results import CaseResult, RunResult, Summary
+
+
+@dataclass
+class RunSettings:
+    jobs: JobsSetting = AUTO
+    timeout: float | None = 300.0
+    judge_jobs: JobsSetting = AUTO
+    use_cache: bool = True
+    repeat: int = 1  # runs per case; see evalkit.engine.repeats
+    pass_rate: float | None = None  # share of the runs a case needs to pass; None: all
+
+
+@dataclass
+class RunProgress:
+    """What has finished so far; read it after Ctrl-C too."""
+
+    started_at: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    started: float = field(default_factory=time.perf_counter)
+    total: int = 0
+    cases: list[CaseResult] = field(default_factory=list)
+    judge_stats: dict | None = None
+    order: dict[tuple[str, str], int] = field(default_factory=dict)
+    listeners: list[Callable[[CaseResult], None]] = field(default_factory=list)
+    repeat: int = 1
+    pass_rate: float | None = None
+    limit: AdaptiveLimit | None = None  # the run's cases-in-flight controller, for the progress bar
+    reruns: int = 0
+
+    def add(self, result: CaseResult) -> None:
+        self.cases.append(result)
+        for listener in self.listeners:
+            listener(result)
+
+    def result(self, interrupted: bool = False) -> RunResult:
+        return RunResult(
+            evalkit_version=__version__,
+            started_at=self.started_at,
+            duration_s=round(time.perf_counter() - self.started, 3),
+            summary=Summary.of(self.cases),
+            cases=sorted(self.cases, key=lambda c: self.order.get((c.eval_set_id, c.eval_id), len(self.order))),
+            interrupted=interrupted,
+            judge=self.judge_stats,
+            latency=run_report(self.cases, total=self.total).to_dict(),
+            repeat=self.repeat,
+            pass_rate=self.pass_rate,
+            concurrency=self.concurrency_figures(),
+        )
+
+    def concurrency_figures(self) -> dict | None:
+        if self.limit is None:
+            return None
+        return {**self.limit.summary(), "reruns": self.reruns}
+
+
+def jobs_for(plan: Plan) -> list[CaseJob]:
+    return [
+        CaseJob(
+            eval_set_id=planned.evalset.eval_set_id,
+            case=case,
+            criteria=planned.criteria,
+            source_file=str(planned.file),
+            simulator_config=planned.config.user_simulator_config,
+        )
+        for planned in plan.sets
+        for case in planned.cases
+    ]
+
+
+def needs_judge(plan: Plan) -> bool:
+    """A judge criterion, or a scenario (its user is played by a model), needs the judge layer."""
+    return any(
+        any(c.uses_judge for c in planned.criteria) or any(case.is_scenario for case in planned.cases)
+        for planned in plan.sets
+    )
+
+
+async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: RunProgress | None = None) -> RunResult:
+    progress = progress or RunProgress()
+    jobs = jobs_for(plan)
+    progress.total = len(jobs)
+    progress.order = {(job.eval_set_id, job.case.eval_id): index for index, job in enumerate(jobs)}
+    on_case_done = progress.add
+    collector = None
+    if settings.repeat > 1:
+        from evalkit.engine.repeats import RepeatCollector, repeated, required_passes
+
+        progress.repeat, progress.pass_rate = settings.repeat, settings.pass_rate
+        collector = RepeatCollector(settings.repeat, required_passes(settings.repeat, settings.pass_rate), progress.add)
+        on_case_done = collector.add
+        jobs = repeated(jobs, settings.repeat)
+    for criterion in {id(c): c for planned in plan.sets for c in planned.criteria}.values():
+        criterion.prepare()
+    judge = None
+    if needs_judge(plan):
+        from evalkit.judge.service import JudgeService
+
+        judge = JudgeService(max_concurrency=settings.judge_jobs, use_cache=settings.use_cache)
+    progress.limit = AdaptiveLimit(settings.jobs)
+    runner = Runner(agent, RunnerSettings(jobs=settings.jobs, timeout=settings.timeout), judge=judge,
+                    on_case_done=on_case_done, limit=progress.limit)
+    try:
+        await runner.run(jobs)
+    finally:
+        progress.reruns = runner.reruns
+        if collector is not None:
+            collector.flush()
+        await agent.aclose()
+        if judge is not None:
+            progress.judge_stats = {**judge.stats.to_dict(), "concurrency": judge.concurrency()}
+            await judge.aclose()
+    return progress.result()
+
+
+def exit_code(result: RunResult) -> int:
+    """The exit code of a finished run: interrupted, errors, all passed, or something failed."""
+    if result.interrupted:
+        return ExitCode.INTERRUPTED
+    if result.summary.errors:
+        return ExitCode.RUN_ERROR
+    if result.summary.cases and result.summary.passed == result.summary.cases:
+        return ExitCode.OK
+    return ExitCode.FAILED

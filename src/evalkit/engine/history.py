@@ -1,0 +1,75 @@
+"""Run history: every `evalkit run` keeps its result file, so `--baseline last` has one.
+
+Files live in `.evalkit/runs/` under the current folder (or `$EVALKIT_RUNS_DIR`), named
+by the UTC time they were recorded so that name order is time order, and only the newest
+`$EVALKIT_HISTORY_LIMIT` (default 20) are kept. A limit of 0 turns recording off.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from datetime import datetime, timezone
+from pathlib import Path
+
+from evalkit.errors import UsageError
+from evalkit.schema.results import RunResult
+
+RUNS_DIR_VARIABLE = "EVALKIT_RUNS_DIR"
+LIMIT_VARIABLE = "EVALKIT_HISTORY_LIMIT"
+DEFAULT_RUNS_DIR = Path(".evalkit") / "runs"
+DEFAULT_LIMIT = 20
+_PATTERN = "run-*.json"
+
+
+def runs_dir() -> Path:
+    return Path(os.environ.get(RUNS_DIR_VARIABLE) or DEFAULT_RUNS_DIR)
+
+
+def history_limit() -> int:
+    raw = os.environ.get(LIMIT_VARIABLE, "").strip()
+    if not raw:
+        return DEFAULT_LIMIT
+    try:
+        limit = int(raw)
+    except ValueError:
+        limit = -1
+    if limit < 0:
+        raise UsageError(f"{LIMIT_VARIABLE}={raw}: expected a whole number of runs to keep (0 turns history off)")
+    return limit
+
+
+def recorded_runs(directory: Path | None = None) -> list[Path]:
+    """The kept result files, oldest first."""
+    folder = directory or runs_dir()
+    if not folder.is_dir():
+        return []
+    return sorted(folder.glob(_PATTERN))
+
+
+def previous_run(directory: Path | None = None) -> Path | None:
+    runs = recorded_runs(directory)
+    return runs[-1] if runs else None
+
+
+def record(result: RunResult, directory: Path | None = None, limit: int | None = None) -> Path | None:
+    """Keep `result` as the newest run and prune the oldest beyond the limit; None when off."""
+    from evalkit.results.writer import write_result
+
+    limit = history_limit() if limit is None else limit
+    if limit == 0:
+        return None
+    folder = directory or runs_dir()
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    path = folder / f"run-{stamp}-{secrets.token_hex(3)}.json"
+    write_result(result, path)
+    prune(folder, limit)
+    return path
+
+
+def prune(folder: Path, limit: int) -> list[Path]:
+    runs = recorded_runs(folder)
+    dropped = runs[: max(0, len(runs) - limit)]
+    for path in dropped:
+        path.unlink(missing_ok=True)  # another run may have pruned it already
+    return dropped

@@ -1,0 +1,187 @@
+"""Run eval cases against the agent: cases concurrently, turns in order, each turn timed out.
+
+A pool of workers pulls cases from a queue, so memory and task count stay flat however
+many cases there are; an `AdaptiveLimit` (evalkit.engine.concurrency) decides how many of them
+hold a case at once: a fixed `--jobs N`, or `auto`, which follows the agent's
+throughput and latency. A case that failed because the agent's side answered 429/503
+(RESOURCE_EXHAUSTED) is not a result: the level backs off and the case runs again, from
+a fresh session, up to `OVERLOAD_RERUNS` times. Each finished case is scored at once
+and handed to `on_case_done`; nothing else about it is kept here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from evalkit.agents.base import Agent, AgentSession, SessionSpec
+from evalkit.criteria.base import EvalContext
+from evalkit.engine.concurrency import AUTO, AdaptiveLimit, JobsSetting, Overload, listen_for_upstream_overloads, overload_of
+from evalkit.engine.jobs import CaseJob
+from evalkit.engine.scoring import score_case
+from evalkit.errors import AgentError, AgentTimeout, EvalkitError
+from evalkit.schema.content import Content
+from evalkit.schema.evalset import Invocation
+from evalkit.schema.results import CaseResult, InvocationRecord, Status, case_status
+
+OVERLOAD_RERUNS = 8  # a case rate-limited this many times in a row keeps its error
+
+
+@dataclass
+class RunnerSettings:
+    jobs: JobsSetting = AUTO
+    timeout: float | None = 300.0
+
+
+@dataclass
+class _Attempt:
+    result: CaseResult
+    overload: Overload | None = None
+    turn_latency: float | None = None  # mean seconds per agent turn, for the controller
+
+
+@dataclass
+class Runner:
+    agent: Agent
+    settings: RunnerSettings = field(default_factory=RunnerSettings)
+    judge: object | None = None  # a JudgeService when any criterion or simulator needs one
+    on_case_done: Callable[[CaseResult], None] | None = None
+    limit: AdaptiveLimit | None = None  # made from settings.jobs unless given
+    reruns: int = 0  # cases run again after an overload
+
+    def __post_init__(self) -> None:
+        if self.limit is None:
+            self.limit = AdaptiveLimit(self.settings.jobs)
+
+    async def run(self, jobs: Iterable[CaseJob]) -> None:
+        queue: asyncio.Queue[tuple[CaseJob, int]] = asyncio.Queue()
+        for job in jobs:
+            queue.put_nowait((job, 0))
+        count = max(1, min(self.limit.maximum, queue.qsize()))
+        stop_listening = listen_for_upstream_overloads(self.limit)
+        workers = [asyncio.create_task(self._worker(queue)) for _ in range(count)]
+        try:
+            await asyncio.gather(*workers)
+        finally:
+            stop_listening()
+            for worker in workers:
+                worker.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+
+    async def _worker(self, queue: asyncio.Queue[tuple[CaseJob, int]]) -> None:
+        limit = self.limit
+        while not queue.empty():
+            slot = await limit.acquire()
+            if queue.empty():  # the others took the rest while this one waited
+                limit.release(slot, completed=False)
+                return
+            job, reruns = queue.get_nowait()
+            try:
+                attempt = await self._attempt(job)
+            except BaseException:
+                limit.release(slot, completed=False)
+                raise
+            if attempt.overload is not None and reruns < OVERLOAD_RERUNS:
+                limit.overloaded(slot, attempt.overload.retry_after)
+                limit.release(slot, completed=False)
+                self.reruns += 1
+                queue.put_nowait((job, reruns + 1))
+                continue
+            limit.release(slot, attempt.turn_latency)
+            if self.on_case_done:
+                self.on_case_done(attempt.result)
+
+    async def run_case(self, job: CaseJob) -> CaseResult:
+        return (await self._attempt(job)).result
+
+    async def _attempt(self, job: CaseJob) -> _Attempt:
+        started = time.perf_counter()
+        spec = SessionSpec.for_case(job.case, f"evalkit-{uuid.uuid4().hex[:12]}", eval_set_id=job.eval_set_id)
+        if job.run_index and job.case.session_input and job.case.session_input.session_id:
+            spec.session_id += f"-run{job.run_index + 1}"  # a pinned id, once per repeated run
+        actual: list[Invocation] = []
+        error: str | None = None
+        overload: Overload | None = None
+        simulation: dict | None = None
+        try:
+            session = await self.agent.open_session(spec)
+            try:
+                simulation = await self._converse(job, session, actual)
+            finally:
+                await _quietly(session.close())
+        except EvalkitError as failure:
+            error, overload = str(failure), overload_of(failure)
+        except Exception as failure:  # an adapter or simulator bug must not take other cases down
+            error = f"case {job.case.eval_id!r}: {type(failure).__name__}: {failure}"
+            overload = overload_of(failure)
+        expected = job.case.conversation
+        result = CaseResult(
+            eval_set_id=job.eval_set_id,
+            eval_id=job.case.eval_id,
+            status=Status.ERROR,
+            error=error,
+            source_file=job.source_file,
+            session_id=spec.session_id,
+            simulation=simulation,
+        )
+        if error is None:
+            context = EvalContext(case=job.case, actual=actual, expected=expected, judge=self.judge)
+            result.criteria = await score_case(context, job.criteria)
+            result.status = case_status([c.status for c in result.criteria])
+        result.invocations = _records(actual, expected)
+        result.duration_s = round(time.perf_counter() - started, 3)
+        durations = [i.duration for i in actual if i.duration is not None]
+        return _Attempt(result, overload, sum(durations) / len(durations) if durations and error is None else None)
+
+    async def _converse(self, job: CaseJob, session: AgentSession, actual: list[Invocation]) -> dict | None:
+        """Play the case's turns; for a scenario, return how the simulated conversation ended."""
+        case = job.case
+        if case.conversation_scenario is not None:
+            from evalkit.simulation.conversation import simulate_conversation
+
+            outcome = await simulate_conversation(job, session, self.play_turn, self.judge, actual)
+            return outcome.to_dict()
+        for index, expected in enumerate(case.conversation or ()):
+            actual.append(await self.play_turn(session, expected.user_content, index, case.eval_id))
+
+    async def play_turn(self, session: AgentSession, user_content: Content, index: int, case_id: str) -> Invocation:
+        """One user message → one actual invocation, within the per-turn timeout."""
+        started = time.perf_counter()
+        try:
+            invocation = await asyncio.wait_for(session.run_turn(user_content, index), self.settings.timeout)
+        except asyncio.TimeoutError:
+            raise AgentTimeout(
+                f"case {case_id!r}, turn {index + 1}: no reply within {self.settings.timeout:g} s (--timeout)"
+            ) from None
+        except EvalkitError:
+            raise
+        except Exception as error:  # an adapter bug must not take other cases down
+            raise AgentError(f"case {case_id!r}, turn {index + 1}: {type(error).__name__}: {error}") from error
+        if invocation.duration is None:
+            invocation.duration = round(time.perf_counter() - started, 3)
+        return invocation
+
+
+def _records(actual: list[Invocation], expected: list[Invocation] | None) -> list[InvocationRecord]:
+    count = max(len(actual), len(expected or ()))
+    return [
+        InvocationRecord(
+            actual=_dump(actual[i]) if i < len(actual) else None,
+            expected=_dump(expected[i]) if expected is not None and i < len(expected) else None,
+        )
+        for i in range(count)
+    ]
+
+
+def _dump(invocation: Invocation) -> dict:
+    return invocation.model_dump(mode="json", exclude_none=True)
+
+
+async def _quietly(closing) -> None:
+    try:
+        await closing
+    except Exception:  # closing a broken session must not hide the turn's own error
+        pass

@@ -1,0 +1,64 @@
+"""Score one case: every criterion concurrently, each failure kept as data.
+
+A criterion that raises does not crash the run: a judge that failed for good, or a
+criterion's own exception, becomes that criterion's `error` status, and so the case's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from evalkit.criteria.base import Criterion, EvalContext, Outcome
+from evalkit.errors import EvalkitError
+from evalkit.schema.results import CriterionResult, InvocationScore, Status
+
+log = logging.getLogger("evalkit.engine.scoring")
+
+
+async def score_case(context: EvalContext, criteria: list[Criterion]) -> list[CriterionResult]:
+    outcomes = await asyncio.gather(*(_evaluate(c, context) for c in criteria))
+    return [_result(c, o, len(context.actual)) for c, o in zip(criteria, outcomes)]
+
+
+async def _evaluate(criterion: Criterion, context: EvalContext) -> Outcome | str:
+    if criterion.requires_expected and context.expected is None:
+        return Outcome(score=None, status=Status.NOT_EVALUATED)
+    if not context.actual:
+        # ADK: an empty conversation scores nothing (E19).
+        return Outcome(score=None, status=Status.INFORMATIONAL if criterion.informational else Status.NOT_EVALUATED)
+    try:
+        return await criterion.evaluate(context)
+    except asyncio.CancelledError:
+        raise
+    except EvalkitError as error:
+        return str(error)
+    except Exception as error:  # a criterion's own bug, or a custom metric's: report, don't crash
+        log.debug("criterion %s raised", criterion.name, exc_info=True)
+        return f"{criterion.name} raised {type(error).__name__}: {error}"
+
+
+def _result(criterion: Criterion, outcome: Outcome | str, turns: int) -> CriterionResult:
+    if isinstance(outcome, str):
+        return CriterionResult(
+            name=criterion.name, threshold=criterion.threshold, status=Status.ERROR, error=outcome,
+            invocations=[InvocationScore(status=Status.ERROR) for _ in range(turns)],
+        )
+    return CriterionResult(
+        name=criterion.name,
+        threshold=criterion.threshold,
+        score=outcome.score,
+        status=outcome.status,
+        invocations=outcome.invocations,
+        details=outcome.details,
+        error=_first_error(outcome),
+    )
+
+
+def _first_error(outcome: Outcome) -> str | None:
+    if outcome.status is not Status.ERROR:
+        return None
+    for turn in outcome.invocations:
+        if turn.status is Status.ERROR and turn.details.get("error"):
+            return str(turn.details["error"])
+    return outcome.details.get("error")

@@ -1,0 +1,55 @@
+"""Writing a run's report files: the result file, JUnit XML, Markdown, HTML, the GitHub step summary.
+
+`evalkit run`, `evalkit merge` and `evalkit report` all write through here, so a report
+rendered later is byte for byte the one the run would have written.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from evalkit.schema.results import RunResult
+
+
+def write_reports(result: RunResult, *, json_out: Path | None = None, junit: Path | None = None,
+                  markdown: Path | None = None, html: Path | None = None) -> None:
+    """Every output a run was asked for, then the GitHub step summary when in GitHub Actions."""
+    from evalkit.results.writer import write_result
+
+    if json_out:
+        write_result(result, json_out)
+    write_report_files(result, html=html, junit=junit, markdown=markdown)
+    append_github_step_summary(result)
+
+
+def write_report_files(result: RunResult, *, html: Path | None = None, junit: Path | None = None,
+                       markdown: Path | None = None) -> None:
+    from evalkit.results.writer import write_text_atomically
+
+    if junit:
+        from evalkit.report.junit import render_junit
+
+        write_text_atomically(junit, render_junit(result))
+    if markdown:
+        from evalkit.report.markdown import render_markdown
+
+        write_text_atomically(markdown, render_markdown(result))
+    if html:
+        from evalkit.report.html import render_html
+
+        write_text_atomically(html, render_html(result))
+
+
+def append_github_step_summary(result: RunResult) -> None:
+    """In GitHub Actions, add the Markdown summary to the job's page.
+
+    A summary that cannot be written is worth a warning, not a failed run: the results
+    and the exit code are already decided.
+    """
+    from evalkit.report.markdown import append_step_summary
+
+    try:
+        append_step_summary(result)
+    except OSError as error:
+        print(f"evalkit: warning: cannot append to GITHUB_STEP_SUMMARY: {error}", file=sys.stderr)

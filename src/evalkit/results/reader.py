@@ -1,0 +1,135 @@
+"""Scored runs to compare, read from evalkit result files or ADK's `*.evalset_result.json`.
+
+Both come down to the same small shape: per case its status, per criterion its score,
+status and threshold. ADK writes statuses as integers (1 passed, 2 failed, 3 not
+evaluated, 4 informational), in snake_case or camelCase, and older versions wrote the
+whole document as a JSON string inside the file; all of these are read.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalkit.errors import InputError, Problem
+from evalkit.schema.results import RunResult, Status
+
+_ADK_STATUS = {1: Status.PASSED, 2: Status.FAILED, 3: Status.NOT_EVALUATED, 4: Status.INFORMATIONAL}
+
+CaseKey = tuple[str, str]  # (eval_set_id, eval_id)
+
+
+@dataclass
+class ScoredCriterion:
+    name: str
+    status: Status
+    score: float | None = None
+    threshold: float | None = None
+
+
+@dataclass
+class ScoredCase:
+    eval_set_id: str
+    eval_id: str
+    status: Status
+    criteria: dict[str, ScoredCriterion] = field(default_factory=dict)
+
+
+@dataclass
+class ScoredRun:
+    label: str
+    kind: str  # "evalkit" or "adk"
+    cases: dict[CaseKey, ScoredCase] = field(default_factory=dict)
+
+
+def read_scored_run(path: Path) -> ScoredRun:
+    from evalkit.loading.documents import read_document
+
+    data = read_document(path)
+    if isinstance(data, str):  # ADK's older double-encoded files
+        try:
+            data = json.loads(data)
+        except json.JSONDecodeError:
+            raise InputError(Problem(str(path), "", "not a result file: a JSON string that is not JSON")) from None
+    if isinstance(data, dict) and "cases" in data:
+        from evalkit.results.writer import read_result
+
+        return from_result(read_result(path), str(path))
+    if isinstance(data, dict) and ("eval_case_results" in data or "evalCaseResults" in data):
+        return _from_adk(data, str(path))
+    raise InputError(Problem(str(path), "", "not an evalkit result file or an ADK *.evalset_result.json"))
+
+
+def from_result(result: RunResult, label: str) -> ScoredRun:
+    run = ScoredRun(label=label, kind="evalkit")
+    for case in result.cases:
+        run.cases[(case.eval_set_id, case.eval_id)] = ScoredCase(
+            eval_set_id=case.eval_set_id,
+            eval_id=case.eval_id,
+            status=case.status,
+            criteria={
+                c.name: ScoredCriterion(c.name, c.status, c.score, c.threshold) for c in case.criteria
+            },
+        )
+    return run
+
+
+def _from_adk(data: dict[str, Any], label: str) -> ScoredRun:
+    run = ScoredRun(label=label, kind="adk")
+    file_set_id = _get(data, "eval_set_id") or ""
+    grouped: dict[CaseKey, list[ScoredCase]] = {}
+    for index, raw in enumerate(_get(data, "eval_case_results") or []):
+        where = f"eval_case_results[{index}]"
+        if not isinstance(raw, dict) or not _get(raw, "eval_id"):
+            raise InputError(Problem(label, where, "an ADK case result needs an eval_id"))
+        case = ScoredCase(
+            eval_set_id=_get(raw, "eval_set_id") or file_set_id,
+            eval_id=_get(raw, "eval_id"),
+            status=_adk_status(_get(raw, "final_eval_status"), label, f"{where}.final_eval_status"),
+        )
+        for m_index, metric in enumerate(_get(raw, "overall_eval_metric_results") or []):
+            name = _get(metric, "metric_name")
+            status = _adk_status(_get(metric, "eval_status"), label, f"{where}.overall_eval_metric_results[{m_index}]")
+            case.criteria[name] = ScoredCriterion(name, status, _get(metric, "score"), _get(metric, "threshold"))
+        grouped.setdefault((case.eval_set_id, case.eval_id), []).append(case)
+    for key, runs in grouped.items():
+        run.cases[key] = runs[0] if len(runs) == 1 else _fold(runs)
+    return run
+
+
+def _fold(runs: list[ScoredCase]) -> ScoredCase:
+    """ADK repeats (`num_runs`) list a case once per run: the case passes only if every run did."""
+    from evalkit.engine.repeats import combined_status
+
+    folded = ScoredCase(runs[0].eval_set_id, runs[0].eval_id, combined_status([r.status for r in runs], len(runs)))
+    for name in dict.fromkeys(n for r in runs for n in r.criteria):
+        per_run = [r.criteria[name] for r in runs if name in r.criteria]
+        scores = [c.score for c in per_run if c.score is not None]
+        folded.criteria[name] = ScoredCriterion(
+            name,
+            combined_status([c.status for c in per_run], len(per_run)),
+            statistics.fmean(scores) if scores else None,
+            per_run[0].threshold,
+        )
+    return folded
+
+
+def _get(mapping: dict[str, Any], snake: str) -> Any:
+    if snake in mapping:
+        return mapping[snake]
+    head, *rest = snake.split("_")
+    return mapping.get(head + "".join(part.title() for part in rest))
+
+
+def _adk_status(value: Any, label: str, where: str) -> Status:
+    if isinstance(value, int) and value in _ADK_STATUS:
+        return _ADK_STATUS[value]
+    if isinstance(value, str):
+        try:
+            return Status(value.lower())
+        except ValueError:
+            pass
+    raise InputError(Problem(label, where, f"unknown status {value!r} (ADK writes 1 to 4)"))
