@@ -107,7 +107,15 @@ def run_evalkit(evalkit: list[str], jobs: int | None, workdir: Path, evalset: Pa
         raise SystemExit(f"evalkit wrote no result file (exit {code}); see {workdir}/evalkit-{jobs or 'default'}.log")
     document = json.loads(result.read_text())
     verdicts = {case["eval_id"]: case["status"] == "passed" for case in document["cases"]}
-    return Measurement("evalkit run", str(jobs) if jobs else "default", wall, peak, code, verdicts)
+    return Measurement("evalkit run", str(jobs) if jobs else describe_auto(document.get("concurrency")), wall, peak,
+                       code, verdicts)
+
+
+def describe_auto(figures: dict | None) -> str:
+    """`auto (default)` with where the controller went: its peak and final level."""
+    if not figures:
+        return "default"
+    return f"auto (default; peak {figures['peak']}, ended at {figures['final']})"
 
 
 def fastest(repeat: int, run) -> Measurement:

@@ -58,12 +58,13 @@ class ScriptedServer:
     """Answers in `latency` seconds while at most `capacity` calls are in flight; 429 above that."""
 
     def __init__(self, time: VirtualTime, *, latency: float, capacity: int = 10**9,
-                 retry_after: float | None = None, slow_above: int | None = None):
+                 retry_after: float | None = None, slow_above: int | None = None, slow_power: float = 1.0):
         self.time = time
         self.latency = latency
         self.capacity = capacity
         self.retry_after = retry_after
         self.slow_above = slow_above  # above this many in flight, each call takes longer (a CPU-bound agent)
+        self.slow_power = slow_power
         self.in_flight = 0
         self.most_in_flight = 0
         self.served = 0
@@ -78,7 +79,7 @@ class ScriptedServer:
         try:
             latency = self.latency
             if self.slow_above is not None and self.in_flight > self.slow_above:
-                latency *= self.in_flight / self.slow_above
+                latency *= (self.in_flight / self.slow_above) ** self.slow_power
             await self.time.sleep(latency)
             self.served += 1
             return latency
@@ -189,13 +190,21 @@ async def test_retry_after_from_a_scripted_server_spaces_the_reruns():
     assert time.now >= 2.0 * limit.stats.backoffs
 
 
-async def test_backs_off_when_latency_rises_without_more_throughput():
+async def test_stops_raising_when_latency_grows_with_the_level():
     time = VirtualTime()
     limit = make_limit(time)
     server = ScriptedServer(time, latency=0.01, slow_above=4)  # beyond 4 in flight, no gain, only waiting
     levels = await run_cases(limit, server, time, cases=1000)
+    assert max(levels) == 8 and limit.stats.raises == 1 and server.rejected == 0
+
+
+async def test_backs_off_when_latency_rises_without_more_throughput():
+    time = VirtualTime()
+    limit = make_limit(time)
+    server = ScriptedServer(time, latency=0.01, slow_above=4, slow_power=2)  # more in flight: less done
+    levels = await run_cases(limit, server, time, cases=1000)
     assert limit.stats.backoffs >= 1 and server.rejected == 0
-    assert max(levels[len(levels) // 2:]) <= 8
+    assert max(levels[len(levels) // 2:]) <= 6
 
 
 async def test_the_model_proxy_hook_reaches_the_running_controller():

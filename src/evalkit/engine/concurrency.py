@@ -5,14 +5,15 @@ small and, one window of finished work at a time (a window is as many completion
 the current level, at least `min_window`):
 
 - doubles the level while throughput grows and latency does not ("slow start");
-- after its first back-off, raises it by one per window instead (so it settles just
-  under a limit it has met once, instead of overrunning it again by half);
-- holds it when throughput stopped growing (more in flight would only queue);
-- lowers it by a quarter when the mean latency of a window rose past
-  `latency_rise` × the best window seen (the agent is slowing down, not scaling);
+- once doubling stops paying, raises it by one per window while latency stays within
+  `latency_rise` × the best window seen, and holds it when latency rose;
+- lowers it by a quarter when latency passed `latency_cut` × the best with no more
+  throughput (the agent is slowing down, not scaling);
 - halves it on an overload signal (HTTP 429/503, `RESOURCE_EXHAUSTED`), once per
-  level: signals from work started before the last back-off are counted but do not
-  cut again, so a burst of 429s from one overrun costs one halving;
+  level: signals from work started before the last cut are counted but do not cut
+  again, so a burst of 429s from one overrun costs one halving. It then climbs back
+  quickly to just below the level that was overrun and stays there, trying that level
+  again only every `probe_every` windows;
 - starts nothing new until a `Retry-After` has passed.
 
 A fixed level never moves, but still honours `Retry-After`. Time comes from an
@@ -67,10 +68,12 @@ class Tuning:
     minimum: int = 1
     maximum: int = 256
     min_window: int = 4
-    growth: float = 1.1  # a window must beat the last one's throughput by this factor to raise again
-    latency_rise: float = 1.5  # a window's mean latency over the best seen by this factor: back off
+    growth: float = 1.1  # in slow start, a window must beat the last one's throughput by this factor
+    latency_rise: float = 1.5  # a window's mean latency over the best seen by this factor: raise no more
+    latency_cut: float = 2.0  # … by this factor, with no more throughput: back off
     backoff: float = 0.5  # on an overload signal
     latency_backoff: float = 0.75  # on rising latency
+    probe_every: int = 8  # windows spent just below a level that was overrun before trying it again
 
 
 @dataclass(frozen=True)
@@ -137,6 +140,8 @@ class AdaptiveLimit:
         self._last_throughput: float | None = None
         self._best_latency: float | None = None
         self._slow_start = True
+        self._ceiling: int | None = None  # the level last overrun (a 429), approached carefully
+        self._windows_below_ceiling = 0
         self._last_backoff_at = float("-inf")
 
     @property
@@ -205,9 +210,11 @@ class AdaptiveLimit:
         else:
             fresh = now - self._last_backoff_at > max(self._best_latency or 0.0, 0.05)
         if self.adaptive and fresh:
-            self._cut(self.tuning.backoff)
+            self._cut(self.tuning.backoff, overrun=True)
 
-    def _cut(self, factor: float) -> None:
+    def _cut(self, factor: float, overrun: bool = False) -> None:
+        if overrun:
+            self._ceiling, self._windows_below_ceiling = self.level, 0
         self.level = max(self.tuning.minimum, int(self.level * factor))
         self._epoch += 1
         self._slow_start = False
@@ -225,27 +232,50 @@ class AdaptiveLimit:
             window.latency_count += 1
         if not self.adaptive or window.completions < max(self.level, self.tuning.min_window):
             return
-        elapsed = self._clock() - window.started
-        throughput = window.completions / elapsed if elapsed > 0 else float("inf")
-        latency_mean = window.latency_sum / window.latency_count if window.latency_count else None
-        if window.overloaded:
+        if window.overloaded:  # the cut is made; judge the new level on a window of its own
             self._new_window(forget_throughput=True)
             return
-        if latency_mean is not None:
-            if self._best_latency is not None and latency_mean > self._best_latency * self.tuning.latency_rise:
-                if self.level > self.tuning.minimum:
-                    self._cut(self.tuning.latency_backoff)
-                    return
-            self._best_latency = latency_mean if self._best_latency is None else min(self._best_latency, latency_mean)
+        elapsed = self._clock() - window.started
+        throughput = window.completions / elapsed if elapsed > 0 else float("inf")
         grew = self._last_throughput is None or throughput >= self._last_throughput * self.tuning.growth
         self._last_throughput = throughput
-        if grew and self.level < self.tuning.maximum:
-            step = self.level if self._slow_start else 1
-            self.level = min(self.tuning.maximum, self.level + step)
+        rising = slowing = False
+        if window.latency_count:
+            mean = window.latency_sum / window.latency_count
+            best = self._best_latency
+            rising = best is not None and mean > best * self.tuning.latency_rise
+            slowing = best is not None and mean > best * self.tuning.latency_cut
+            self._best_latency = mean if best is None else min(best, mean)
+        if slowing and not grew and self.level > self.tuning.minimum:
+            self._cut(self.tuning.latency_backoff)
+            return
+        if self._slow_start and not (grew and not rising):
+            self._slow_start = False  # more in flight stopped paying: from here on, one at a time
+        elif not rising:
+            self._raise_to(self._next_level())
+        self._new_window()
+
+    def _next_level(self) -> int:
+        level, ceiling = self.level, self._ceiling
+        if self._slow_start:
+            return level * 2
+        if ceiling is None:
+            return level + 1
+        if level + 1 < ceiling:  # back up quickly towards the level that was overrun
+            return level + max(1, (ceiling - 1 - level) // 2)
+        self._windows_below_ceiling += 1
+        if self._windows_below_ceiling < self.tuning.probe_every:
+            return level
+        self._ceiling = None  # probe it again: the limit may have moved
+        return level + 1
+
+    def _raise_to(self, target: int) -> None:
+        target = min(self.tuning.maximum, target)
+        if target > self.level:
+            self.level = target
             self.stats.raises += 1
             self.stats.peak = max(self.stats.peak, self.level)
             self._wake()
-        self._new_window()
 
     def _new_window(self, forget_throughput: bool = False) -> None:
         self._window = _Window(started=self._clock())
