@@ -66,20 +66,20 @@ def run_command(request: RunRequest) -> int:
     interrupted = False
     with live_progress(console, progress, enabled=not request.quiet and console.is_terminal):
         try:
-            run_sync(lambda: evaluate(plan, agent, settings, progress))
+            run_sync(lambda: evaluate(plan, agent, settings, progress, full=False))
         except KeyboardInterrupt:
             interrupted = True
-    result = progress.result(interrupted=interrupted)
+    result = progress.result(interrupted=interrupted, full=False)  # slim cases: memory flat in their number
     result.shard = str(shard) if shard else None
     # Result files first: a console cut short (`| head`) must not lose them or the exit code.
     write_failure = None
     try:
         write_reports(result, json_out=request.json_out, junit=request.junit, markdown=request.markdown,
-                  html=request.html)
+                      html=request.html, full_cases=progress.stored_cases)
     except EvalkitError as failure:
         write_failure = failure
     if not interrupted:
-        record_history(result)
+        record_history(result, progress.stored_cases())
     try:
         if request.quiet:
             from evalkit.report.console import summary_line
@@ -90,7 +90,7 @@ def run_command(request: RunRequest) -> int:
             if request.detailed:
                 from evalkit.report.detailed import render_detailed
 
-                render_detailed(result, console)
+                render_detailed(result.model_copy(update={"cases": list(progress.stored_cases())}), console)
     except BrokenPipeError:
         # The reader went away; keep Python from complaining about stdout at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -154,12 +154,12 @@ def report_baseline(baseline, result: RunResult, request: RunRequest, console) -
     return bool(comparison.regressions)
 
 
-def record_history(result: RunResult) -> None:
+def record_history(result: RunResult, cases=None) -> None:
     from evalkit.engine import history
     from evalkit.errors import EvalkitError
 
     try:
-        history.record(result)
+        history.record(result, cases=cases)
     except (OSError, EvalkitError) as error:  # history is a convenience: never fail a run over it
         print(f"evalkit: could not record this run in {history.runs_dir()}: {error}", file=sys.stderr)
 

@@ -52,8 +52,11 @@ def previous_run(directory: Path | None = None) -> Path | None:
     return runs[-1] if runs else None
 
 
-def record(result: RunResult, directory: Path | None = None, limit: int | None = None) -> Path | None:
-    """Keep `result` as the newest run and prune the oldest beyond the limit; None when off."""
+def record(result: RunResult, directory: Path | None = None, limit: int | None = None,
+           cases=None) -> Path | None:
+    """Keep `result` as the newest run and prune the oldest beyond the limit; None when off.
+
+    `cases`, when given, are the run's cases in full, streamed into the file (see `write_result`)."""
     from evalkit.results.writer import write_result
 
     limit = history_limit() if limit is None else limit
@@ -62,7 +65,7 @@ def record(result: RunResult, directory: Path | None = None, limit: int | None =
     folder = directory or runs_dir()
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
     path = folder / f"run-{stamp}-{secrets.token_hex(3)}.json"
-    write_result(result, path)
+    write_result(result, path, cases=cases)
     prune(folder, limit)
     return path
 
