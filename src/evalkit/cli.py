@@ -67,6 +67,7 @@ def run(
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the judge cache"),
     timeout: float = typer.Option(300.0, "--timeout", min=0.001, help="Seconds allowed per turn"),
     quiet: bool = typer.Option(False, "--quiet", help="Print only the summary line"),
+    processes: int = typer.Option(1, "--processes", min=1, help="Worker processes to spread the cases over (for CPU-bound agents)"),
     judge_jobs: str = typer.Option("auto", "--judge-jobs", help="Judge calls in flight at once, per judge endpoint: 'auto' or a number"),
     print_detailed_results: bool = typer.Option(False, "--print_detailed_results", help="Also list every criterion of every turn (ADK's option)"),
 ) -> None:
@@ -77,7 +78,7 @@ def run(
         paths=paths, config=config, agent=agent, jobs=jobs, json_out=json_out, junit=junit,
         markdown=markdown, html=html, repeat=repeat, case_ids=case or [], shard=shard,
         baseline=baseline, tolerance=tolerance, pass_rate=pass_rate, use_cache=not no_cache, timeout=timeout, quiet=quiet,
-        judge_jobs=judge_jobs, detailed=print_detailed_results,
+        judge_jobs=judge_jobs, detailed=print_detailed_results, processes=processes,
     )
     raise typer.Exit(guarded(lambda: run_command(request)))
 

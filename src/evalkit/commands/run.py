@@ -35,6 +35,7 @@ class RunRequest:
     detailed: bool = False
     pass_rate: float | None = None  # with repeat: share of runs a case needs to pass
     tolerance: float = 0.0  # with baseline: allowed score drop
+    processes: int = 1  # worker processes, each running a shard of the cases (evalkit.commands.processes)
 
 
 def run_command(request: RunRequest) -> int:
@@ -58,28 +59,37 @@ def run_command(request: RunRequest) -> int:
         raise UsageError("no agent to run: pass --agent SPEC, or set 'agent' in the config")
     if shard is not None and plan.case_count == 0:
         return empty_shard(request, shard)
-    agent = load_agent(spec, jobs=request.jobs, timeout=request.timeout)
-    settings = RunSettings(jobs=request.jobs, timeout=request.timeout, judge_jobs=request.judge_jobs,
-                           use_cache=request.use_cache, repeat=request.repeat, pass_rate=request.pass_rate)
     console = make_console()
-    progress = RunProgress()
-    interrupted = False
-    with live_progress(console, progress, enabled=not request.quiet and console.is_terminal):
-        try:
-            run_sync(lambda: evaluate(plan, agent, settings, progress, full=False))
-        except KeyboardInterrupt:
-            interrupted = True
-    result = progress.result(interrupted=interrupted, full=False)  # slim cases: memory flat in their number
-    result.shard = str(shard) if shard else None
+    full_cases = None
+    if request.processes > 1:
+        from evalkit.commands.processes import run_in_processes
+
+        if shard is not None:
+            raise UsageError("--processes with --shard: give each CI job its shard, or split one run into processes")
+        result, interrupted = run_in_processes(request, min(request.processes, max(1, plan.case_count)))
+    else:
+        agent = load_agent(spec, jobs=request.jobs, timeout=request.timeout)
+        settings = RunSettings(jobs=request.jobs, timeout=request.timeout, judge_jobs=request.judge_jobs,
+                               use_cache=request.use_cache, repeat=request.repeat, pass_rate=request.pass_rate)
+        progress = RunProgress()
+        interrupted = False
+        with live_progress(console, progress, enabled=not request.quiet and console.is_terminal):
+            try:
+                run_sync(lambda: evaluate(plan, agent, settings, progress, full=False))
+            except KeyboardInterrupt:
+                interrupted = True
+        result = progress.result(interrupted=interrupted, full=False)  # slim cases: memory flat in their number
+        result.shard = str(shard) if shard else None
+        full_cases = progress.stored_cases
     # Result files first: a console cut short (`| head`) must not lose them or the exit code.
     write_failure = None
     try:
         write_reports(result, json_out=request.json_out, junit=request.junit, markdown=request.markdown,
-                      html=request.html, full_cases=progress.stored_cases)
+                      html=request.html, full_cases=full_cases)
     except EvalkitError as failure:
         write_failure = failure
     if not interrupted:
-        record_history(result, progress.stored_cases())
+        record_history(result, full_cases() if full_cases else None)
     try:
         if request.quiet:
             from evalkit.report.console import summary_line
@@ -90,7 +100,8 @@ def run_command(request: RunRequest) -> int:
             if request.detailed:
                 from evalkit.report.detailed import render_detailed
 
-                render_detailed(result.model_copy(update={"cases": list(progress.stored_cases())}), console)
+                render_detailed(result.model_copy(update={"cases": list(full_cases())}) if full_cases else result,
+                                console)
     except BrokenPipeError:
         # The reader went away; keep Python from complaining about stdout at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
