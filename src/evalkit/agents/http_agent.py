@@ -17,7 +17,7 @@ from typing import Any
 
 from evalkit.agents.turn_protocol import Turn, TurnProtocolAgent
 from evalkit.agents.worker_pool import snippet
-from evalkit.engine.concurrency import OVERLOAD_STATUSES
+from evalkit.engine.overloads import OVERLOAD_STATUSES
 from evalkit.errors import AgentError, AgentOverloaded
 from evalkit.judge.retry import parse_retry_after
 

@@ -16,6 +16,7 @@ the current level, at least `min_window`):
   again only every `probe_every` windows;
 - starts nothing new until a `Retry-After` has passed.
 
+Recognising overloads and the hook for a model proxy live in `evalkit.engine.overloads`.
 A fixed level never moves, but still honours `Retry-After`. Time comes from an
 injectable clock and sleep, so the behaviour can be tested without waiting.
 """
@@ -23,7 +24,6 @@ injectable clock and sleep, so the behaviour can be tested without waiting.
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -35,9 +35,6 @@ from evalkit.errors import UsageError
 AUTO = "auto"
 JobsSetting = Union[int, Literal["auto"]]
 
-#: HTTP statuses that mean "too much at once": the agent's model or server is saturated.
-OVERLOAD_STATUSES = frozenset({429, 503})
-_OVERLOAD_WORDS = ("RESOURCE_EXHAUSTED", "429 Too Many Requests", "Too Many Requests")
 
 
 def parse_jobs(value: object, flag: str = "--jobs") -> JobsSetting:
@@ -82,13 +79,6 @@ class Slot:
 
     started: float
     epoch: int
-
-
-@dataclass(frozen=True)
-class Overload:
-    """A sign that the agent's side is saturated, and how long it asked us to wait."""
-
-    retry_after: float | None = None
 
 
 @dataclass
@@ -143,6 +133,9 @@ class AdaptiveLimit:
         self._ceiling: int | None = None  # the level last overrun (a 429), approached carefully
         self._windows_below_ceiling = 0
         self._last_backoff_at = float("-inf")
+
+    def now(self) -> float:
+        return self._clock()
 
     @property
     def maximum(self) -> int:
@@ -305,103 +298,8 @@ class Held:
     async def __aexit__(self, kind, error, traceback) -> None:
         slot, self.slot = self.slot, None
         if slot is not None:
-            latency = self.limit._clock() - slot.started
+            latency = self.limit.now() - slot.started
             self.limit.release(slot, latency if kind is None else None, completed=kind is None)
 
     def overloaded(self, retry_after: float | None = None) -> None:
         self.limit.overloaded(self.slot, retry_after)
-
-
-# -- recognising overloads ----------------------------------------------------------------
-
-
-def overload_of(error: BaseException | None) -> Overload | None:
-    """An overload signal in `error` or its causes: 429/503 statuses, RESOURCE_EXHAUSTED.
-
-    Reads the attributes the common clients set (httpx's `response.status_code`,
-    google-genai's `code`/`status`, evalkit's `AgentOverloaded`) and, as a last resort,
-    the message text, which is all a subprocess agent's failure carries.
-    """
-    seen: set[int] = set()
-    while error is not None and id(error) not in seen:
-        seen.add(id(error))
-        found = _overload_in(error)
-        if found is not None:
-            return found
-        error = error.__cause__ or error.__context__
-    return None
-
-
-def _overload_in(error: BaseException) -> Overload | None:
-    from evalkit.errors import AgentOverloaded
-
-    if isinstance(error, AgentOverloaded):
-        return Overload(error.retry_after)
-    response = getattr(error, "response", None)
-    for status in (getattr(error, "status_code", None), getattr(error, "code", None),
-                   getattr(response, "status_code", None)):
-        if isinstance(status, int) and status in OVERLOAD_STATUSES:
-            return Overload(_retry_after_header(response))
-    if getattr(error, "status", None) == "RESOURCE_EXHAUSTED" or any(w in str(error) for w in _OVERLOAD_WORDS):
-        return Overload(_retry_after_header(response))
-    return None
-
-
-def _retry_after_header(response: object) -> float | None:
-    headers = getattr(response, "headers", None)
-    if headers is None:
-        return None
-    from evalkit.judge.retry import parse_retry_after
-
-    try:
-        return parse_retry_after(headers.get("retry-after"))
-    except Exception:  # a response object of an unknown shape
-        return None
-
-
-# -- the hook for the model proxy ---------------------------------------------------------
-
-
-@dataclass
-class _Listener:
-    limit: AdaptiveLimit
-    loop: asyncio.AbstractEventLoop
-
-
-_listeners: list[_Listener] = []
-_listeners_lock = threading.Lock()
-
-
-def listen_for_upstream_overloads(limit: AdaptiveLimit) -> Callable[[], None]:
-    """Route `report_upstream_overload` to `limit` (on the running loop); returns the undo."""
-    listener = _Listener(limit, asyncio.get_running_loop())
-    with _listeners_lock:
-        _listeners.append(listener)
-
-    def stop() -> None:
-        with _listeners_lock:
-            if listener in _listeners:
-                _listeners.remove(listener)
-
-    return stop
-
-
-def report_upstream_overload(retry_after: float | None = None) -> int:
-    """Tell the running cases' controller that the agent's model answered 429/503.
-
-    For code that sits between the agent and its model (the model proxy): call it from
-    any thread whenever the upstream model answers 429, 503 or RESOURCE_EXHAUSTED, with
-    the `Retry-After` seconds if it sent them. Returns how many runs were told.
-    """
-    with _listeners_lock:
-        listeners = list(_listeners)
-    for listener in listeners:
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is listener.loop:
-            listener.limit.overloaded(None, retry_after)
-        elif not listener.loop.is_closed():
-            listener.loop.call_soon_threadsafe(listener.limit.overloaded, None, retry_after)
-    return len(listeners)

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 
 from evalkit.agents.base import Agent, AgentSession, SessionSpec
 from evalkit.criteria.base import EvalContext
-from evalkit.engine.concurrency import AUTO, AdaptiveLimit, JobsSetting, Overload, listen_for_upstream_overloads, overload_of
+from evalkit.engine.concurrency import AUTO, AdaptiveLimit, JobsSetting
+from evalkit.engine.overloads import Overload, listen_for_upstream_overloads, overload_of
 from evalkit.engine.jobs import CaseJob
 from evalkit.engine.scoring import score_case
 from evalkit.errors import AgentError, AgentTimeout, EvalkitError

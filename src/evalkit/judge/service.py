@@ -14,7 +14,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from evalkit.engine.concurrency import AUTO, OVERLOAD_STATUSES, AdaptiveLimit, Held, JobsSetting
+from evalkit.engine.concurrency import AUTO, AdaptiveLimit, Held, JobsSetting
+from evalkit.engine.overloads import OVERLOAD_STATUSES
 from evalkit.errors import JudgeError
 from evalkit.judge.base import OPENAI_PREFIX, JudgeBackend, JudgeReply, JudgeRequest
 from evalkit.judge.cache import JudgeCache
