@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CHILD = """
 import asyncio, sys, time
 from evalkit.agents.registry import load_agent
-from evalkit.engine.evaluation import RunProgress, RunSettings, evaluate
+from evalkit.engine.evaluation import RunProgress, evaluate
+from evalkit.settings import RunSettings
 from evalkit.loading.plan import build_plan
 config = sys.argv[1]
 plan = build_plan(["evalsets/weather.evalset.json"], config_file=config)

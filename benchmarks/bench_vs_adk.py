@@ -10,6 +10,10 @@ speed-up over ADK, then checks that every case got the same verdict from both to
 With `--repeat N` every run is repeated and the fastest one is reported, which
 filters out other load on the machine.
 
+With `--adk-server`, evalkit also evaluates the same agent served by `adk api_server`
+(started once, on 127.0.0.1, with in-memory sessions) through `--agent adk-server:`;
+the server's own memory is not in the peak figure.
+
 The ADK command defaults to `adk` on PATH (`--adk /path/to/venv/bin/adk`); evalkit
 runs as `python -m evalkit` with this interpreter unless `--evalkit` says otherwise.
 Exit status: 0 when all verdicts agree, 1 otherwise.
@@ -96,9 +100,11 @@ def run_adk(adk: list[str], workdir: Path, evalset: Path, config: Path, env: dic
     return Measurement("adk eval", "4 (fixed)", wall, peak, code, verdicts)
 
 
-def run_evalkit(evalkit: list[str], jobs: int | None, workdir: Path, evalset: Path, config: Path, env: dict[str, str]) -> Measurement:
+def run_evalkit(evalkit: list[str], jobs: int | None, workdir: Path, evalset: Path, config: Path, env: dict[str, str],
+                server: str | None = None) -> Measurement:
     result = workdir / f"evalkit-{jobs or 'default'}.json"
-    command = [*evalkit, "run", str(evalset), "--agent", str(workdir / AGENT_FOLDER), "--config", str(config),
+    agent = f"adk-server:{server}/{AGENT_FOLDER}" if server else str(workdir / AGENT_FOLDER)
+    command = [*evalkit, "run", str(evalset), "--agent", agent, "--config", str(config),
                "--json", str(result), "--quiet"]
     if jobs is not None:
         command += ["--jobs", str(jobs)]
@@ -107,7 +113,8 @@ def run_evalkit(evalkit: list[str], jobs: int | None, workdir: Path, evalset: Pa
         raise SystemExit(f"evalkit wrote no result file (exit {code}); see {workdir}/evalkit-{jobs or 'default'}.log")
     document = json.loads(result.read_text())
     verdicts = {case["eval_id"]: case["status"] == "passed" for case in document["cases"]}
-    return Measurement("evalkit run", str(jobs) if jobs else describe_auto(document.get("concurrency")), wall, peak,
+    tool = "evalkit run, adk-server:" if server else "evalkit run"
+    return Measurement(tool, str(jobs) if jobs else describe_auto(document.get("concurrency")), wall, peak,
                        code, verdicts)
 
 
@@ -116,6 +123,36 @@ def describe_auto(figures: dict | None) -> str:
     if not figures:
         return "default"
     return f"auto (default; peak {figures['peak']}, ended at {figures['final']})"
+
+
+def start_api_server(adk: list[str], workdir: Path, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
+    """`adk api_server` serving the agent folder, once it answers; in-memory sessions."""
+    import socket
+    import urllib.request
+
+    served = workdir / "served"
+    served.mkdir(exist_ok=True)
+    if not (served / AGENT_FOLDER).exists():
+        shutil.copytree(workdir / AGENT_FOLDER, served / AGENT_FOLDER)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log = (workdir / "api_server.log").open("w")
+    process = subprocess.Popen(
+        [*adk, "api_server", "--host", "127.0.0.1", "--port", str(port), "--no-reload", "--log_level", "warning",
+         "--session_service_uri", "memory://", "--artifact_service_uri", "memory://", str(served)],
+        cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(600):
+        try:
+            with urllib.request.urlopen(f"{url}/list-apps", timeout=1):
+                return process, url
+        except OSError:
+            if process.poll() is not None:
+                break
+            time.sleep(0.2)
+    process.kill()
+    raise SystemExit(f"adk api_server did not start; see {workdir / 'api_server.log'}")
 
 
 def fastest(repeat: int, run) -> Measurement:
@@ -154,7 +191,7 @@ def compare_verdicts(baseline: Measurement, other: Measurement) -> list[str]:
     for eval_id in sorted(set(baseline.verdicts) | set(other.verdicts)):
         theirs, ours = baseline.verdicts.get(eval_id), other.verdicts.get(eval_id)
         if theirs != ours:
-            differences.append(f"{eval_id}: adk eval {_word(theirs)}, evalkit ({other.jobs} jobs) {_word(ours)}")
+            differences.append(f"{eval_id}: {baseline.tool} {_word(theirs)}, {other.tool} ({other.jobs} jobs) {_word(ours)}")
     return differences
 
 
@@ -172,6 +209,8 @@ def main() -> int:
     parser.add_argument("--evalkit", default=f"{shlex.quote(sys.executable)} -m evalkit", help="the evalkit command")
     parser.add_argument("--repeat", type=int, default=1, help="run each tool N times and keep the fastest run")
     parser.add_argument("--skip-adk", action="store_true", help="measure evalkit only")
+    parser.add_argument("--adk-server", action="store_true",
+                        help="also run evalkit against the agent served by `adk api_server` (adk-server:)")
     parser.add_argument("--workdir", type=Path, help="keep the files here (default: a temporary folder)")
     args = parser.parse_args()
 
@@ -189,17 +228,25 @@ def main() -> int:
         rows.append(baseline)
     for jobs in args.jobs or [64, 0]:
         rows.append(fastest(args.repeat, lambda: run_evalkit(shlex.split(args.evalkit), jobs or None, workdir, evalset, config, env)))
+    if args.adk_server:
+        process, url = start_api_server(shlex.split(args.adk), workdir, env)
+        try:
+            for jobs in args.jobs or [64, 0]:
+                rows.append(fastest(args.repeat, lambda: run_evalkit(
+                    shlex.split(args.evalkit), jobs or None, workdir, evalset, config, env, server=url)))
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
 
     print()
     print(table(rows, baseline))
-    if baseline is None:
-        return 0
-    differences = [line for row in rows if row is not baseline for line in compare_verdicts(baseline, row)]
+    reference = baseline or rows[0]  # without adk eval, the rows are checked against each other
+    differences = [line for row in rows if row is not reference for line in compare_verdicts(reference, row)]
     if differences:
         print(f"\n{len(differences)} verdicts differ:")
         print("\n".join(differences[:20]))
         return 1
-    print(f"\nSame verdict from both tools for all {len(baseline.verdicts)} cases.")
+    print(f"\nSame verdict from every run for all {len(reference.verdicts)} cases.")
     return 0
 
 

@@ -251,5 +251,21 @@ def test_jobs_values_are_parsed_in_one_place():
     assert parse_jobs("auto") == "auto" and parse_jobs(" AUTO ") == "auto"
     assert parse_jobs("16") == 16 and parse_jobs(3) == 3
     for bad in ("0", "-2", "many", "1.5"):
-        with pytest.raises(UsageError, match="--jobs"):
+        with pytest.raises(ValueError):
             parse_jobs(bad)
+
+
+def test_the_settings_parse_jobs_and_name_the_setting():
+    from evalkit.errors import SettingError
+    from evalkit.settings import RunSettings
+
+    settings = RunSettings.of(jobs="auto", judge_jobs="12")
+    assert (settings.jobs, settings.judge_jobs) == ("auto", 12)
+    assert settings.most_jobs_in_flight == Tuning().maximum
+    assert RunSettings.of(jobs=5).most_jobs_in_flight == 5
+    for name in ("jobs", "judge_jobs"):
+        with pytest.raises(SettingError) as raised:
+            RunSettings.of(**{name: "many"})
+        assert raised.value.name == name
+        with pytest.raises(SettingError):
+            RunSettings.of(**{name: 0})

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from evalkit.agents.base import Agent, AgentSession, SessionSpec
-from evalkit.engine.evaluation import RunProgress, RunSettings, evaluate
+from evalkit.engine.evaluation import RunProgress, evaluate
+from evalkit.settings import RunSettings
 from evalkit.loading.plan import build_plan
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import Invocation

@@ -20,6 +20,7 @@ from typing import Any
 from evalkit.engine.aio import run_sync
 from evalkit.errors import UsageError
 from evalkit.schema.results import RunResult, Status
+from evalkit.settings import RunSettings
 
 
 class EvalFailed(AssertionError):
@@ -36,30 +37,31 @@ def run_evals(
     config: str | Path | None = None,
     *,
     cases: Sequence[str] | None = None,
-    jobs: int | str = "auto",
-    timeout: float | None = 300.0,
-    repeat: int = 1,
+    jobs: int | str | None = None,
+    timeout: float | None = None,
+    repeat: int | None = None,
     pass_rate: float | None = None,
-    judge_jobs: int | str = "auto",
-    use_cache: bool = True,
+    judge_jobs: int | str | None = None,
+    use_cache: bool | None = None,
+    settings: RunSettings | None = None,
 ) -> RunResult:
-    """Load, run and score, as `evalkit run` does, and return the result (no files written)."""
-    from evalkit.engine.evaluation import RunSettings, evaluate
+    """Load, run and score, as `evalkit run` does, and return the result (no files written).
+
+    Options left at None take the defaults of `evalkit.settings.RunSettings`; `settings`
+    gives them all at once instead.
+    """
+    from evalkit.agents.registry import resolve_agent
+    from evalkit.engine.evaluation import evaluate
     from evalkit.loading.plan import build_plan
 
-    if repeat < 1:
-        raise UsageError(f"repeat={repeat}: run each case at least once")
-    if pass_rate is not None:
-        from evalkit.engine.repeats import required_passes
-
-        required_passes(repeat, pass_rate)
-    from evalkit.engine.concurrency import parse_jobs
-
-    jobs, judge_jobs = parse_jobs(jobs, "jobs="), parse_jobs(judge_jobs, "judge_jobs=")
+    given = dict(jobs=jobs, timeout=timeout, repeat=repeat, pass_rate=pass_rate, judge_jobs=judge_jobs,
+                 use_cache=use_cache)
+    if settings is None:
+        settings = RunSettings.of(**given)
+    elif any(value is not None for value in given.values()):
+        raise UsageError("give either settings= or the separate options, not both")
     plan = build_plan(_as_list(paths), case_ids=list(cases or []), config_file=str(config) if config else None)
-    loaded = _load_agent(agent, plan, jobs=jobs, timeout=timeout)
-    settings = RunSettings(jobs=jobs, timeout=timeout, judge_jobs=judge_jobs, use_cache=use_cache,
-                           repeat=repeat, pass_rate=pass_rate)
+    loaded = resolve_agent(agent, plan.agent_from_config(), settings, how_to_name="pass agent=...")
     return run_sync(lambda: evaluate(plan, loaded, settings))
 
 
@@ -83,18 +85,3 @@ def _as_list(paths: str | Path | Sequence[str | Path]) -> list[str]:
     if isinstance(paths, (str, Path)):
         return [str(paths)]
     return [str(p) for p in paths]
-
-
-def _load_agent(agent: Any, plan, *, jobs, timeout: float | None):
-    from evalkit.agents.registry import agent_from_object, load_agent
-
-    if agent is None:
-    
-        spec = plan.agent_from_config()
-        if not spec:
-            raise UsageError("no agent to run: pass agent=..., or set 'agent' in the config")
-        return load_agent(spec, jobs=jobs, timeout=timeout)
-    if isinstance(agent, (str, Path)):
-        return load_agent(str(agent), jobs=jobs, timeout=timeout)
-    name = getattr(agent, "__qualname__", None) or getattr(agent, "name", None) or type(agent).__name__
-    return agent_from_object(agent, str(name), jobs=jobs)

@@ -2,7 +2,8 @@
 
 Everything heavy is imported inside the commands, so `evalkit --help` starts fast.
 Domain errors become short messages here and nowhere else (exit 2 for bad input, 3
-when the run itself had errors); `--debug` shows tracebacks instead.
+when the run itself had errors); any other exception is evalkit's own bug, one line
+and exit 4. `--debug`, before or after the command, adds the tracebacks.
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
+from typer.core import TyperArgument, TyperCommand
+
+from evalkit import defaults
 
 app = typer.Typer(
     name="evalkit",
@@ -19,9 +23,33 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: CLI conventions, no boxes, no Python type names
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 _debug = False
+
+
+class _PlainArgument(TyperArgument):
+    """An argument shown by its metavar alone: typer would add a Python type name (`<list[str]>`)."""
+
+    def display_type_rich(self, ctx):  # noqa: ANN001 - click's signature
+        return None
+
+    def _usage_display_name(self) -> str:
+        # typer writes a required argument as `{PATH}`; CLIs write `PATH`, and `[PATH]` when optional.
+        name = self.display_name_raw if self.required else f"[{self.display_name_raw}]"
+        return name + ("..." if self.nargs != 1 else "")
+
+
+class EvalkitCommand(TyperCommand):
+    """A command whose help reads like any CLI's: metavars, no Python type names."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            if type(param) is TyperArgument:
+                param.__class__ = _PlainArgument
 
 
 def fail(lines: list[str], code: int) -> None:
@@ -32,43 +60,67 @@ def fail(lines: list[str], code: int) -> None:
 
 def guarded(action):
     """Run a command body, mapping evalkit errors to their messages and exit codes."""
-    from evalkit.errors import EvalkitError
+    from evalkit.errors import EvalkitError, SettingError
 
     try:
         return action()
-    except EvalkitError as error:
+    except SettingError as error:
         if _debug:
             raise
+        flag = SETTING_FLAGS.get(error.name)
+        fail([error.worded_as(flag)] if flag else error.lines(), error.exit_code)
+    except EvalkitError as error:
+        if _debug:
+            import traceback
+
+            traceback.print_exc()
         fail(error.lines(), error.exit_code)
 
 
+# The flag of each run setting, so the settings' messages name what the user typed.
+SETTING_FLAGS = {"jobs": "--jobs", "judge_jobs": "--judge-jobs", "timeout": "--timeout", "repeat": "--repeat",
+                 "pass_rate": "--pass-rate", "use_cache": "--no-cache"}
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from evalkit import __version__
+
+        typer.echo(f"evalkit {__version__}")
+        raise typer.Exit(0)
+
+
 @app.callback()
-def _root(debug: bool = typer.Option(False, "--debug", help="Show tracebacks for errors.")) -> None:
+def _root(
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks for errors (also accepted after the command)."),
+    version: bool = typer.Option(False, "--version", "-V", callback=_show_version, is_eager=True,
+                                 help="Print the version and exit."),
+) -> None:
     global _debug
-    _debug = debug
+    _debug = _debug or debug
 
 
-@app.command()
+@app.command(cls=EvalkitCommand)
 def run(
-    paths: List[str] = typer.Argument(..., help="Eval set files, folders, or file.json:case1,case2"),
-    config: Optional[str] = typer.Option(None, "--config", "--config_file_path", help="EvalConfig file (JSON or YAML)"),
-    agent: Optional[str] = typer.Option(None, "--agent", help="module:attr, file.py:attr, ADK agent folder, cmd:COMMAND, http(s)://URL or replay:RESULT.json"),
-    jobs: str = typer.Option("auto", "--jobs", help="Cases run at once: 'auto' adapts to the agent, a number fixes it"),
-    json_out: Optional[Path] = typer.Option(None, "--json", help="Write the result file here"),
-    junit: Optional[Path] = typer.Option(None, "--junit", help="Write a JUnit XML report here"),
-    markdown: Optional[Path] = typer.Option(None, "--markdown", help="Write a Markdown summary here"),
-    html: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report here"),
-    repeat: int = typer.Option(1, "--repeat", min=1, help="Run each case N times"),
-    case: Optional[List[str]] = typer.Option(None, "--case", help="Only this eval id (repeatable)"),
-    shard: Optional[str] = typer.Option(None, "--shard", help="K/N: run the K-th of N stable slices of the cases"),
-    baseline: Optional[str] = typer.Option(None, "--baseline", help="Compare with an earlier result file (evalkit's or ADK's), or 'last' for the previous run; regressions exit 1"),
-    tolerance: float = typer.Option(0.0, "--tolerance", help="With --baseline: a score may drop this much before it counts as a regression"),
-    pass_rate: Optional[float] = typer.Option(None, "--pass-rate", help="With --repeat: share of the runs a case needs to pass (default: all)"),
+    paths: List[str] = typer.Argument(..., metavar="PATH", help="Eval set files, folders, or file.json:case1,case2"),
+    config: Optional[str] = typer.Option(None, "--config", "--config_file_path", metavar="FILE", help="EvalConfig file (JSON or YAML)"),
+    agent: Optional[str] = typer.Option(None, "--agent", metavar="SPEC", help="module:attr, file.py:attr, ADK agent folder, cmd:COMMAND, http(s)://URL, adk-server:URL/APP or replay:RESULT.json"),
+    jobs: Optional[str] = typer.Option(None, "--jobs", "-j", metavar="N|auto", show_default=False, help=f"Cases run at once: 'auto' adapts to the agent, a number fixes it [default: {defaults.DEFAULT_JOBS}]"),
+    json_out: Optional[Path] = typer.Option(None, "--json", metavar="FILE", help="Write the result file here"),
+    junit: Optional[Path] = typer.Option(None, "--junit", metavar="FILE", help="Write a JUnit XML report here"),
+    markdown: Optional[Path] = typer.Option(None, "--markdown", metavar="FILE", help="Write a Markdown summary here"),
+    html: Optional[Path] = typer.Option(None, "--html", metavar="FILE", help="Write a self-contained HTML report here"),
+    repeat: Optional[int] = typer.Option(None, "--repeat", metavar="N", min=1, show_default=False, help=f"Run each case N times [default: {defaults.DEFAULT_REPEAT}]"),
+    case: Optional[List[str]] = typer.Option(None, "--case", metavar="ID", help="Only this eval id (repeatable)"),
+    shard: Optional[str] = typer.Option(None, "--shard", metavar="K/N", help="K/N: run the K-th of N stable slices of the cases"),
+    baseline: Optional[str] = typer.Option(None, "--baseline", metavar="FILE|last", help="Compare with an earlier result file (evalkit's or ADK's), or 'last' for the previous run; regressions exit 1"),
+    tolerance: float = typer.Option(0.0, "--tolerance", metavar="DELTA", help="With --baseline: a score may drop this much before it counts as a regression"),
+    pass_rate: Optional[float] = typer.Option(None, "--pass-rate", metavar="RATE", help="With --repeat: share of the runs a case needs to pass (default: all)"),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the judge cache"),
-    timeout: float = typer.Option(300.0, "--timeout", min=0.001, help="Seconds allowed per turn"),
-    quiet: bool = typer.Option(False, "--quiet", help="Print only the summary line"),
-    processes: int = typer.Option(1, "--processes", min=1, help="Worker processes to spread the cases over (for CPU-bound agents)"),
-    judge_jobs: str = typer.Option("auto", "--judge-jobs", help="Judge calls in flight at once, per judge endpoint: 'auto' or a number"),
+    timeout: Optional[float] = typer.Option(None, "--timeout", metavar="SECONDS", min=0.001, show_default=False, help=f"Seconds allowed per turn [default: {defaults.DEFAULT_TIMEOUT_S}]"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line"),
+    processes: Optional[int] = typer.Option(None, "--processes", metavar="N", min=1, show_default=False, help=f"Worker processes to spread the cases over, for CPU-bound agents [default: {defaults.DEFAULT_PROCESSES}]"),
+    judge_jobs: Optional[str] = typer.Option(None, "--judge-jobs", metavar="N|auto", show_default=False, help=f"Judge calls in flight at once, per judge endpoint: 'auto' or a number [default: {defaults.DEFAULT_JUDGE_JOBS}]"),
     print_detailed_results: bool = typer.Option(False, "--print_detailed_results", help="Also list every criterion of every turn (ADK's option)"),
 ) -> None:
     """Run the agent on the eval cases, score them, and exit 0 only if every case passed."""
@@ -77,17 +129,17 @@ def run(
     request = RunRequest(
         paths=paths, config=config, agent=agent, jobs=jobs, json_out=json_out, junit=junit,
         markdown=markdown, html=html, repeat=repeat, case_ids=case or [], shard=shard,
-        baseline=baseline, tolerance=tolerance, pass_rate=pass_rate, use_cache=not no_cache, timeout=timeout, quiet=quiet,
-        judge_jobs=judge_jobs, detailed=print_detailed_results, processes=processes,
+        baseline=baseline, tolerance=tolerance, pass_rate=pass_rate, use_cache=False if no_cache else None, timeout=timeout, quiet=quiet,
+        judge_jobs=judge_jobs, detailed=print_detailed_results, debug=_debug, processes=processes,
     )
     raise typer.Exit(guarded(lambda: run_command(request)))
 
 
-@app.command()
+@app.command(cls=EvalkitCommand)
 def validate(
-    paths: List[str] = typer.Argument(..., help="Eval set files, folders, or file.json:case1,case2"),
-    config: Optional[str] = typer.Option(None, "--config", "--config_file_path", help="EvalConfig file"),
-    case: Optional[List[str]] = typer.Option(None, "--case", help="Only this eval id (repeatable)"),
+    paths: List[str] = typer.Argument(..., metavar="PATH", help='Eval set files, folders, or file.json:case1,case2'),
+    config: Optional[str] = typer.Option(None, "--config", "--config_file_path", metavar="FILE", help="EvalConfig file"),
+    case: Optional[List[str]] = typer.Option(None, "--case", metavar="ID", help="Only this eval id (repeatable)"),
 ) -> None:
     """Check eval sets and configs without running anything (no agent, no network)."""
     from evalkit.loading.plan import build_plan
@@ -97,14 +149,14 @@ def validate(
         typer.echo(f"ok  {planned.file}: {len(planned.cases)} cases, criteria from {planned.config_file or 'defaults'}")
 
 
-@app.command()
+@app.command(cls=EvalkitCommand)
 def compare(
-    base: Path = typer.Argument(..., help="The earlier result file (evalkit's, or ADK's *.evalset_result.json)"),
-    new: Path = typer.Argument(..., help="The later result file"),
-    tolerance: float = typer.Option(0.0, "--tolerance", help="A score may drop this much before it counts as a regression"),
-    json_out: Optional[Path] = typer.Option(None, "--json", help="Write the comparison here as JSON"),
+    base: Path = typer.Argument(..., metavar="BASE", help="The earlier result file (evalkit's, or ADK's *.evalset_result.json)"),
+    new: Path = typer.Argument(..., metavar="NEW", help='The later result file'),
+    tolerance: float = typer.Option(0.0, "--tolerance", metavar="DELTA", help="A score may drop this much before it counts as a regression"),
+    json_out: Optional[Path] = typer.Option(None, "--json", metavar="FILE", help="Write the comparison here as JSON"),
     show_all: bool = typer.Option(False, "--all", help="Also list the unchanged cases"),
-    quiet: bool = typer.Option(False, "--quiet", help="Print only the summary line"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line"),
 ) -> None:
     """Per case and criterion, what changed from BASE to NEW; exit 1 on regressions."""
     from evalkit.commands.compare import compare_command
@@ -113,14 +165,36 @@ def compare(
                                                      show_unchanged=show_all, quiet=quiet)))
 
 
-@app.command()
+@app.command(cls=EvalkitCommand)
+def rescore(
+    result_file: Path = typer.Argument(..., metavar="RESULT", help="A result file (evalkit's, or ADK's *.evalset_result.json)"),
+    config: Optional[str] = typer.Option(None, "--config", "--config_file_path", metavar="FILE", help="EvalConfig file with the new or changed criteria"),
+    json_out: Optional[Path] = typer.Option(None, "--json", metavar="FILE", help="Write the new result file here"),
+    junit: Optional[Path] = typer.Option(None, "--junit", metavar="FILE", help="Write a JUnit XML report here"),
+    markdown: Optional[Path] = typer.Option(None, "--markdown", metavar="FILE", help="Write a Markdown summary here"),
+    html: Optional[Path] = typer.Option(None, "--html", metavar="FILE", help="Write a self-contained HTML report here"),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the judge cache"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line"),
+    judge_jobs: Optional[str] = typer.Option(None, "--judge-jobs", metavar="N|auto", show_default=False, help=f"Judge calls in flight at once, per judge endpoint: 'auto' or a number [default: {defaults.DEFAULT_JUDGE_JOBS}]"),
+) -> None:
+    """Score the actual turns saved in RESULT again, with new or changed criteria; nothing is re-run."""
+    from evalkit.commands.rescore import rescore_command
+    from evalkit.commands.run import RunRequest
+
+    request = RunRequest(paths=[str(result_file)], config=config, json_out=json_out, junit=junit, markdown=markdown,
+                         html=html, use_cache=False if no_cache else None, quiet=quiet, judge_jobs=judge_jobs,
+                         debug=_debug)
+    raise typer.Exit(guarded(lambda: rescore_command(result_file, request)))
+
+
+@app.command(cls=EvalkitCommand)
 def merge(
-    files: List[Path] = typer.Argument(..., help="Result files of the shards (or of separate runs)"),
-    json_out: Optional[Path] = typer.Option(None, "--json", help="Write the combined result file here"),
-    junit: Optional[Path] = typer.Option(None, "--junit", help="Write a JUnit XML report here"),
-    markdown: Optional[Path] = typer.Option(None, "--markdown", help="Write a Markdown summary here"),
-    html: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report here"),
-    quiet: bool = typer.Option(False, "--quiet", help="Print only the summary line"),
+    files: List[Path] = typer.Argument(..., metavar="RESULT", help='Result files of the shards (or of separate runs)'),
+    json_out: Optional[Path] = typer.Option(None, "--json", metavar="FILE", help="Write the combined result file here"),
+    junit: Optional[Path] = typer.Option(None, "--junit", metavar="FILE", help="Write a JUnit XML report here"),
+    markdown: Optional[Path] = typer.Option(None, "--markdown", metavar="FILE", help="Write a Markdown summary here"),
+    html: Optional[Path] = typer.Option(None, "--html", metavar="FILE", help="Write a self-contained HTML report here"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line"),
 ) -> None:
     """Combine shard results into one result file, with the exit code of one whole run."""
     from evalkit.commands.merge import merge_command
@@ -129,12 +203,12 @@ def merge(
                                                    html=html, quiet=quiet)))
 
 
-@app.command()
+@app.command(cls=EvalkitCommand)
 def report(
-    result_file: Path = typer.Argument(..., help="A result file written by `evalkit run --json`"),
-    html: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report here"),
-    junit: Optional[Path] = typer.Option(None, "--junit", help="Write a JUnit XML report here"),
-    markdown: Optional[Path] = typer.Option(None, "--markdown", help="Write a Markdown summary here"),
+    result_file: Path = typer.Argument(..., metavar="RESULT", help='A result file written by `evalkit run --json`'),
+    html: Optional[Path] = typer.Option(None, "--html", metavar="FILE", help="Write a self-contained HTML report here"),
+    junit: Optional[Path] = typer.Option(None, "--junit", metavar="FILE", help="Write a JUnit XML report here"),
+    markdown: Optional[Path] = typer.Option(None, "--markdown", metavar="FILE", help="Write a Markdown summary here"),
 ) -> None:
     """Render a saved result as HTML, JUnit XML or Markdown (with none of them: print the table)."""
     from evalkit.commands.report import ReportRequest, report_command
@@ -143,18 +217,17 @@ def report(
     raise typer.Exit(guarded(lambda: report_command(request)))
 
 
-@app.command("criteria")
+@app.command("criteria", cls=EvalkitCommand)
 def list_criteria() -> None:
     """List the criteria with their options and defaults."""
-    from rich.console import Console
-
+    from evalkit.report.console import make_console
     from evalkit.report.criteria_list import render_criteria
 
-    render_criteria(Console())
+    render_criteria(make_console())
 
 
-@app.command()
-def schema(which: str = typer.Argument(..., help="evalset or config")) -> None:
+@app.command(cls=EvalkitCommand)
+def schema(which: str = typer.Argument(..., metavar="evalset|config", help='evalset or config')) -> None:
     """Print the JSON Schema of eval set or config files."""
     import json
 
@@ -164,11 +237,11 @@ def schema(which: str = typer.Argument(..., help="evalset or config")) -> None:
     typer.echo(json.dumps(document, indent=2))
 
 
-@app.command()
+@app.command(cls=EvalkitCommand)
 def scenarios(
-    file: Path = typer.Argument(..., help='JSON or YAML file holding {"scenarios": [...]} (ADK\'s --scenarios_file format)'),
-    out: Path = typer.Option(..., "--out", help="Eval set file to add the cases to (created if missing)"),
-    session_input: Optional[Path] = typer.Option(None, "--session-input", help="SessionInput file (app_name, user_id, state) for every case"),
+    file: Path = typer.Argument(..., metavar="FILE", help='JSON or YAML file holding {"scenarios": [...]} (ADK\'s --scenarios_file format)'),
+    out: Path = typer.Option(..., "--out", metavar="FILE", help="Eval set file to add the cases to (created if missing)"),
+    session_input: Optional[Path] = typer.Option(None, "--session-input", metavar="FILE", help="SessionInput file (app_name, user_id, state) for every case"),
 ) -> None:
     """Turn conversation scenarios into eval cases with stable ids (ADK's scenario hash)."""
     from evalkit.commands.scenarios import scenarios_command
@@ -177,14 +250,15 @@ def scenarios(
         typer.echo(line)
 
 
-import_app = typer.Typer(help="Convert other tools' evaluation files into eval sets.", no_args_is_help=True)
+import_app = typer.Typer(help="Convert other tools' evaluation files into eval sets.", no_args_is_help=True,
+                         rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]})
 app.add_typer(import_app, name="import")
 
 
-@import_app.command("ces")
+@import_app.command("ces", cls=EvalkitCommand)
 def import_ces(
-    file: Path = typer.Argument(..., help="A CES Evaluation resource (JSON)"),
-    out: Optional[Path] = typer.Option(None, "--out", help="Where to write the eval set (default <name>.evalset.json here)"),
+    file: Path = typer.Argument(..., metavar="FILE", help='A CES Evaluation resource (JSON)'),
+    out: Optional[Path] = typer.Option(None, "--out", metavar="PATH", help="Where to write the eval set (default <name>.evalset.json here)"),
 ) -> None:
     """Convert a CES golden or scenario evaluation into an eval set and a test_config.json beside it."""
     from evalkit.ces.importer import import_ces_file, summary_lines
@@ -194,13 +268,70 @@ def import_ces(
         typer.echo(line)
 
 
-def main() -> None:
-    try:
-        app()
-    except KeyboardInterrupt:
-        from evalkit.errors import ExitCode
+@import_app.command("adk-session", cls=EvalkitCommand)
+def import_adk_session(
+    file: str = typer.Argument(..., metavar="FILE", help="ADK Session JSON (one or a list), or ADK's SQLite session database (file or sqlite:///URL)"),
+    out: Optional[Path] = typer.Option(None, "--out", metavar="PATH", help="Where to write the eval set (default <name>.evalset.json here)"),
+    app_name: Optional[str] = typer.Option(None, "--app", metavar="APP", help="Only sessions of this app"),
+    user_id: Optional[str] = typer.Option(None, "--user", metavar="USER", help="Only sessions of this user"),
+    session_id: Optional[str] = typer.Option(None, "--session", metavar="ID", help="Only the session with this id"),
+) -> None:
+    """Turn saved ADK sessions into an eval set whose expected turns are what happened."""
+    from evalkit.commands.import_adk_session import import_adk_session_command
 
-        sys.exit(ExitCode.INTERRUPTED)
+    for line in guarded(lambda: import_adk_session_command(file, out, app=app_name, user=user_id, session=session_id)):
+        typer.echo(line)
+
+
+def main() -> None:
+    """The `evalkit` entry point: every way out of a command ends in a documented exit code."""
+    import click
+
+    from evalkit.errors import ExitCode
+    from evalkit.report.closed_pipe import tolerate_closed_stdout
+
+    global _debug
+    args, _debug = _take_debug_flag(sys.argv[1:])
+    if _debug:
+        _show_debug_log()
+    tolerate_closed_stdout()
+    try:
+        code = app(args=args, prog_name="evalkit", standalone_mode=False)
+    except click.exceptions.Exit as done:
+        code = done.exit_code
+    except click.ClickException as bad_usage:
+        bad_usage.show()
+        code = bad_usage.exit_code
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        code = ExitCode.INTERRUPTED
+    except Exception as bug:  # not evalkit's own error: a bug, never a verdict (exit 1 means "a case failed")
+        if _debug:
+            import traceback
+
+            traceback.print_exc()
+        detail = f"{type(bug).__name__}: {bug}".splitlines()[0]
+        typer.echo(f"evalkit: internal error: {detail}; run with --debug for the traceback", err=True)
+        code = ExitCode.INTERNAL
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _show_debug_log() -> None:
+    """Under --debug, evalkit's log (worker stderr, ADK's log, judge retries) goes to stderr."""
+    import logging
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    log = logging.getLogger("evalkit")
+    log.addHandler(handler)
+    log.setLevel(logging.DEBUG)
+    log.propagate = False
+
+
+def _take_debug_flag(args: list[str]) -> tuple[list[str], bool]:
+    """`--debug` is accepted anywhere before a `--`, before or after the command."""
+    end = args.index("--") if "--" in args else len(args)
+    kept = [arg for arg in args[:end] if arg != "--debug"]
+    return kept + args[end:], len(kept) != end
 
 
 if __name__ == "__main__":

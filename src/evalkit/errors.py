@@ -11,12 +11,13 @@ from enum import IntEnum
 
 
 class ExitCode(IntEnum):
-    """The exit codes of every evalkit command (DESIGN.md, "Exit codes")."""
+    """The exit codes of every evalkit command (docs/architecture.md, "Contracts"; docs/ci.md)."""
 
     OK = 0  # at least one case ran, and every case passed
     FAILED = 1  # a case failed a threshold or was not evaluated (compare: a regression)
     INPUT = 2  # usage or input error; nothing ran
     RUN_ERROR = 3  # an agent or judge error left some case unscored
+    INTERNAL = 4  # an evalkit bug: one line on stderr, `--debug` shows the traceback
     INTERRUPTED = 130  # Ctrl-C; finished cases were still written
 
 
@@ -64,6 +65,21 @@ class UsageError(InputError):
     """A bad flag or argument combination (exit 2)."""
 
 
+class SettingError(UsageError):
+    """A run setting out of range (exit 2), named as the Python API spells it (`pass_rate=1.5`).
+
+    The CLI rewords it with the flag the user typed (`--pass-rate 1.5`): see `worded_as`.
+    """
+
+    def __init__(self, name: str, value: object, reason: str):
+        self.name, self.value, self.reason = name, value, reason
+        super().__init__(f"{name}={value!r}: {reason}")
+
+    def worded_as(self, flag: str) -> str:
+        value = f"{self.value:g}" if isinstance(self.value, float) else str(self.value)
+        return f"{flag} {value}: {self.reason}"
+
+
 class AgentLoadError(InputError):
     """The agent named by `--agent` cannot be loaded (exit 2); nothing ran."""
 
@@ -79,9 +95,17 @@ class MissingExtraError(InputError):
 
 
 class AgentError(EvalkitError):
-    """The agent under test failed during a turn: the case becomes `error`."""
+    """The agent under test failed during a turn: the case becomes `error`.
+
+    `detail` is what explains it beyond the one-line message (a worker's last stderr
+    lines); it goes to the case's `error_detail` in the result file.
+    """
 
     exit_code = ExitCode.RUN_ERROR
+
+    def __init__(self, message: str, detail: str | None = None):
+        super().__init__(message)
+        self.detail = detail
 
 
 class AgentOverloaded(AgentError):
@@ -93,7 +117,7 @@ class AgentOverloaded(AgentError):
 
 
 class AgentTimeout(AgentError):
-    """A turn ran past `--timeout`."""
+    """A turn ran past the per-turn timeout."""
 
 
 class JudgeError(EvalkitError):

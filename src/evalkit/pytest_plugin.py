@@ -120,14 +120,16 @@ class EvalSetFile(pytest.File):
         from dataclasses import replace
 
         from evalkit.engine.aio import run_sync
-        from evalkit.engine.evaluation import RunSettings, evaluate
+        from evalkit.engine.evaluation import evaluate
+        from evalkit.settings import RunSettings
         from evalkit.loading.plan import Plan
 
         chosen = {item.name for item in self.session.items if item.parent is self}
         plan = Plan([replace(s, cases=[c for c in s.cases if c.eval_id in chosen]) for s in self.plan.sets])
         try:
-            agent = _load_agent(self.config, plan)
-            result = run_sync(lambda: evaluate(plan, agent, RunSettings()))
+            settings = RunSettings()
+            agent = _load_agent(self.config, plan, settings)
+            result = run_sync(lambda: evaluate(plan, agent, settings))
         except EvalkitError as error:
             problem = "evalkit: " + "\nevalkit: ".join(error.lines())
         else:
@@ -194,21 +196,21 @@ def _setting(config: pytest.Config, name: str) -> str | None:
     return str(candidate) if candidate.exists() else str(value)
 
 
-def _load_agent(config: pytest.Config, plan):
-    from evalkit.agents.registry import load_agent
-    from evalkit.errors import UsageError
+def _load_agent(config: pytest.Config, plan, settings):
+    from evalkit.agents.registry import resolve_agent
 
-    spec = config.getoption("evalkit_agent") or _ini_agent(config) or plan.agent_from_config()
-    if not spec:
-        raise UsageError("no agent to run: pass --evalkit-agent SPEC, set evalkit_agent, or set 'agent' in the config")
-    return load_agent(spec)
+    spec = config.getoption("evalkit_agent") or _ini_agent(config)
+    return resolve_agent(spec, plan.agent_from_config(), settings,
+                         how_to_name="pass --evalkit-agent SPEC, set evalkit_agent")
 
 
 def _ini_agent(config: pytest.Config) -> str | None:
     spec = config.getini("evalkit_agent")
     if not spec:
         return None
+    from evalkit.agents.registry import has_prefix
+
     target, sep, attr = spec.partition(":")
-    if not spec.startswith(("cmd:", "http://", "https://", "replay:")) and (config.rootpath / target).exists():
+    if not has_prefix(spec) and (config.rootpath / target).exists():
         return f"{config.rootpath / target}{sep}{attr}"
     return spec

@@ -15,6 +15,7 @@ import pytest
 from evalkit.agents.base import SessionSpec
 from evalkit.agents.http_agent import HttpAgent
 from evalkit.agents.registry import load_agent
+from evalkit.settings import RunSettings
 from evalkit.errors import AgentError
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import EvalCase
@@ -211,7 +212,7 @@ async def test_an_unreachable_url_is_an_error_naming_it_and_end_session_failures
 
 
 def test_http_spec_builds_a_pooled_client_and_only_http_agents_load_httpx():
-    agent = load_agent("http://127.0.0.1:9/agent", jobs=6, timeout=12.0)
+    agent = load_agent("http://127.0.0.1:9/agent", RunSettings(jobs=6, timeout=12.0))
     assert isinstance(agent, HttpAgent)
     assert (agent.url, agent.max_connections, agent.timeout) == ("http://127.0.0.1:9/agent", 6, 12.0)
     probe = (
@@ -261,5 +262,5 @@ def test_cli_marks_slow_and_garbage_http_cases_error_within_the_timeout(server, 
     by_id = {c["eval_id"]: c for c in json.loads(out.read_text())["cases"]}
     assert {k: v["status"] for k, v in by_id.items()} == {
         "paris": "passed", "slow": "error", "garbage": "error", "lima": "passed"}, {k: v["error"] for k, v in by_id.items()}
-    assert by_id["slow"]["error"] == "case 'slow', turn 1: no reply within 1 s (--timeout)"
+    assert by_id["slow"]["error"] == "case 'slow', turn 1: no reply within 1 s (per-turn timeout)"
     assert "answered with a body that is not JSON" in by_id["garbage"]["error"]

@@ -13,6 +13,7 @@ import pytest
 
 from evalkit.agents.base import SessionSpec
 from evalkit.agents.registry import load_agent
+from evalkit.settings import RunSettings
 from evalkit.agents.subprocess_agent import SubprocessAgent
 from evalkit.errors import AgentError, AgentLoadError
 from evalkit.schema.content import Content
@@ -108,7 +109,7 @@ async def test_a_crash_mid_case_names_case_turn_exit_code_and_stderr_and_the_nex
         await agent.aclose()
     message = str(failure.value)
     assert message == (
-        "case 'dies', turn 2: the agent process exited with code 7; last stderr line: 'panic: lost my marbles'"
+        "case 'dies', turn 2: the agent process exited with code 7; stderr: 'panic: lost my marbles'"
     )
     assert final_text(after) == "you said: still there?"
     # The crashed process was the only one; the later case ran in a fresh one.
@@ -208,7 +209,7 @@ def test_a_bad_command_line_is_an_input_error_before_anything_runs():
 
 
 def test_cmd_spec_builds_a_pool_sized_to_jobs():
-    agent = load_agent(f"cmd:{NODE_AGENT}", jobs=5)
+    agent = load_agent(f"cmd:{NODE_AGENT}", RunSettings(jobs=5))
     assert isinstance(agent, SubprocessAgent)
     assert agent.argv == ["node", str(AGENTS / "weather_agent.js")] and agent.workers == 5
 
@@ -231,7 +232,7 @@ def test_cli_scores_the_node_agent_and_marks_only_the_crashed_case_error(tmp_pat
     assert crashed["status"] == "error" and crashed["criteria"] == []
     assert crashed["error"] == (
         "case 'crashes', turn 2: the agent process exited with code 3; "
-        "last stderr line: 'fatal: the forecast service vanished'"
+        "stderr: 'fatal: the forecast service vanished'"
     )
     # The turn before the crash is kept in the result file.
     assert crashed["invocations"][0]["actual"]["final_response"]["parts"][0]["text"] == "It is foggy in Lima."
@@ -254,5 +255,5 @@ def test_cli_times_out_a_hanging_process_and_scores_the_rest(tmp_path):
     by_id = {c["eval_id"]: c for c in json.loads(out.read_text())["cases"]}
     assert {k: v["status"] for k, v in by_id.items()} == {
         "a": "passed", "hang": "error", "b": "passed", "garbage": "error", "c": "passed"}, {k: v["error"] for k, v in by_id.items()}
-    assert by_id["hang"]["error"] == "case 'hang', turn 1: no reply within 1 s (--timeout)"
+    assert by_id["hang"]["error"] == "case 'hang', turn 1: no reply within 1 s (per-turn timeout)"
     assert by_id["garbage"]["error"].startswith("case 'garbage', turn 1: the agent wrote a line that is not JSON")

@@ -51,7 +51,7 @@ def test_criteria_lists_names_options_and_defaults():
     flat = " ".join(done.stdout.split())
     for name in ("tool_trajectory_avg_score", "response_match_score", "token_usage_v1"):
         assert name in flat
-    assert "match_type = 'EXACT'" in flat and "ignore_args = False" in flat
+    assert 'match_type = "EXACT"' in flat and "ignore_args = false" in flat
 
 
 def test_schema_is_json_schema_of_the_models():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -63,7 +64,7 @@ def test_a_turn_past_the_timeout_is_an_error(tmp_path):
                        "--config", str(FIXTURES / "rouge_only.config.json"), "--json", str(out))
     assert done.returncode == 3
     cases = {c["eval_id"]: c for c in json.loads(out.read_text())["cases"]}
-    assert cases["slow"]["error"] == "case 'slow', turn 1: no reply within 0.5 s (--timeout)"
+    assert cases["slow"]["error"] == "case 'slow', turn 1: no reply within 0.5 s (per-turn timeout)"
     assert cases["hello"]["status"] == "passed"
 
 
@@ -108,13 +109,16 @@ def test_case_filter_and_missing_agent(tmp_path):
 
 def test_ctrl_c_writes_the_finished_cases_and_exits_130(tmp_path):
     out = tmp_path / "r.json"
+    marker = tmp_path / "slow-turn-began"
     process = subprocess.Popen(
         [sys.executable, "-m", "evalkit", "run", f"{ECHO}:hello,slow", "--agent", f"{AGENTS}:slow",
          "--jobs", "1", "--json", str(out), "--config", str(FIXTURES / "rouge_only.config.json")],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "SLOW_TURN_MARKER": str(marker)},
     )
-    deadline = time.time() + 20
-    time.sleep(1.0)  # let the first case finish and the slow one start
+    deadline = time.time() + 60
+    while not marker.exists() and time.time() < deadline:  # the first case is done, the slow one began
+        time.sleep(0.05)
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=max(1, deadline - time.time()))
     assert process.returncode == 130, stderr

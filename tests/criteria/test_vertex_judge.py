@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 
 import pytest
 
@@ -156,10 +155,14 @@ def test_pairwise_against_the_expected_reply_is_a_win_rate(judge):
 def test_pairwise_against_an_earlier_result_file(judge, tmp_path):
     fake, service = judge
     fake.when("old reply").reply('{"pairwise_choice": "BASELINE"}')
-    earlier = {"cases": [{"eval_id": "c", "invocations": [
-        {"actual": turn("q1", "old reply").model_dump(mode="json", exclude_none=True)}]}]}
-    path = tmp_path / "baseline.json"
-    path.write_text(json.dumps(earlier))
+    from evalkit.schema.results import CaseResult, InvocationRecord, RunResult, Summary
+
+    recorded = turn("q1", "old reply").model_dump(mode="json", exclude_none=True)
+    earlier = RunResult(evalkit_version="0.1.0", started_at="2026-01-01T00:00:00+00:00", duration_s=1.0,
+                        summary=Summary(), cases=[CaseResult(eval_set_id="s", eval_id="c", status=Status.PASSED,
+                                                             invocations=[InvocationRecord(actual=recorded)])])
+    path = tmp_path / "baseline.json"  # an earlier run's result file, read like any other
+    path.write_text(earlier.model_dump_json())
     options = PairwiseOptions(criteria={"helpful": "answers the question"}, baseline_results=str(path))
     outcome = run(PairwiseMetricCriterion(0.5, options), [turn("q1", "new reply"), turn("q2", "extra turn")],
                   service=service)

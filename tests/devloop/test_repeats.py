@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.engine.repeats import RepeatCollector, combine_runs, combined_status, pass_at, pass_hat, required_passes
+from evalkit.engine.repeats import RepeatCollector, combine_runs, combined_status, pass_at, pass_hat
 from evalkit.schema.results import CaseResult, CriterionResult, Status
+from evalkit.settings import RunSettings
 from tests.devloop.helpers import WEATHER, case, criterion, evalkit, load
 
 FLAKY = f"{Path(__file__).with_name('agents.py')}:flaky_agent"
@@ -90,6 +91,9 @@ def test_how_run_verdicts_combine():
     assert combined_status([P, E, P], 3) is E  # the errored run might have passed: undecided
     assert combined_status([F, E, P], 3) is F  # already failed whatever the errored run did
     assert combined_status([N, N], 2) is N
+    def required_passes(runs, rate):
+        return RunSettings(repeat=runs, pass_rate=rate).required_passes
+
     assert required_passes(3, None) == 3 and required_passes(3, 0.6) == 2 and required_passes(10, 0.9) == 9
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from evalkit.report.html import render_html
-from evalkit.results.writer import read_result
+from evalkit.results.reader import read_result
 from evalkit.schema.results import CaseResult, InvocationRecord, RunResult, Status, Summary
 from tests.conftest import ROOT, run_evalkit
 from tests.report.chromium import Chromium, find_chromium

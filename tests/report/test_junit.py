@@ -8,7 +8,7 @@ import pytest
 import xmlschema
 from junitparser import Error, Failure, JUnitXml
 
-from evalkit.results.writer import read_result
+from evalkit.results.reader import read_result
 from evalkit.report.junit import render_junit
 from evalkit.schema.results import CaseResult, RunResult, Status, Summary
 from tests.conftest import ROOT, run_evalkit

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import numpy
@@ -97,3 +98,18 @@ def test_per_tool_pass_and_fail_counts_come_from_the_per_call_results():
     assert (by_tool["notify"].passed, by_tool["notify"].failed) == (0, 1)
     assert report.progress.error == 1 and report.turn_latency.count == 2
     assert report.to_dict()["tools"][1]["latency"]["p50_s"] == pytest.approx(0.4)
+
+
+def test_repeated_runs_count_every_run_s_turns_and_tool_calls(tmp_path):
+    from tests.conftest import run_evalkit
+
+    once, twice = tmp_path / "once.json", tmp_path / "twice.json"
+    assert run_evalkit("run", "evalsets/weather.evalset.json", "--json", str(once), "-q").returncode == 0
+    done = run_evalkit("run", "evalsets/weather.evalset.json", "--repeat", "3", "--json", str(twice))
+    assert done.returncode == 0, done.stderr
+    single = json.loads(once.read_text())["latency"]
+    repeated = json.loads(twice.read_text())["latency"]
+    assert repeated["turn_latency"]["count"] == 3 * single["turn_latency"]["count"] == 12
+    calls = {tool["tool"]: tool["calls"] for tool in repeated["tools"]}
+    assert calls == {tool["tool"]: 3 * tool["calls"] for tool in single["tools"]}
+    assert "over 12 turns" in done.stdout

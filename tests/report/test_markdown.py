@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from evalkit.results.writer import read_result
+from evalkit.results.reader import read_result
 from evalkit.report.markdown import MAX_ROWS, append_step_summary, render_markdown
 from evalkit.schema.results import CaseResult, CriterionResult, RunResult, Status, Summary
 from tests.conftest import ROOT, run_evalkit

@@ -16,7 +16,9 @@ from evalkit.agents.python_callable import CallableAgent
 from evalkit.criteria import registry
 from evalkit.criteria.base import Criterion
 from evalkit.judge import JudgeService, RetryPolicy
-from evalkit.engine.runner import CaseJob, Runner, RunnerSettings
+from evalkit.engine.jobs import CaseJob
+from evalkit.engine.runner import Runner
+from evalkit.settings import RunSettings
 from evalkit.schema.evalset import EvalCase
 from evalkit.schema.results import CaseResult
 from evalkit.testing import FakeGemini
@@ -104,7 +106,7 @@ async def run_case(agent_fn: Callable, case: EvalCase, criteria: list[Criterion]
     """One case through the real runner: a callable agent, the fake server as every model."""
     async with JudgeService(use_cache=False, retry=FAST_RETRY) as judge:
         agent = CallableAgent(agent_fn, "test agent")
-        runner = Runner(agent, RunnerSettings(jobs=1, timeout=timeout), judge=judge)
+        runner = Runner(agent, RunSettings(jobs=1, timeout=timeout), judge=judge)
         try:
             return await runner.run_case(CaseJob("set", case, criteria, simulator_config=simulator_config))
         finally:

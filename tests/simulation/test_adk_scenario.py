@@ -10,7 +10,9 @@ pytest.importorskip("google.adk")
 from evalkit.agents.adk_agent import AdkAgent  # noqa: E402
 from evalkit.agents.base import SessionSpec  # noqa: E402
 from evalkit.judge import JudgeService  # noqa: E402
-from evalkit.engine.runner import CaseJob, Runner, RunnerSettings  # noqa: E402
+from evalkit.engine.jobs import CaseJob
+from evalkit.engine.runner import Runner
+from evalkit.settings import RunSettings  # noqa: E402
 from evalkit.schema.content import Content  # noqa: E402
 from evalkit.schema.evalset import EvalCase, Invocation  # noqa: E402
 from evalkit.schema.results import Status  # noqa: E402
@@ -74,7 +76,7 @@ async def test_a_scenario_runs_against_an_adk_agent(fake):
     agent = AdkAgent.from_directory(AGENT_DIR)
     case = scenario_case(starting_prompt=MESSAGES[0], plan="Ask for the weather in Paris, then in Rome.")
     async with JudgeService(use_cache=False, retry=FAST_RETRY) as judge:
-        runner = Runner(agent, RunnerSettings(jobs=1, timeout=30), judge=judge)
+        runner = Runner(agent, RunSettings(jobs=1, timeout=30), judge=judge)
         try:
             result = await runner.run_case(CaseJob("set", case, [
                 criterion("per_turn_user_simulator_quality_v1", 1.0, judge_model_options={"num_samples": 1})]))

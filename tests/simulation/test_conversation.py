@@ -223,7 +223,9 @@ async def test_judge_verdicts_reach_the_case_status(fake, reply):
 async def test_replaying_a_recorded_scenario_run_reuses_its_user_messages(fake):
     from evalkit.agents.replay import ReplayAgent
     from evalkit.judge import JudgeService
-    from evalkit.engine.runner import CaseJob, Runner, RunnerSettings
+    from evalkit.engine.jobs import CaseJob
+    from evalkit.engine.runner import Runner
+    from evalkit.settings import RunSettings
     from tests.simulation.support import FAST_RETRY
 
     script(fake, user=["To LAX.", "</finished>"], judge={})
@@ -232,7 +234,7 @@ async def test_replaying_a_recorded_scenario_run_reuses_its_user_messages(fake):
 
     replay = ReplayAgent({("set", "trip"): [r.actual for r in recorded.invocations]}, "earlier.json")
     async with JudgeService(use_cache=False, retry=FAST_RETRY) as judge:
-        runner = Runner(replay, RunnerSettings(jobs=1, timeout=5), judge=judge)
+        runner = Runner(replay, RunSettings(jobs=1, timeout=5), judge=judge)
         rescored = await runner.run_case(CaseJob("set", scenario_case(), [
             criterion("per_turn_user_simulator_quality_v1", 1.0, **ONE_SAMPLE)]))
     assert [user_text(t) for t in turns(rescored)] == ["I need a flight.", "To LAX."]

@@ -43,6 +43,28 @@ def require_adk() -> None:
         if error.name in (None, "google", "google.adk"):
             raise MissingExtraError("Running an ADK agent", "adk", "google-adk") from None
         raise AgentLoadError(f"google-adk cannot be imported: {one_line(error)}") from None
+    capture_adk_logging()
+
+
+class _ToEvalkitDebugLog(logging.Handler):
+    """ADK's own log records, passed on at debug level: shown under `--debug` only."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        forwarded = logging.getLogger("evalkit.adk")
+        if forwarded.isEnabledFor(logging.DEBUG):
+            forwarded.debug("%s: %s", record.name, record.getMessage(), exc_info=record.exc_info)
+
+
+def capture_adk_logging() -> None:
+    """Keep ADK's logging off the console (docs/agents.md, "Failures").
+
+    ADK logs a traceback for every failing turn ("Node execution failed ..."); the
+    failure is already the case's `error`, with the traceback in its `error_detail`.
+    """
+    adk = logging.getLogger("google_adk")
+    if not any(isinstance(handler, _ToEvalkitDebugLog) for handler in adk.handlers):
+        adk.addHandler(_ToEvalkitDebugLog())
+        adk.propagate = False
 
 
 class AdkAgent(Agent):

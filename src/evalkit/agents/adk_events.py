@@ -1,6 +1,6 @@
 """ADK events of one turn → one actual Invocation in ADK's Form B (`invocation_events`).
 
-The grouping follows what `adk eval` records (adk-reference.md §1.6), so criteria and
+The grouping follows what `adk eval` records (docs/adk-parity.md, "Invocations and events"), so criteria and
 judges see the same invocation from evalkit as from ADK:
 - an event authored by the user carries the user's message and is not kept;
 - among the other events with parts, every one for which `is_final_response()` holds
@@ -11,7 +11,10 @@ judges see the same invocation from evalkit as from ADK:
 - the final-response event is kept without its content (its usage and model version
   still count) unless it also calls functions, so its text is not counted twice.
 
-The ADK objects are read duck-typed; google-adk is not imported here.
+Events are read duck-typed: ADK's own `Event` objects (the in-process adapter) and
+`evalkit.schema.adk_session.AdkEvent` parsed from JSON (the API-server adapter and the
+session importer) answer the same questions, so every path builds invocations with
+this one code. google-adk is not imported here.
 """
 
 from __future__ import annotations
@@ -72,6 +75,35 @@ def invocation_from_events(
     )
 
 
+def invocations_from_session_events(events: Sequence[Any]) -> list[Invocation]:
+    """A whole session's events → one invocation per user turn, as ADK converts a session.
+
+    Events are grouped by invocation id in order of first appearance (ADK's
+    `convert_events_to_eval_invocations`); a group without a user message (a state
+    update made without running the agent) is no turn and is skipped. Each turn's
+    `creation_timestamp` is its user event's time; durations are unknown afterwards.
+    """
+    groups: dict[str, list[Any]] = {}
+    for event in events:
+        groups.setdefault(event.invocation_id or "", []).append(event)
+    invocations = []
+    for index, (invocation_id, group) in enumerate(groups.items()):
+        user_event = next(
+            (e for e in group if (e.author or DEFAULT_AUTHOR).lower() == USER_AUTHOR and e.content is not None), None
+        )
+        if user_event is None:
+            continue
+        invocations.append(
+            invocation_from_events(
+                group,
+                to_content(user_event.content),
+                fallback_id=invocation_id or f"turn-{index}",
+                started_at=float(getattr(user_event, "timestamp", None) or 0.0),
+            )
+        )
+    return invocations
+
+
 def _may_replace(current: Any, parts: Sequence[Any]) -> bool:
     """A later final response wins, but one without text does not displace one with text."""
     if current is None:
@@ -101,12 +133,16 @@ def to_content(content: Any) -> Content | None:
     """A google-genai Content → evalkit's Content (same JSON)."""
     if content is None:
         return None
+    if isinstance(content, Content):
+        return content.model_copy(deep=True)
     return Content.model_validate(content.model_dump(mode="json", exclude_none=True))
 
 
 def _usage(usage: Any) -> UsageMetadata | None:
     if usage is None:
         return None
+    if isinstance(usage, UsageMetadata):
+        return usage
     return UsageMetadata.model_validate(usage.model_dump(mode="json", exclude_none=True))
 
 

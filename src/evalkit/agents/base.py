@@ -51,6 +51,14 @@ class AgentSession(ABC):
     async def run_turn(self, user_content: Content, index: int) -> Invocation:
         """Send one user message; return what the agent did as an actual Invocation."""
 
+    def recorded_turns(self) -> list[Invocation] | None:
+        """The turns of an earlier run when this session replays one, else None.
+
+        A simulated conversation replayed this way reuses the recorded user messages:
+        asking the user simulator again would pair new messages with old answers.
+        """
+        return None
+
     async def close(self) -> None:
         """Release the session (the agent may forget it)."""
 

@@ -17,6 +17,8 @@ from typing import Any
 
 from evalkit.agents.turn_protocol import Turn, TurnProtocolAgent
 from evalkit.agents.worker_pool import snippet
+from evalkit.defaults import DEFAULT_JOBS
+from evalkit.engine.concurrency import most_in_flight
 from evalkit.engine.overloads import OVERLOAD_STATUSES
 from evalkit.errors import AgentError, AgentOverloaded
 from evalkit.judge.retry import parse_retry_after
@@ -27,7 +29,7 @@ BACKSTOP_MARGIN_S = 5.0  # the client gives up this long after the runner would 
 
 
 class HttpAgent(TurnProtocolAgent):
-    def __init__(self, url: str, max_connections: int = 8, timeout: float | None = None):
+    def __init__(self, url: str, max_connections: int = most_in_flight(DEFAULT_JOBS), timeout: float | None = None):
         self.url = url
         self.description = url
         self.max_connections = max(1, max_connections)

@@ -13,11 +13,13 @@ import threading
 from typing import Any, Callable
 
 from evalkit.agents.turn_protocol import Turn, TurnProtocolAgent
+from evalkit.defaults import DEFAULT_JOBS
+from evalkit.engine.concurrency import most_in_flight
 from evalkit.errors import AgentError
 
 
 class CallableAgent(TurnProtocolAgent):
-    def __init__(self, fn: Callable[[Turn], Any], name: str, max_threads: int = 8):
+    def __init__(self, fn: Callable[[Turn], Any], name: str, max_threads: int = most_in_flight(DEFAULT_JOBS)):
         self.fn = fn
         self.description = name
         self._is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(

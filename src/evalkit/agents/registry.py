@@ -1,6 +1,14 @@
-"""`--agent SPEC` → an Agent (DESIGN.md, "The agent under test").
+"""Agent specs → agents: one prefix → adapter table, one resolver (docs/agents.md).
 
-The SPEC's form picks the adapter; each adapter module is imported only when used.
+The CLI's `--agent`, the Python API's `agent=` and the pytest plugin's `--evalkit-agent`
+all resolve here. A spec's form picks the adapter: a registered prefix (`cmd:`,
+`http://`, `replay:`, ...), else an ADK agent folder, else `module:attr` or
+`file.py:attr`. Each adapter module is imported only when used.
+
+Other packages add prefixes through the `evalkit.agents` entry point group: the entry
+point's name is the prefix (without the colon) and its object a callable
+`(target: str, settings: RunSettings) -> Agent`. Entry points are read only when a
+spec's prefix is not built in, so naming a built-in adapter never pays for them.
 """
 
 from __future__ import annotations
@@ -8,37 +16,120 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from evalkit.agents.base import Agent
-from evalkit.engine.concurrency import AUTO, JobsSetting, most_in_flight
-from evalkit.errors import AgentLoadError
+from evalkit.errors import AgentLoadError, UsageError
+from evalkit.settings import DEFAULTS, RunSettings
+
+ENTRY_POINT_GROUP = "evalkit.agents"
+
+Loader = Callable[[str, RunSettings], Agent]
 
 
-def load_agent(spec: str, *, jobs: JobsSetting = AUTO, timeout: float | None = None) -> Agent:
-    """`jobs` sizes the adapter's pool (processes, connections, threads) for the most cases in flight."""
+def _replay(target: str, settings: RunSettings) -> Agent:
+    from evalkit.agents.replay import ReplayAgent
+
+    return ReplayAgent.from_file(target)
+
+
+def _command(target: str, settings: RunSettings) -> Agent:
+    from evalkit.agents.subprocess_agent import SubprocessAgent
+
+    return SubprocessAgent(target, workers=settings.most_jobs_in_flight)
+
+
+def _adk_server(target: str, settings: RunSettings) -> Agent:
+    from evalkit.agents.adk_server import AdkServerAgent
+
+    return AdkServerAgent.connect(target, max_connections=settings.most_jobs_in_flight, timeout=settings.timeout)
+
+
+def _http(url: str, settings: RunSettings) -> Agent:
+    from evalkit.agents.http_agent import HttpAgent
+
+    return HttpAgent(url, max_connections=settings.most_jobs_in_flight, timeout=settings.timeout)
+
+
+# prefix → (loader, whether the prefix is part of what the loader gets, how to write it)
+PREFIXES: dict[str, tuple[Loader, bool, str]] = {
+    "cmd:": (_command, False, "cmd:COMMAND"),
+    "adk-server:": (_adk_server, True, "adk-server:URL/APP"),
+    "http://": (_http, True, "http(s)://URL"),
+    "https://": (_http, True, "http(s)://URL"),
+    "replay:": (_replay, False, "replay:RESULT.json"),
+}
+
+
+def has_prefix(spec: str) -> bool:
+    """Whether a spec names a built-in adapter by prefix (so it is not a path to resolve)."""
+    return spec.strip().startswith(tuple(PREFIXES))
+
+
+def resolve_agent(agent: Any, config_agent: str | None, settings: RunSettings, *, how_to_name: str) -> Agent:
+    """The agent of a run: a spec, an object (callable, ADK agent or App), or else the config's `agent`.
+
+    `how_to_name` completes the message when there is none ("pass --agent SPEC").
+    """
+    if agent is None or agent == "":
+        if not config_agent:
+            raise UsageError(f"no agent to run: {how_to_name}, or set 'agent' in the config")
+        return load_agent(config_agent, settings)
+    if isinstance(agent, (str, Path)):
+        return load_agent(str(agent), settings)
+    name = getattr(agent, "__qualname__", None) or getattr(agent, "name", None) or type(agent).__name__
+    return agent_from_object(agent, str(name), settings)
+
+
+def spec_forms() -> str:
+    """Every form a spec can take, for messages and help."""
+    forms = ["module:attr", "file.py:attr", "an ADK agent folder"]
+    forms += dict.fromkeys(form for _, _, form in PREFIXES.values())
+    forms += [f"{name}:..." for name in sorted(plugin_prefixes())]
+    return ", ".join(forms[:-1]) + " or " + forms[-1]
+
+
+def plugin_prefixes() -> dict[str, Any]:
+    """Prefixes other packages registered (entry points, not yet loaded), by name."""
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def load_agent(spec: str, settings: RunSettings = DEFAULTS) -> Agent:
+    """Resolve an agent spec with the run's settings (cases in flight, per-turn timeout)."""
     spec = spec.strip()
-    if spec.startswith("replay:"):
-        from evalkit.agents.replay import ReplayAgent
-
-        return ReplayAgent.from_file(spec.removeprefix("replay:"))
-    if spec.startswith("cmd:"):
-        from evalkit.agents.subprocess_agent import SubprocessAgent
-
-        return SubprocessAgent(spec.removeprefix("cmd:"), workers=most_in_flight(jobs))
-    if spec.startswith(("http://", "https://")):
-        from evalkit.agents.http_agent import HttpAgent
-
-        return HttpAgent(spec, max_connections=most_in_flight(jobs), timeout=timeout)
+    for prefix, (loader, keep_prefix, _) in PREFIXES.items():
+        if spec.startswith(prefix):
+            return loader(spec if keep_prefix else spec.removeprefix(prefix), settings)
     if Path(spec).is_dir():
         from evalkit.agents.adk_agent import AdkAgent
 
         return AdkAgent.from_directory(spec)
-    return agent_from_object(import_object(spec), spec, jobs=jobs)
+    name, sep, target = spec.partition(":")
+    if sep and name and not name.endswith(".py") and "." not in name and "/" not in name:
+        plugin = plugin_prefixes().get(name)
+        if plugin is not None:
+            return _load_plugin(plugin, spec, target, settings)
+    return agent_from_object(import_object(spec), spec, settings)
 
 
-def agent_from_object(obj: Any, spec: str, *, jobs: JobsSetting = AUTO) -> Agent:
+def _load_plugin(entry_point: Any, spec: str, target: str, settings: RunSettings) -> Agent:
+    try:
+        loader = entry_point.load()
+    except Exception as error:
+        raise AgentLoadError(f"--agent {spec}: the plug-in {entry_point.value} failed to load: "
+                             f"{type(error).__name__}: {error}") from None
+    agent = loader(target, settings)
+    if not isinstance(agent, Agent):
+        raise AgentLoadError(f"--agent {spec}: the plug-in {entry_point.value} returned "
+                             f"{type(agent).__name__}, not an evalkit Agent")
+    return agent
+
+
+def agent_from_object(obj: Any, spec: str, settings: RunSettings = DEFAULTS) -> Agent:
     """An ADK agent or App runs through ADK's Runner; any other callable uses the turn protocol."""
     if _is_adk_object(obj):
         from evalkit.agents.adk_agent import AdkAgent
@@ -49,7 +140,7 @@ def agent_from_object(obj: Any, spec: str, *, jobs: JobsSetting = AUTO) -> Agent
     if callable(obj):
         from evalkit.agents.python_callable import CallableAgent
 
-        return CallableAgent(obj, name=spec, max_threads=most_in_flight(jobs))
+        return CallableAgent(obj, name=spec, max_threads=settings.most_jobs_in_flight)
     raise AgentLoadError(f"--agent {spec}: {type(obj).__name__} object is neither callable nor an ADK agent")
 
 
@@ -63,10 +154,7 @@ def import_object(spec: str) -> Any:
     """`pkg.module:attr` or `path/to/file.py:attr` → the object."""
     target, sep, attr = spec.rpartition(":")
     if not sep or not target or not attr:
-        raise AgentLoadError(
-            f"--agent {spec}: expected module:attr, file.py:attr, an ADK agent folder, "
-            "cmd:COMMAND, http(s)://URL or replay:RESULT.json"
-        )
+        raise AgentLoadError(f"--agent {spec}: expected {spec_forms()}")
     try:
         module = _import_file(target) if target.endswith(".py") else _import_module(target)
     except AgentLoadError:

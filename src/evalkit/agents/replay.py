@@ -1,25 +1,31 @@
 """`replay:RESULT.json`: no agent; re-score the actual turns stored in an earlier result.
 
-Reads evalkit result files and ADK's `*.evalset_result.json` alike, so a run recorded
-by either tool can be scored again under a different config.
+Reads evalkit result files and ADK's `*.evalset_result.json` alike (through
+`evalkit.results.reader`), so a run recorded by either tool can be scored again under a
+different config.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalkit.agents.base import Agent, AgentSession, SessionSpec
-from evalkit.errors import AgentError, AgentLoadError, InputError
-from evalkit.loading.documents import read_document
+from evalkit.errors import AgentError
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import Invocation
+
+if TYPE_CHECKING:
+    from evalkit.results.reader import ScoredCase
 
 
 class ReplaySession(AgentSession):
     def __init__(self, turns: list[Invocation], where: str):
         self.turns = turns
         self.where = where
+
+    def recorded_turns(self) -> list[Invocation]:
+        return self.turns
 
     async def run_turn(self, user_content: Content, index: int) -> Invocation:
         if index >= len(self.turns):
@@ -28,34 +34,18 @@ class ReplaySession(AgentSession):
 
 
 class ReplayAgent(Agent):
-    def __init__(self, recorded: dict[tuple[str, str], list[dict[str, Any]]], source: str):
+    def __init__(self, recorded: dict[tuple[str, str], list[dict[str, Any]]], source: str,
+                 cases: list[ScoredCase] | None = None):
         self.recorded = recorded
+        self.cases = cases or []  # the whole record, for `evalkit rescore`
         self.description = f"replay:{source}"
 
     @classmethod
     def from_file(cls, path: str) -> ReplayAgent:
-        try:
-            data = read_document(Path(path))
-        except InputError as error:
-            raise AgentLoadError(error.problems) from None
-        if isinstance(data, str):  # ADK's older double-encoded result files
-            import json
+        from evalkit.results.reader import read_scored_run
 
-            data = json.loads(data)
-        recorded: dict[tuple[str, str], list[dict[str, Any]]] = {}
-        if isinstance(data, dict) and "cases" in data:
-            for case in data["cases"]:
-                turns = [r.get("actual") for r in case.get("invocations", [])]
-                recorded[(case.get("eval_set_id", ""), case["eval_id"])] = [t for t in turns if t]
-        elif isinstance(data, dict) and ("eval_case_results" in data or "evalCaseResults" in data):
-            for case in data.get("eval_case_results") or data.get("evalCaseResults") or []:
-                per_turn = case.get("eval_metric_result_per_invocation") or case.get("evalMetricResultPerInvocation") or []
-                turns = [t.get("actual_invocation") or t.get("actualInvocation") for t in per_turn]
-                set_id = case.get("eval_set_id") or case.get("evalSetId") or data.get("eval_set_id", "")
-                recorded[(set_id, case.get("eval_id") or case.get("evalId"))] = [t for t in turns if t]
-        else:
-            raise AgentLoadError(f"replay:{path}: not an evalkit result file or an ADK eval set result")
-        return cls(recorded, path)
+        run = read_scored_run(Path(path))
+        return cls({key: case.actual for key, case in run.cases.items()}, path, list(run.cases.values()))
 
     async def open_session(self, spec: SessionSpec) -> AgentSession:
         case_id = spec.case.eval_id

@@ -22,6 +22,8 @@ from typing import Any
 from evalkit.agents.base import AgentSession, SessionSpec
 from evalkit.agents.turn_protocol import Turn, TurnProtocolAgent, TurnProtocolSession
 from evalkit.agents.worker_pool import AgentProcess, WorkerPool
+from evalkit.defaults import DEFAULT_JOBS
+from evalkit.engine.concurrency import most_in_flight
 from evalkit.errors import AgentError, AgentLoadError
 
 
@@ -52,7 +54,7 @@ class _Lease:
 
 
 class SubprocessAgent(TurnProtocolAgent):
-    def __init__(self, command_line: str, workers: int = 8):
+    def __init__(self, command_line: str, workers: int = most_in_flight(DEFAULT_JOBS)):
         self.command_line = command_line
         self.description = f"cmd:{command_line}"
         self.argv = split_command(command_line)

@@ -1,6 +1,6 @@
 """The language-neutral turn protocol shared by callable, subprocess and HTTP agents.
 
-The request is a `Turn` (DESIGN.md, "Callable protocol"); the reply is a string or a
+The request is a `Turn` (docs/agents.md, "The turn protocol"); the reply is a string or a
 mapping with `final_response`, `tool_calls`, `tool_responses`, `intermediate_responses`,
 `usage` and optionally `state`. Replies become ADK Form B invocations, so every
 criterion (including the judges that read events) works for any agent.

@@ -18,6 +18,7 @@ import os
 import signal
 from typing import Any
 
+from evalkit.agents.worker_stderr import StderrTail
 from evalkit.errors import AgentError
 
 log = logging.getLogger("evalkit.agents")
@@ -49,7 +50,7 @@ class AgentProcess:
     def __init__(self, process: asyncio.subprocess.Process, name: str):
         self._process = process
         self.name = name
-        self.last_stderr_line = ""
+        self.stderr = StderrTail()
         self._unusable = False
         self._lock = asyncio.Lock()
         self._stderr_task = asyncio.create_task(self._drain_stderr())
@@ -78,7 +79,18 @@ class AgentProcess:
         return not self._unusable and self._process.returncode is None
 
     async def request(self, message: dict[str, Any], where: str) -> Any:
-        """Send one JSON line and return the decoded JSON line that answers it."""
+        """Send one JSON line and return the decoded JSON line that answers it.
+
+        A failure carries the worker's last stderr lines as its detail.
+        """
+        try:
+            return await self._request(message, where)
+        except AgentError as failure:
+            if failure.detail is None:
+                failure.detail = self.stderr.text()
+            raise
+
+    async def _request(self, message: dict[str, Any], where: str) -> Any:
         async with self._lock:
             if not self.usable:
                 raise AgentError(f"{where}: {await self._exit_reason()}")
@@ -166,8 +178,9 @@ class AgentProcess:
             how = "closed its stdout (it was killed)"
         await self._finish_stderr(timeout=0.5)
         reason = f"the agent process {how}"
-        if self.last_stderr_line:
-            reason += f"; last stderr line: {snippet(self.last_stderr_line)}"
+        explaining = self.stderr.explaining_line()
+        if explaining:
+            reason += f"; stderr: {snippet(explaining)}"
         return reason
 
     async def _finish_stderr(self, timeout: float) -> None:
@@ -206,8 +219,8 @@ class AgentProcess:
         text = raw.decode("utf-8", errors="replace").rstrip()
         if not text:
             return
-        self.last_stderr_line = text[:1000]
-        log.info("%s[%d]: %s", self.name, self._process.pid, text[:4000])
+        self.stderr.add(text)
+        log.info("%s[%d]: %s", self.name, self._process.pid, text[:4000])  # shown under --debug
 
 
 def _describe_exit(code: int | None) -> str:

@@ -22,7 +22,7 @@ class ReportRequest:
 
 def report_command(request: ReportRequest) -> int:
     """Write each asked-for report; with none asked for, print the console table instead."""
-    from evalkit.results.writer import read_result
+    from evalkit.results.reader import read_result
 
     result = read_result(request.result_file)
     if not (request.html or request.junit or request.markdown):

@@ -7,11 +7,13 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evalkit.defaults import DEFAULT_PROCESSES
 from evalkit.engine.evaluation import exit_code
 from evalkit.errors import EvalkitError, ExitCode, UsageError
 from evalkit.report.console import make_console
 from evalkit.report.writing import write_reports
 from evalkit.schema.results import RunResult
+from evalkit.settings import RunSettings
 
 
 @dataclass
@@ -19,58 +21,58 @@ class RunRequest:
     paths: list[str]
     config: str | None = None
     agent: str | None = None
-    jobs: int | str = "auto"  # a number, or "auto" (evalkit.engine.concurrency)
+    jobs: int | str | None = None  # a number or "auto"; None: not given, the settings' default
     json_out: Path | None = None
     junit: Path | None = None
     markdown: Path | None = None
     html: Path | None = None
-    repeat: int = 1
+    repeat: int | None = None
     case_ids: list[str] = field(default_factory=list)
     shard: str | None = None
     baseline: str | None = None
-    use_cache: bool = True
-    timeout: float | None = 300.0
+    use_cache: bool | None = None
+    timeout: float | None = None
     quiet: bool = False
-    judge_jobs: int | str = "auto"
+    judge_jobs: int | str | None = None  # a number or "auto"
     detailed: bool = False
+    debug: bool = False  # show each error case's error_detail
     pass_rate: float | None = None  # with repeat: share of runs a case needs to pass
     tolerance: float = 0.0  # with baseline: allowed score drop
-    processes: int = 1  # worker processes, each running a shard of the cases (evalkit.commands.processes)
+    processes: int | None = None  # worker processes, each running a shard of the cases (evalkit.engine.processes)
 
 
-def run_command(request: RunRequest) -> int:
-    from evalkit.agents.registry import load_agent
+def run_command(request: RunRequest, plan=None, agent=None) -> int:
+    """Run and report; `evalkit rescore` passes the plan and the replay agent it built itself."""
+    from evalkit.agents.registry import resolve_agent
     from evalkit.engine.aio import run_sync
-    from evalkit.engine.evaluation import RunProgress, RunSettings, evaluate
+    from evalkit.engine.evaluation import RunProgress, evaluate
     from evalkit.loading.plan import build_plan
     from evalkit.report.console import render
     from evalkit.report.progress import live_progress
 
-    from evalkit.engine.concurrency import parse_jobs
-
-    request.jobs = parse_jobs(request.jobs, "--jobs")
-    request.judge_jobs = parse_jobs(request.judge_jobs, "--judge-jobs")
-    plan = build_plan(request.paths, case_ids=request.case_ids, config_file=request.config)
-    spec = request.agent or plan.agent_from_config()
+    if plan is None:
+        plan = build_plan(request.paths, case_ids=request.case_ids, config_file=request.config)
+    spec = request.agent or (None if agent else plan.agent_from_config())
     plan, shard = apply_shard(plan, request.shard)
     baseline = load_run_baseline(request)  # before this run, so `last` is the previous one
+    settings = run_settings(request)
     check_loop_options(request)
-    if not spec:
+    if not spec and agent is None:
         raise UsageError("no agent to run: pass --agent SPEC, or set 'agent' in the config")
     if shard is not None and plan.case_count == 0:
-        return empty_shard(request, shard)
+        return empty_shard(request, settings, shard)
     console = make_console()
     full_cases = None
-    if request.processes > 1:
-        from evalkit.commands.processes import run_in_processes
+    processes = DEFAULT_PROCESSES if request.processes is None else request.processes
+    if processes > 1 and agent is None:  # each worker process resolves the agent itself
+        from evalkit.engine.processes import run_in_processes
 
         if shard is not None:
             raise UsageError("--processes with --shard: give each CI job its shard, or split one run into processes")
-        result, interrupted = run_in_processes(request, min(request.processes, max(1, plan.case_count)))
+        result, interrupted = run_in_processes(request, settings, min(processes, max(1, plan.case_count)))
     else:
-        agent = load_agent(spec, jobs=request.jobs, timeout=request.timeout)
-        settings = RunSettings(jobs=request.jobs, timeout=request.timeout, judge_jobs=request.judge_jobs,
-                               use_cache=request.use_cache, repeat=request.repeat, pass_rate=request.pass_rate)
+        if agent is None:
+            agent = resolve_agent(spec, None, settings, how_to_name="pass --agent SPEC")
         progress = RunProgress()
         interrupted = False
         with live_progress(console, progress, enabled=not request.quiet and console.is_terminal):
@@ -96,7 +98,7 @@ def run_command(request: RunRequest) -> int:
 
             console.print(summary_line(result), highlight=False)
         else:
-            render(result, console)
+            render(result, console, debug=request.debug)
             if request.detailed:
                 from evalkit.report.detailed import render_detailed
 
@@ -127,16 +129,18 @@ def apply_shard(plan, text: str | None):
     return shard_plan(plan, shard), shard
 
 
+def run_settings(request: RunRequest) -> RunSettings:
+    """The run's settings: what the flags gave, the defaults for the rest (checked once, here)."""
+    return RunSettings.of(jobs=request.jobs, judge_jobs=request.judge_jobs, timeout=request.timeout,
+                          repeat=request.repeat, pass_rate=request.pass_rate, use_cache=request.use_cache)
+
+
 def check_loop_options(request: RunRequest) -> None:
-    """Reject a bad `--pass-rate`, `EVALKIT_HISTORY_LIMIT` or output path before anything runs."""
+    """Reject a bad `EVALKIT_HISTORY_LIMIT` or output path before anything runs."""
     for flag, path in (("--json", request.json_out), ("--junit", request.junit),
                        ("--markdown", request.markdown), ("--html", request.html)):
         if path is not None and path.is_dir():
             raise UsageError(f"{flag} {path}: is a folder; name the file to write")
-    if request.pass_rate is not None:
-        from evalkit.engine.repeats import required_passes
-
-        required_passes(request.repeat, request.pass_rate)
     from evalkit.engine.history import history_limit
 
     history_limit()
@@ -175,7 +179,7 @@ def record_history(result: RunResult, cases=None) -> None:
         print(f"evalkit: could not record this run in {history.runs_dir()}: {error}", file=sys.stderr)
 
 
-def empty_shard(request: RunRequest, shard) -> int:
+def empty_shard(request: RunRequest, settings: RunSettings, shard) -> int:
     """More shards than cases leaves some shard empty: that job passes, and `merge` still gets its file."""
     from datetime import datetime, timezone
 
@@ -183,8 +187,8 @@ def empty_shard(request: RunRequest, shard) -> int:
     from evalkit.schema.results import Summary
 
     result = RunResult(evalkit_version=__version__, started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                       duration_s=0.0, summary=Summary(), cases=[], repeat=request.repeat,
-                       pass_rate=request.pass_rate if request.repeat > 1 else None, shard=str(shard))
+                       duration_s=0.0, summary=Summary(), cases=[], repeat=settings.repeat,
+                       pass_rate=settings.pass_rate if settings.repeat > 1 else None, shard=str(shard))
     write_reports(result, json_out=request.json_out, junit=request.junit, markdown=request.markdown,
                   html=request.html)
     print(f"evalkit: shard {shard} holds no eval case; nothing to run", file=sys.stderr)

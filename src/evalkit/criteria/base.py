@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
@@ -55,7 +55,12 @@ class Outcome:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-class Criterion(ABC):
+OptionsT = TypeVar("OptionsT", bound=CriterionOptions)
+
+
+class Criterion(ABC, Generic[OptionsT]):
+    """A metric. `Criterion[MyOptions]` types `self.options` as `MyOptions`; set `Options = MyOptions` too."""
+
     name: ClassVar[str]
     description: ClassVar[str]
     Options: ClassVar[type[CriterionOptions]] = NoOptions
@@ -65,9 +70,9 @@ class Criterion(ABC):
     uses_judge: ClassVar[bool] = False
     score_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
 
-    def __init__(self, threshold: float | None, options: CriterionOptions | None = None):
+    def __init__(self, threshold: float | None, options: OptionsT | None = None):
         self.threshold = threshold
-        self.options = options if options is not None else self.Options()
+        self.options: OptionsT = options if options is not None else cast(OptionsT, self.Options())
 
     def prepare(self) -> None:
         """Import heavy dependencies before any case starts.

@@ -1,4 +1,4 @@
-"""User metrics declared in `custom_metrics` (adk-reference.md §2.14).
+"""User metrics declared in `custom_metrics` (docs/adk-parity.md, "Custom metrics").
 
 The function is called as ADK calls it, `fn(eval_metric, actual, expected, scenario)`,
 sync or async. It may return ADK's EvaluationResult (or anything shaped like it: an

@@ -1,15 +1,23 @@
-"""Criteria by name.
+"""Criteria by name (docs/criteria.md, docs/architecture.md).
 
 Built-in criteria are listed as `module:Class` strings and imported on first use, so
 naming one criterion never pays for the others (nor for their heavy dependencies).
-Plug-ins call `register()`.
+
+Other packages add criteria through the `evalkit.criteria` entry point group: the entry
+point's name is the criterion's name, its object the Criterion class. Entry points are
+read only when a name is not built in, or when every criterion is listed. In-process
+code (a test, a notebook) can also `register()` a class.
 """
 
 from __future__ import annotations
 
 from importlib import import_module
+from typing import Any
 
 from evalkit.criteria.base import Criterion
+from evalkit.errors import InputError
+
+ENTRY_POINT_GROUP = "evalkit.criteria"
 
 INFORMATIONAL = ("tool_call_count_v1", "inference_call_count_v1", "token_usage_v1", "invocation_duration_v1")
 
@@ -57,16 +65,39 @@ def register(criterion: type[Criterion]) -> type[Criterion]:
 
 
 def names() -> list[str]:
-    return [*_BUILT_IN, *(n for n in _registered if n not in _BUILT_IN)]
+    """Every criterion: the built-in ones, then those registered or installed by plug-ins."""
+    extra = [*_registered, *_plugins()]
+    return [*_BUILT_IN, *dict.fromkeys(n for n in extra if n not in _BUILT_IN)]
 
 
 def get(name: str) -> type[Criterion] | None:
     if name in _registered:
         return _registered[name]
     target = _BUILT_IN.get(name)
-    if target is None:
-        return None
-    module_name, _, class_name = target.partition(":")
-    criterion = getattr(import_module(module_name), class_name)
+    if target is not None:
+        module_name, _, class_name = target.partition(":")
+        criterion = getattr(import_module(module_name), class_name)
+    else:
+        entry_point = _plugins().get(name)
+        if entry_point is None:
+            return None
+        criterion = _load_plugin(entry_point)
     _registered[name] = criterion
+    return criterion
+
+
+def _plugins() -> dict[str, Any]:
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def _load_plugin(entry_point: Any) -> type[Criterion]:
+    try:
+        criterion = entry_point.load()
+    except Exception as error:
+        raise InputError(f"criterion {entry_point.name!r}: its plug-in {entry_point.value} failed to load: "
+                         f"{type(error).__name__}: {error}") from None
+    if not (isinstance(criterion, type) and issubclass(criterion, Criterion)):
+        raise InputError(f"criterion {entry_point.name!r}: its plug-in {entry_point.value} is not a Criterion class")
     return criterion

@@ -25,7 +25,10 @@ def run_sync(make_coroutine: Callable[[], Awaitable[T]]) -> T:
 
     try:
         asyncio.get_running_loop()
+        inside_a_loop = True
     except RuntimeError:
+        inside_a_loop = False
+    if not inside_a_loop:  # run outside the `except`, or every traceback of the run would carry it
         asyncio.run(main())
         return box["value"]
 

@@ -65,7 +65,8 @@ class StoredCases(Sequence[CaseResult]):
 
 def slim(result: CaseResult) -> CaseResult:
     """What stays in memory of a finished case: no recorded turns, no repeated runs, and
-    criterion details only for a case that did not pass (its failure lines need them).
+    criterion details only for a case that did not pass (its failure lines need them), and
+    an error case's `error_detail` (shown under `--debug`; only error cases carry one).
 
     Built afresh rather than copied, so nothing of the full result stays referenced.
     """
@@ -77,6 +78,6 @@ def slim(result: CaseResult) -> CaseResult:
         criteria = result.criteria
     return CaseResult.model_construct(
         eval_set_id=result.eval_set_id, eval_id=result.eval_id, status=result.status, error=result.error,
-        criteria=criteria, invocations=[], source_file=result.source_file, session_id=result.session_id,
+        error_detail=result.error_detail, criteria=criteria, invocations=[], source_file=result.source_file, session_id=result.session_id,
         duration_s=result.duration_s, simulation=result.simulation, repeat=result.repeat, runs=None,
     )

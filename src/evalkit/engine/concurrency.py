@@ -30,15 +30,17 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal, Union
 
-from evalkit.errors import UsageError
 
 AUTO = "auto"
 JobsSetting = Union[int, Literal["auto"]]
 
 
+def parse_jobs(value: object) -> JobsSetting:
+    """`auto` or a whole number ≥ 1: the one parser of `jobs` and `judge_jobs` values.
 
-def parse_jobs(value: object, flag: str = "--jobs") -> JobsSetting:
-    """`auto` or a whole number ≥ 1: the one parser of `--jobs` and `--judge-jobs` values."""
+    Used by `evalkit.settings.RunSettings`, which words a `ValueError` with the flag or
+    keyword the value came from.
+    """
     if isinstance(value, int) and not isinstance(value, bool):
         number = value
     else:
@@ -48,9 +50,9 @@ def parse_jobs(value: object, flag: str = "--jobs") -> JobsSetting:
         try:
             number = int(text)
         except ValueError:
-            raise UsageError(f"{flag} {value}: expected 'auto' or a whole number such as 16") from None
+            raise ValueError("expected 'auto' or a whole number") from None
     if number < 1:
-        raise UsageError(f"{flag} {value}: must be at least 1 (or 'auto')")
+        raise ValueError("must be at least 1 (or 'auto')")
     return number
 
 

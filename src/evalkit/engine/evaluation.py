@@ -17,21 +17,13 @@ from evalkit.errors import ExitCode
 from evalkit.agents.base import Agent
 from evalkit.loading.plan import Plan
 from evalkit.report.latency import run_report
-from evalkit.engine.concurrency import AUTO, AdaptiveLimit, JobsSetting
+from evalkit.engine.concurrency import AdaptiveLimit
 from evalkit.engine.case_store import CaseStore, StoredCases, slim
 from evalkit.engine.jobs import CaseJob
-from evalkit.engine.runner import Runner, RunnerSettings
-from evalkit.schema.results import CaseResult, RunResult, Summary
-
-
-@dataclass
-class RunSettings:
-    jobs: JobsSetting = AUTO
-    timeout: float | None = 300.0
-    judge_jobs: JobsSetting = AUTO
-    use_cache: bool = True
-    repeat: int = 1  # runs per case; see evalkit.engine.repeats
-    pass_rate: float | None = None  # share of the runs a case needs to pass; None: all
+from evalkit.engine.runner import Runner
+from evalkit.schema.results import CaseResult, RunResult, Summary, has_errors
+from evalkit.defaults import DEFAULT_REPEAT
+from evalkit.settings import RunSettings
 
 
 @dataclass
@@ -47,7 +39,7 @@ class RunProgress:
     judge_stats: dict | None = None
     order: dict[tuple[str, str], int] = field(default_factory=dict)
     listeners: list[Callable[[CaseResult], None]] = field(default_factory=list)
-    repeat: int = 1
+    repeat: int = DEFAULT_REPEAT
     pass_rate: float | None = None
     limit: AdaptiveLimit | None = None  # the run's cases-in-flight controller, for the progress bar
     reruns: int = 0
@@ -125,10 +117,10 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
     on_case_done = progress.add
     collector = None
     if settings.repeat > 1:
-        from evalkit.engine.repeats import RepeatCollector, repeated, required_passes
+        from evalkit.engine.repeats import RepeatCollector, repeated
 
         progress.repeat, progress.pass_rate = settings.repeat, settings.pass_rate
-        collector = RepeatCollector(settings.repeat, required_passes(settings.repeat, settings.pass_rate), progress.add)
+        collector = RepeatCollector(settings.repeat, settings.required_passes, progress.add)
         on_case_done = collector.add
         jobs = repeated(jobs, settings.repeat)
     for criterion in {id(c): c for planned in plan.sets for c in planned.criteria}.values():
@@ -139,8 +131,7 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
 
         judge = JudgeService(max_concurrency=settings.judge_jobs, use_cache=settings.use_cache)
     progress.limit = AdaptiveLimit(settings.jobs)
-    runner = Runner(agent, RunnerSettings(jobs=settings.jobs, timeout=settings.timeout), judge=judge,
-                    on_case_done=on_case_done, limit=progress.limit)
+    runner = Runner(agent, settings, judge=judge, on_case_done=on_case_done, limit=progress.limit)
     try:
         await runner.run(jobs)
     finally:
@@ -158,7 +149,8 @@ def exit_code(result: RunResult) -> int:
     """The exit code of a finished run: interrupted, errors, all passed, or something failed."""
     if result.interrupted:
         return ExitCode.INTERRUPTED
-    if result.summary.errors:
+    # An error outranks a failure: a failed case may hold a criterion that errored.
+    if result.summary.errors or any(has_errors(case) for case in result.cases):
         return ExitCode.RUN_ERROR
     if result.summary.cases and result.summary.passed == result.summary.cases:
         return ExitCode.OK

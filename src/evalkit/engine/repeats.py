@@ -20,17 +20,8 @@ import statistics
 from collections.abc import Callable
 from dataclasses import replace
 
-from evalkit.errors import UsageError
 from evalkit.engine.jobs import CaseJob
 from evalkit.schema.results import CaseResult, CriterionResult, RepeatStats, ScoreSpread, Status
-
-
-def required_passes(runs: int, pass_rate: float | None) -> int:
-    if pass_rate is None:
-        return runs
-    if not 0 < pass_rate <= 1:
-        raise UsageError(f"--pass-rate {pass_rate:g}: expected a share of the runs above 0 and at most 1, such as 0.8")
-    return max(1, math.ceil(pass_rate * runs - 1e-9))
 
 
 def repeated(jobs: list[CaseJob], runs: int) -> list[CaseJob]:

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+import traceback
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from evalkit.agents.base import Agent, AgentSession, SessionSpec
 from evalkit.criteria.base import EvalContext
-from evalkit.engine.concurrency import AUTO, AdaptiveLimit, JobsSetting
+from evalkit.engine.concurrency import AdaptiveLimit
 from evalkit.engine.overloads import Overload, listen_for_upstream_overloads, overload_of
 from evalkit.engine.jobs import CaseJob
 from evalkit.engine.scoring import score_case
@@ -27,14 +28,9 @@ from evalkit.errors import AgentError, AgentTimeout, EvalkitError
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import Invocation
 from evalkit.schema.results import CaseResult, InvocationRecord, Status, case_status
+from evalkit.settings import RunSettings
 
 OVERLOAD_RERUNS = 8  # a case rate-limited this many times in a row keeps its error
-
-
-@dataclass
-class RunnerSettings:
-    jobs: JobsSetting = AUTO
-    timeout: float | None = 300.0
 
 
 @dataclass
@@ -47,7 +43,7 @@ class _Attempt:
 @dataclass
 class Runner:
     agent: Agent
-    settings: RunnerSettings = field(default_factory=RunnerSettings)
+    settings: RunSettings = field(default_factory=RunSettings)
     judge: object | None = None  # a JudgeService when any criterion or simulator needs one
     on_case_done: Callable[[CaseResult], None] | None = None
     limit: AdaptiveLimit | None = None  # made from settings.jobs unless given
@@ -106,6 +102,7 @@ class Runner:
         actual: list[Invocation] = []
         error: str | None = None
         overload: Overload | None = None
+        error_detail: str | None = None
         simulation: dict | None = None
         try:
             session = await self.agent.open_session(spec)
@@ -114,16 +111,17 @@ class Runner:
             finally:
                 await _quietly(session.close())
         except EvalkitError as failure:
-            error, overload = str(failure), overload_of(failure)
+            error, error_detail, overload = str(failure), failure_detail(failure), overload_of(failure)
         except Exception as failure:  # an adapter or simulator bug must not take other cases down
             error = f"case {job.case.eval_id!r}: {type(failure).__name__}: {failure}"
-            overload = overload_of(failure)
+            error_detail, overload = failure_detail(failure), overload_of(failure)
         expected = job.case.conversation
         result = CaseResult(
             eval_set_id=job.eval_set_id,
             eval_id=job.case.eval_id,
             status=Status.ERROR,
             error=error,
+            error_detail=error_detail,
             source_file=job.source_file,
             session_id=spec.session_id,
             simulation=simulation,
@@ -155,7 +153,7 @@ class Runner:
             invocation = await asyncio.wait_for(session.run_turn(user_content, index), self.settings.timeout)
         except asyncio.TimeoutError:
             raise AgentTimeout(
-                f"case {case_id!r}, turn {index + 1}: no reply within {self.settings.timeout:g} s (--timeout)"
+                f"case {case_id!r}, turn {index + 1}: no reply within {self.settings.timeout:g} s (per-turn timeout)"
             ) from None
         except EvalkitError:
             raise
@@ -164,6 +162,19 @@ class Runner:
         if invocation.duration is None:
             invocation.duration = round(time.perf_counter() - started, 3)
         return invocation
+
+
+def failure_detail(failure: BaseException) -> str | None:
+    """What explains a case's error: the adapter's detail, else the traceback of what the agent raised."""
+    detail = getattr(failure, "detail", None)
+    if detail:
+        return detail
+    cause = failure.__cause__ if failure.__cause__ is not None else failure
+    if isinstance(cause, EvalkitError) and cause.__traceback__ is None:
+        return None
+    if isinstance(cause, EvalkitError) and cause is failure:
+        return None  # evalkit's own message says it all (a timeout, a bad reply)
+    return "".join(traceback.format_exception(cause)).rstrip()
 
 
 def _records(actual: list[Invocation], expected: list[Invocation] | None) -> list[InvocationRecord]:

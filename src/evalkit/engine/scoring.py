@@ -23,10 +23,12 @@ async def score_case(context: EvalContext, criteria: list[Criterion]) -> list[Cr
 
 async def _evaluate(criterion: Criterion, context: EvalContext) -> Outcome | str:
     if criterion.requires_expected and context.expected is None:
-        return Outcome(score=None, status=Status.NOT_EVALUATED)
+        return Outcome(score=None, status=Status.NOT_EVALUATED,
+                       details={"reason": "needs expected turns, and this case has none (a conversation scenario)"})
     if not context.actual:
         # ADK: an empty conversation scores nothing (E19).
-        return Outcome(score=None, status=Status.INFORMATIONAL if criterion.informational else Status.NOT_EVALUATED)
+        return Outcome(score=None, status=Status.INFORMATIONAL if criterion.informational else Status.NOT_EVALUATED,
+                       details={"reason": "the agent played no turn"})
     try:
         return await criterion.evaluate(context)
     except asyncio.CancelledError:
@@ -44,15 +46,30 @@ def _result(criterion: Criterion, outcome: Outcome | str, turns: int) -> Criteri
             name=criterion.name, threshold=criterion.threshold, status=Status.ERROR, error=outcome,
             invocations=[InvocationScore(status=Status.ERROR) for _ in range(turns)],
         )
+    details = outcome.details
+    if outcome.status is Status.NOT_EVALUATED and not details.get("reason"):
+        details = {**details, "reason": not_evaluated_reason(outcome.invocations)}
     return CriterionResult(
         name=criterion.name,
         threshold=criterion.threshold,
         score=outcome.score,
         status=outcome.status,
         invocations=outcome.invocations,
-        details=outcome.details,
+        details=details,
         error=_first_error(outcome),
     )
+
+
+def not_evaluated_reason(turns: list[InvocationScore]) -> str:
+    """Why no turn gave a score, in one line: the console shows it, one per criterion."""
+    for turn in turns:
+        for key in ("reason", "skipped"):
+            if turn.details.get(key):
+                return str(turn.details[key])
+    replies = [reply for turn in turns for reply in turn.details.get("judge_replies") or ()]
+    if replies:
+        return f"no judge reply could be read ({len(replies)} repl{'y' if len(replies) == 1 else 'ies'})"
+    return "no turn gave a score"
 
 
 def _first_error(outcome: Outcome) -> str | None:

@@ -69,6 +69,15 @@ class TransientJudgeError(JudgeError):
         self.status = status  # the HTTP status, when the server answered with one
 
 
+class JudgeUnavailable(JudgeError):
+    """The judge endpoint cannot answer during this run, however often it is asked.
+
+    Unreachable (DNS failure, connection refused), credentials refused (401, 403), an
+    unknown model (404), or a client that cannot be set up. `JudgeService` stops
+    calling that endpoint after the first one: see docs/criteria.md, "LLM-judge criteria".
+    """
+
+
 @runtime_checkable
 class JudgeBackend(Protocol):
     """A way to reach judge models of one family.

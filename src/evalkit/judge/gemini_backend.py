@@ -17,9 +17,9 @@ import os
 from typing import Any
 
 from evalkit.errors import JudgeError
-from evalkit.judge.base import JudgeReply, JudgeRequest, TransientJudgeError, config_dict
+from evalkit.judge.base import JudgeReply, JudgeRequest, JudgeUnavailable, TransientJudgeError, config_dict
 from evalkit.judge.redact import redact
-from evalkit.judge.retry import is_retryable_status, parse_retry_after
+from evalkit.judge.retry import PERMANENT_STATUSES, is_retryable_status, parse_retry_after
 
 _GEMINI_DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/"
 
@@ -81,6 +81,16 @@ def _is_connection_error(error: BaseException) -> bool:
     return module.startswith("aiohttp") or module.startswith("google.auth.exceptions")
 
 
+def _is_unreachable(error: BaseException) -> bool:
+    """Nobody answers at that address (DNS failure, connection refused): retrying cannot help."""
+    import httpx
+
+    if isinstance(error, httpx.ConnectError):
+        return True
+    # aiohttp's equivalents, recognised without importing it (google-genai may use it).
+    return type(error).__name__ in ("ClientConnectorError", "ClientConnectorDNSError")
+
+
 def _is_garbled_reply(error: BaseException) -> bool:
     """A 200 reply whose body is not JSON, or not a GenerateContentResponse."""
     import pydantic
@@ -117,14 +127,20 @@ class GeminiBackend:
         # it promises holds. (An explicit retry_options also stops google-genai's
         # hidden reconnect-and-sleep on aiohttp connection errors.)
         http_options = types.HttpOptions(retry_options=types.HttpRetryOptions(attempts=1))
+        reason = None
         try:
             client = genai.Client(http_options=http_options)
         except ValueError as error:
-            raise JudgeError(
-                f"cannot set up the Gemini judge client: {redact(str(error))} "
+            reason = redact(str(error))
+        if reason is not None:
+            # Raised outside the `except`, so nothing keeps the half-built client alive:
+            # it is collected here, in a thread without an event loop, where its finaliser
+            # cannot schedule a close task that fails on the run's loop.
+            raise JudgeUnavailable(
+                f"cannot set up the Gemini judge client: {reason} "
                 "(set GOOGLE_API_KEY or GEMINI_API_KEY, or GOOGLE_GENAI_USE_VERTEXAI=true "
                 "with GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION)"
-            ) from None
+            )
         self._types, self._errors = types, errors
         self._client = client
 
@@ -152,6 +168,11 @@ class GeminiBackend:
         except self._errors.APIError as error:
             raise self._translate_api_error(error, request.model) from None
         except Exception as error:
+            if _is_unreachable(error):
+                detail = redact(str(error)) or "no detail"
+                raise JudgeUnavailable(
+                    f"judge {self.describe_endpoint(request.model)}: unreachable ({type(error).__name__}: {detail})"
+                ) from None
             if _is_connection_error(error):
                 detail = redact(str(error)) or "no detail"
                 raise TransientJudgeError(f"{type(error).__name__}: {detail}") from None
@@ -175,7 +196,8 @@ class GeminiBackend:
             response = getattr(error, "response", None)
             headers = getattr(response, "headers", None) or {}
             return TransientJudgeError(reason, retry_after=parse_retry_after(headers.get("retry-after")), status=code)
-        return JudgeError(f"judge {self.describe_endpoint(model)} refused the request: {reason}")
+        refusal = JudgeUnavailable if code in PERMANENT_STATUSES else JudgeError
+        return refusal(f"judge {self.describe_endpoint(model)} refused the request: {reason}")
 
     async def aclose(self) -> None:
         client, self._client = self._client, None

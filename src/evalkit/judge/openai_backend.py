@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from evalkit.errors import JudgeError
-from evalkit.judge.base import OPENAI_PREFIX, JudgeReply, JudgeRequest, TransientJudgeError, config_dict
+from evalkit.judge.base import OPENAI_PREFIX, JudgeReply, JudgeRequest, JudgeUnavailable, TransientJudgeError, config_dict
 from evalkit.judge.redact import redact
-from evalkit.judge.retry import is_retryable_status, parse_retry_after
+from evalkit.judge.retry import PERMANENT_STATUSES, is_retryable_status, parse_retry_after
 
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 
@@ -111,7 +111,7 @@ class OpenAICompatibleBackend:
         """Check the base URL once, so a typo fails at once instead of after retries."""
         base_url = openai_base_url()
         if not base_url.startswith(("http://", "https://")):
-            raise JudgeError(
+            raise JudgeUnavailable(
                 f"OPENAI_BASE_URL={base_url!r} is not an http(s) URL "
                 "(for example http://localhost:11434/v1 for Ollama)"
             )
@@ -125,6 +125,11 @@ class OpenAICompatibleBackend:
             response = await self._http_client().post(
                 f"{openai_base_url()}/chat/completions", json=body
             )
+        except httpx.ConnectError as error:  # DNS failure or connection refused: it will not heal
+            detail = redact(str(error)) or "no detail"
+            raise JudgeUnavailable(
+                f"judge {self.describe_endpoint(request.model)}: unreachable ({type(error).__name__}: {detail})"
+            ) from None
         except httpx.TransportError as error:
             detail = redact(str(error)) or "no detail"
             raise TransientJudgeError(f"{type(error).__name__}: {detail}") from None
@@ -140,7 +145,8 @@ class OpenAICompatibleBackend:
                     reason, retry_after=parse_retry_after(response.headers.get("retry-after")),
                     status=response.status_code,
                 )
-            raise JudgeError(f"judge {self.describe_endpoint(request.model)} refused the request: {reason}")
+            refusal = JudgeUnavailable if response.status_code in PERMANENT_STATUSES else JudgeError
+            raise refusal(f"judge {self.describe_endpoint(request.model)} refused the request: {reason}")
         try:
             payload = response.json()
         except ValueError:

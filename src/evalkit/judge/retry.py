@@ -35,6 +35,10 @@ ENV_OVERRIDES = {
 RETRYABLE_STATUSES = frozenset({408, 429}) | frozenset(range(500, 600))
 
 
+#: HTTP statuses that will not change during a run: bad credentials, an unknown model.
+PERMANENT_STATUSES = frozenset({401, 403, 404})
+
+
 def is_retryable_status(status: int) -> bool:
     return status in RETRYABLE_STATUSES
 

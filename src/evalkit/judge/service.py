@@ -16,14 +16,13 @@ from typing import Any
 
 from evalkit.engine.concurrency import AUTO, AdaptiveLimit, Held, JobsSetting
 from evalkit.engine.overloads import OVERLOAD_STATUSES
+from evalkit.defaults import DEFAULT_JUDGE_JOBS
 from evalkit.errors import JudgeError
-from evalkit.judge.base import OPENAI_PREFIX, JudgeBackend, JudgeReply, JudgeRequest
+from evalkit.judge.base import OPENAI_PREFIX, JudgeBackend, JudgeReply, JudgeRequest, JudgeUnavailable
 from evalkit.judge.cache import JudgeCache
 from evalkit.judge.retry import RetryPolicy, call_with_retries
 
 logger = logging.getLogger(__name__)
-
-DEFAULT_MAX_CONCURRENCY: JobsSetting = AUTO
 
 
 @dataclass
@@ -51,7 +50,7 @@ class JudgeService:
     def __init__(
         self,
         *,
-        max_concurrency: JobsSetting = DEFAULT_MAX_CONCURRENCY,
+        max_concurrency: JobsSetting = DEFAULT_JUDGE_JOBS,
         use_cache: bool = True,
         cache_dir: Path | None = None,
         retry: RetryPolicy | None = None,
@@ -65,6 +64,11 @@ class JudgeService:
         self._backends: dict[str, JudgeBackend] = {}
         self._rng = random.Random()
         self._stats = JudgeStats()
+        # Circuit breaker: endpoint → the failure that showed it cannot answer this run.
+        self._unavailable: dict[str, JudgeUnavailable] = {}
+        # The first call to an endpoint goes alone, so a dead one costs one call, not one per task.
+        self._probes: dict[str, asyncio.Lock] = {}
+        self._answered: set[str] = set()
 
     @property
     def stats(self) -> JudgeStats:
@@ -85,17 +89,19 @@ class JudgeService:
         return self._cache.path if self._cache is not None else None
 
     def _backend_for(self, model: str) -> JudgeBackend:
-        family = "openai" if model.startswith(OPENAI_PREFIX) else "gemini"
+        family = _family(model)
         backend = self._backends.get(family)
         if backend is None:
             if family == "openai":
                 from evalkit.judge.openai_backend import OpenAICompatibleBackend
 
                 backend = OpenAICompatibleBackend()
-            else:
+            elif family == "gemini":
                 from evalkit.judge.gemini_backend import GeminiBackend
 
                 backend = GeminiBackend()
+            else:
+                backend = _plugin_backend(family)
             self._backends[family] = backend
         return backend
 
@@ -111,11 +117,27 @@ class JudgeService:
 
         backend = self._backend_for(request.model)
         endpoint = _describe(backend, request.model)
+        if endpoint not in self._answered:
+            async with self._probes.setdefault(endpoint, asyncio.Lock()):
+                if endpoint not in self._answered:
+                    try:
+                        return await self._call(backend, endpoint, request)
+                    finally:  # the waiting calls go next, all at once (or fail at once if it is down)
+                        self._answered.add(endpoint)
+        return await self._call(backend, endpoint, request)
+
+    async def _call(self, backend: JudgeBackend, endpoint: str, request: JudgeRequest) -> JudgeReply:
+        stats = self._stats
+        broken = self._unavailable.get(endpoint)
+        if broken is not None:
+            stats.failures += 1
+            raise broken
         start = getattr(backend, "start", None)
         if start is not None:
             try:
                 await start()
-            except JudgeError:
+            except JudgeError as failure:
+                self._open_circuit(endpoint, failure)
                 stats.failures += 1
                 raise
 
@@ -144,7 +166,8 @@ class JudgeService:
                 on_transient=note_overload,
                 rng=self._rng,
             )
-        except JudgeError:
+        except JudgeError as failure:
+            self._open_circuit(endpoint, failure)
             stats.failures += 1
             raise
         stats.input_tokens += reply.input_tokens or 0
@@ -154,6 +177,11 @@ class JudgeService:
         if self._cache is not None and reply.text.strip():
             await self._cache.put(request, reply)
         return reply
+
+    def _open_circuit(self, endpoint: str, failure: JudgeError) -> None:
+        """After a failure that cannot heal, later calls to `endpoint` fail at once with the same reason."""
+        if isinstance(failure, JudgeUnavailable):
+            self._unavailable.setdefault(endpoint, failure)
 
     async def aclose(self) -> None:
         backends, self._backends = list(self._backends.values()), {}
@@ -175,3 +203,36 @@ class JudgeService:
 def _describe(backend: JudgeBackend, model: str) -> str:
     describe = getattr(backend, "describe_endpoint", None)
     return describe(model) if describe is not None else model
+
+
+JUDGE_ENTRY_POINT_GROUP = "evalkit.judges"
+
+
+def _family(model: str) -> str:
+    """Which backend serves a model: `openai/...`, a plug-in's `PREFIX/...`, else Gemini.
+
+    Plug-ins (entry point group `evalkit.judges`, named by their prefix, whose object is
+    a JudgeBackend class) are looked up only for a prefix that is not built in.
+    """
+    if model.startswith(OPENAI_PREFIX):
+        return "openai"
+    prefix, sep, _ = model.partition("/")
+    if sep and prefix in _plugin_judges():
+        return prefix
+    return "gemini"
+
+
+def _plugin_judges() -> dict[str, Any]:
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep for ep in entry_points(group=JUDGE_ENTRY_POINT_GROUP)}
+
+
+def _plugin_backend(prefix: str) -> JudgeBackend:
+    entry_point = _plugin_judges()[prefix]
+    try:
+        backend = entry_point.load()()
+    except Exception as error:
+        raise JudgeError(f"judge {prefix}/...: its plug-in {entry_point.value} failed to load: "
+                         f"{type(error).__name__}: {error}") from None
+    return backend

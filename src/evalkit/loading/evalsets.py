@@ -71,7 +71,7 @@ def _first_index(evalset: EvalSet, eval_id: str) -> int:
     return next(i for i, c in enumerate(evalset.eval_cases) if c.eval_id == eval_id)
 
 
-# ---- ADK's legacy formats (adk-reference.md §1.10) -------------------------------------
+# ---- ADK's legacy formats (docs/adk-parity.md, "Legacy formats") -------------------------------------
 
 
 def legacy_to_evalset(rows: list[Any], evalset_id: str, file: str) -> dict[str, Any]:

@@ -56,7 +56,7 @@ class Plan:
 
 def _resolved_agent(planned: PlannedSet) -> str:
     spec = planned.config.agent or ""
-    if planned.config_file is not None and not spec.startswith(("cmd:", "http://", "https://", "replay:")):
+    if planned.config_file is not None and not spec.startswith(("cmd:", "http://", "https://", "adk-server:", "replay:")):
         target, sep, attr = spec.partition(":")
         candidate = planned.config_file.parent / target
         if candidate.exists():

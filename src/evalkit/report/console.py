@@ -22,7 +22,7 @@ _STYLE = {
 _MARK = {Status.PASSED: "✓", Status.FAILED: "✗", Status.ERROR: "!", Status.NOT_EVALUATED: "–", Status.INFORMATIONAL: ""}
 
 
-def render(result: RunResult, console: Console) -> None:
+def render(result: RunResult, console: Console, *, debug: bool = False) -> None:
     columns = gating_criterion_names(result.cases)
     plain = not console.is_terminal
     table = Table(box=box.SIMPLE if plain else box.ROUNDED, show_edge=not plain, pad_edge=False)
@@ -37,8 +37,9 @@ def render(result: RunResult, console: Console) -> None:
             Text(case.status.value + repeat_note(case), style=_STYLE[case.status]),
             *(_cell(by_name.get(name)) for name in columns),
         )
-    console.print(table)
-    for line in failure_lines(result.cases):
+    if result.cases:  # an interrupted run shows what finished: maybe nothing, then no empty table
+        console.print(table)
+    for line in failure_lines(result.cases, debug=debug):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
     console.print(Text(summary_line(result), style="bold"))
     if result.judge:
@@ -69,15 +70,25 @@ def _cell(criterion: CriterionResult | None) -> Text:
     return Text(f"{score}{threshold} {_MARK[criterion.status]}".strip(), style=_STYLE[criterion.status])
 
 
-def failure_lines(cases: list[CaseResult]) -> list[str]:
-    """For each case that did not pass, its reason: the error, or each failing criterion's first difference."""
+def failure_lines(cases: list[CaseResult], *, debug: bool = False) -> list[str]:
+    """For each case that did not pass, its reason: the error, or each failing criterion's first difference.
+
+    With `debug`, an error case's `error_detail` (traceback, worker stderr) follows, indented.
+    """
     lines: list[str] = []
+    shared = shared_errors(cases)
+    for error, count in shared.items():
+        lines.append(f"! {error}: {_count(count, 'criterion')} not scored".replace("criterions", "criteria"))
     for case in cases:
         name = f"{case.eval_set_id}/{case.eval_id}"
         if case.status is Status.ERROR and case.error:
             lines.append(f"! {name}: {case.error}")
+            if debug and case.error_detail:
+                lines.extend("    " + line for line in case.error_detail.splitlines())
             continue
         for criterion in case.criteria:
+            if criterion.status is Status.ERROR and criterion.error in shared:
+                continue  # said once above
             if criterion.status is Status.ERROR:
                 lines.append(f"! {name}: {criterion.name}: {criterion.error or 'error'}")
             elif criterion.status is Status.FAILED and criterion.spread is not None:
@@ -87,9 +98,20 @@ def failure_lines(cases: list[CaseResult]) -> list[str]:
                              f"(mean {_score(criterion)}, threshold {criterion.threshold:g}){first_difference(criterion)}")
             elif criterion.status is Status.FAILED:
                 lines.append(f"✗ {name}: {criterion.name} {_score(criterion)} < {criterion.threshold:g}{first_difference(criterion)}")
-            elif criterion.status is Status.NOT_EVALUATED and case.status is Status.NOT_EVALUATED:
-                lines.append(f"– {name}: {criterion.name} was not evaluated")
+            elif criterion.status is Status.NOT_EVALUATED and case.status is not Status.PASSED:
+                reason = criterion.details.get("reason") or "no turn gave a score"
+                lines.append(f"– {name}: {criterion.name} not evaluated: {reason}")
     return lines
+
+
+def shared_errors(cases: list[CaseResult]) -> dict[str, int]:
+    """Criterion errors with the same text in several places (a judge that is down): said once, counted."""
+    counts: dict[str, int] = {}
+    for case in cases:
+        for criterion in case.criteria:
+            if criterion.status is Status.ERROR and criterion.error:
+                counts[criterion.error] = counts.get(criterion.error, 0) + 1
+    return {error: count for error, count in counts.items() if count > 1}
 
 
 def repeat_note(case: CaseResult) -> str:

@@ -89,7 +89,8 @@ def run_report(cases: Sequence[CaseResult], total: int | None = None) -> RunRepo
     call_counts: dict[str, int] = {}
     call_durations: dict[str, list[float]] = {}
     outcomes: dict[str, list[int]] = {}  # tool → [passed, failed]
-    for case in cases:
+    # With --repeat a case holds its runs: every run's turns and calls count, not the one shown.
+    for case in (run for case in cases for run in (case.runs or [case])):
         for record in case.invocations:
             actual = record.actual or {}
             duration = actual.get("duration")

@@ -1,9 +1,13 @@
-"""Scored runs to compare, read from evalkit result files or ADK's `*.evalset_result.json`.
+"""The one reader of result files: evalkit's own and ADK's `*.evalset_result.json`.
 
-Both come down to the same small shape: per case its status, per criterion its score,
-status and threshold. ADK writes statuses as integers (1 passed, 2 failed, 3 not
-evaluated, 4 informational), in snake_case or camelCase, and older versions wrote the
-whole document as a JSON string inside the file; all of these are read.
+`compare` and `--baseline`, the `replay:` agent and the `pairwise_metric` criterion's
+`baseline_results` all read through here, so they accept the same files and reject a
+broken one with the same message (exit 2). Both formats come down to the same small
+shape: per case its status, per criterion its score, status and threshold, and the
+actual invocations as recorded. ADK writes statuses as integers (1 passed, 2 failed,
+3 not evaluated, 4 informational), in snake_case or camelCase, and older versions wrote
+the whole document as a JSON string inside the file; all of these are read
+(docs/adk-differences.md).
 """
 
 from __future__ import annotations
@@ -36,6 +40,9 @@ class ScoredCase:
     eval_id: str
     status: Status
     criteria: dict[str, ScoredCriterion] = field(default_factory=dict)
+    actual: list[dict[str, Any]] = field(default_factory=list)  # the recorded turns, as stored
+    expected: list[dict[str, Any] | None] = field(default_factory=list)  # per turn, where the file keeps it
+    source_file: str | None = None  # the eval set file the case came from (evalkit's files only)
 
 
 @dataclass
@@ -55,12 +62,28 @@ def read_scored_run(path: Path) -> ScoredRun:
         except json.JSONDecodeError:
             raise InputError(Problem(str(path), "", "not a result file: a JSON string that is not JSON")) from None
     if isinstance(data, dict) and "cases" in data:
-        from evalkit.results.writer import read_result
-
-        return from_result(read_result(path), str(path))
+        return from_result(_validated(data, path), str(path))
     if isinstance(data, dict) and ("eval_case_results" in data or "evalCaseResults" in data):
         return _from_adk(data, str(path))
     raise InputError(Problem(str(path), "", "not an evalkit result file or an ADK *.evalset_result.json"))
+
+
+def read_result(path: Path) -> RunResult:
+    """An evalkit result file, whole and validated (for `report` and `merge`)."""
+    from evalkit.loading.documents import read_document
+
+    return _validated(read_document(path), path)
+
+
+def _validated(data: Any, path: Path) -> RunResult:
+    from pydantic import ValidationError
+
+    try:
+        return RunResult.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise InputError(Problem(str(path), where, f"not an evalkit result file: {first['msg']}")) from None
 
 
 def from_result(result: RunResult, label: str) -> ScoredRun:
@@ -73,6 +96,9 @@ def from_result(result: RunResult, label: str) -> ScoredRun:
             criteria={
                 c.name: ScoredCriterion(c.name, c.status, c.score, c.threshold) for c in case.criteria
             },
+            actual=[record.actual for record in case.invocations if record.actual],
+            expected=[record.expected for record in case.invocations],
+            source_file=case.source_file,
         )
     return run
 
@@ -89,6 +115,8 @@ def _from_adk(data: dict[str, Any], label: str) -> ScoredRun:
             eval_set_id=_get(raw, "eval_set_id") or file_set_id,
             eval_id=_get(raw, "eval_id"),
             status=_adk_status(_get(raw, "final_eval_status"), label, f"{where}.final_eval_status"),
+            actual=_adk_actual_turns(raw),
+            expected=_adk_expected_turns(raw),
         )
         for m_index, metric in enumerate(_get(raw, "overall_eval_metric_results") or []):
             name = _get(metric, "metric_name")
@@ -100,11 +128,23 @@ def _from_adk(data: dict[str, Any], label: str) -> ScoredRun:
     return run
 
 
+def _adk_actual_turns(raw: dict[str, Any]) -> list[dict[str, Any]]:
+    per_turn = _get(raw, "eval_metric_result_per_invocation") or []
+    turns = [_get(turn, "actual_invocation") for turn in per_turn if isinstance(turn, dict)]
+    return [turn for turn in turns if turn]
+
+
+def _adk_expected_turns(raw: dict[str, Any]) -> list[dict[str, Any] | None]:
+    per_turn = _get(raw, "eval_metric_result_per_invocation") or []
+    return [_get(turn, "expected_invocation") for turn in per_turn if isinstance(turn, dict)]
+
+
 def _fold(runs: list[ScoredCase]) -> ScoredCase:
     """ADK repeats (`num_runs`) list a case once per run: the case passes only if every run did."""
     from evalkit.engine.repeats import combined_status
 
-    folded = ScoredCase(runs[0].eval_set_id, runs[0].eval_id, combined_status([r.status for r in runs], len(runs)))
+    folded = ScoredCase(runs[0].eval_set_id, runs[0].eval_id, combined_status([r.status for r in runs], len(runs)),
+                        actual=runs[-1].actual, expected=runs[-1].expected)
     for name in dict.fromkeys(n for r in runs for n in r.criteria):
         per_run = [r.criteria[name] for r in runs if name in r.criteria]
         scores = [c.score for c in per_run if c.score is not None]

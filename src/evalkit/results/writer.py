@@ -1,4 +1,4 @@
-"""Write and read the result file (`--json`), atomically: never a half-written file."""
+"""Write the result file (`--json`) and reports, atomically: never a half-written file."""
 
 from __future__ import annotations
 

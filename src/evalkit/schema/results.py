@@ -1,6 +1,6 @@
 """The result file (`--json`): what a run scored, case by case.
 
-Shape fixed by DESIGN.md ("The result file"). `actual` and `expected` are Invocations
+A stable contract (docs/architecture.md, "Contracts"): fields are only added. `actual` and `expected` are Invocations
 in ADK's snake_case JSON, so `replay:` and other tools can read them back.
 """
 
@@ -31,19 +31,21 @@ def gate(score: float | None, threshold: float) -> Status:
 
 
 def case_status(criterion_statuses: list[Status]) -> Status:
-    """ADK's case verdict (§2.0.4), with evalkit's `error` taking precedence.
+    """ADK's case verdict (docs/adk-parity.md, "Case verdicts"), with evalkit's `error` (docs/ci.md, "Case status").
 
-    Failed if any criterion failed; else passed if any passed; else not evaluated.
+    Failed if any criterion failed: the verdict is known, even when another criterion
+    errored. Else error if any errored; else passed if any passed; else not evaluated.
     """
+    if Status.FAILED in criterion_statuses:
+        return Status.FAILED
     if Status.ERROR in criterion_statuses:
         return Status.ERROR
-    verdict = Status.NOT_EVALUATED
-    for status in criterion_statuses:
-        if status is Status.FAILED:
-            return Status.FAILED
-        if status is Status.PASSED:
-            verdict = Status.PASSED
-    return verdict
+    return Status.PASSED if Status.PASSED in criterion_statuses else Status.NOT_EVALUATED
+
+
+def has_errors(case: CaseResult) -> bool:
+    """The case, or one of its criteria, ended in `error` (a failed case may hold one)."""
+    return case.status is Status.ERROR or any(c.status is Status.ERROR for c in case.criteria)
 
 
 class ResultModel(BaseModel):
@@ -103,6 +105,7 @@ class CaseResult(ResultModel):
     eval_id: str
     status: Status
     error: str | None = None
+    error_detail: str | None = Field(default=None, description="the traceback, or a worker's last stderr lines")
     criteria: list[CriterionResult] = Field(default_factory=list)
     invocations: list[InvocationRecord] = Field(default_factory=list)
     source_file: str | None = None

@@ -1,4 +1,4 @@
-"""Derived views of an Invocation that criteria read (adk-reference.md §1.6, §2.0.5).
+"""Derived views of an Invocation that criteria read (docs/adk-parity.md, "Invocations and events").
 
 Both shapes of `intermediate_data` are flattened here, once, so no criterion needs to
 know which form a file used.

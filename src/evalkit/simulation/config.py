@@ -1,4 +1,4 @@
-"""`user_simulator_config`: how the LLM that plays the user is set up (adk-reference.md §4.2).
+"""`user_simulator_config`: how the LLM that plays the user is set up (docs/adk-parity.md, "User simulator").
 
 The same fields, spellings (snake_case or camelCase) and defaults as ADK's
 `LlmBackedUserSimulatorConfig`. Where ADK lets a mistake through, evalkit reports it

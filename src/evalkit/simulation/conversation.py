@@ -1,6 +1,6 @@
 """Play a conversation scenario: an LLM plays the user and talks to the agent until done.
 
-The loop follows ADK's `LlmBackedUserSimulator` (adk-reference.md §4.3):
+The loop follows ADK's `LlmBackedUserSimulator` (docs/adk-parity.md, "User simulator"):
 
 1. The turn limit (`max_allowed_invocations`) counts every user message asked for,
    the starting prompt and the reply that ends the conversation included. Reaching it
@@ -135,7 +135,7 @@ async def simulate_conversation(
     case = job.case
     scenario = case.conversation_scenario
     assert scenario is not None, "simulate_conversation needs a scenario case"
-    recorded = _recorded_turns(session)
+    recorded = session.recorded_turns()
     if recorded is not None:
         for index, turn in enumerate(recorded):
             actual.append(await play_turn(session, turn.user_content, index, case.eval_id))
@@ -151,14 +151,3 @@ async def simulate_conversation(
             return SimulationOutcome(Ending.STOP_SIGNAL, simulator.calls)
         user_content = Content(role="user", parts=[Part(text=message)])
         actual.append(await play_turn(session, user_content, len(actual), case.eval_id))
-
-
-def _recorded_turns(session: AgentSession) -> list[Invocation] | None:
-    """The stored turns when the "agent" replays an earlier run (`replay:`), else None.
-
-    Re-scoring a recorded scenario run must reuse its user messages: asking the
-    simulator again would pair new messages with old answers.
-    """
-    from evalkit.agents.replay import ReplaySession
-
-    return session.turns if isinstance(session, ReplaySession) else None

@@ -1,6 +1,6 @@
 """The conversation so far, as text for the simulated user and for its judge.
 
-Two formats, each as ADK writes it (adk-reference.md §4.3 and §2.11), because the
+Two formats, each as ADK writes it (docs/adk-parity.md, "User simulator"), because the
 replies of a model depend on what it was shown:
 
 * `simulator_history`: one entry per text part, `<author>: <text>`, the user's parts

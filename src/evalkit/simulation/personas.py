@@ -3,7 +3,7 @@
 A persona is a description plus behaviours. Each behaviour tells the simulator what
 to do (`behavior_instructions`) and tells per_turn_user_simulator_quality_v1 what a
 violation looks like (`violation_rubrics`). The three built-in personas carry ADK's
-ids and the same mix of behaviours (adk-reference.md §4.4), described in our own
+ids and the same mix of behaviours (docs/adk-parity.md, "User simulator"), described in our own
 words. Texts may use `{{ stop_signal }}`, filled in when a prompt is built.
 """
 

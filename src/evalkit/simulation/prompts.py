@@ -1,6 +1,6 @@
 """The prompts of the simulated user and of its judge (in our own words).
 
-What each prompt contains follows ADK (adk-reference.md §4.3, §2.11), so a model
+What each prompt contains follows ADK (docs/adk-parity.md, "User simulator"), so a model
 behaves alike under both tools: the simulator gets the plan, the conversation so far,
 the stop signal and the persona (or, without one, a generic way of acting); the judge
 gets the plan, the history, the message to judge, the stop signal, and the criteria

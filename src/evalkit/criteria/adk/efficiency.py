@@ -1,4 +1,4 @@
-"""The four informational metrics ADK always reports (adk-reference.md §2.13).
+"""The four informational metrics ADK always reports (docs/adk-parity.md, "Efficiency metrics").
 
 They never gate a case and take no threshold. Their averaging rules differ on purpose,
 as in ADK: token counts divide by *all* turns, durations only by measured ones.

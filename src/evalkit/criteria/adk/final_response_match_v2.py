@@ -1,4 +1,4 @@
-"""`final_response_match_v2`: an LLM judge says whether the answer matches the reference (§2.5).
+"""`final_response_match_v2`: an LLM judge says whether the answer matches the reference (docs/adk-parity.md).
 
 The judge sees the expected turn's user message, the agent's answer and the reference
 answer, and replies with JSON holding `is_the_agent_response_valid`. Each turn is asked
@@ -20,8 +20,8 @@ import re
 from enum import Enum
 
 from evalkit.criteria.base import EvalContext, Outcome
+from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error, share
 from evalkit.criteria.judging.options import JudgedResponseOptions
-from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error, outcome_with_errors
 from evalkit.criteria.judging.prompting import quote, render
 from evalkit.criteria.judging.voting import binary_majority
 from evalkit.schema.evalset import Invocation
@@ -72,14 +72,14 @@ def parse_label(reply: str) -> Label:
     return Label.NOT_FOUND
 
 
-class FinalResponseMatchV2Criterion(JudgeCriterion):
+class FinalResponseMatchV2Criterion(JudgeCriterion[JudgedResponseOptions]):
     name = "final_response_match_v2"
     description = "An LLM judge decides whether the final response is as correct as the expected one"
     Options = JudgedResponseOptions
     requires_expected = True
 
     def _answer(self, invocation: Invocation) -> str:
-        return response_text(invocation, self.options.include_intermediate_responses_in_final)  # type: ignore[attr-defined]
+        return response_text(invocation, self.options.include_intermediate_responses_in_final)
 
     def build_prompt(self, actual: Invocation, expected: Invocation) -> str:
         return render(
@@ -105,6 +105,4 @@ class FinalResponseMatchV2Criterion(JudgeCriterion):
                 details={"votes": [label.value for label in labels], "judge_replies": samples.replies},
             ))
         # ADK: the share of valid turns among the turns that got a verdict.
-        judged = [turn.score for turn in invocations if turn.score is not None]
-        overall = sum(judged) / len(judged) if judged else None
-        return outcome_with_errors(invocations, Outcome(score=overall, status=self.gate(overall), invocations=invocations))
+        return self.judged_outcome(invocations, share)

@@ -1,4 +1,4 @@
-"""`hallucinations_v1`: is each sentence the agent wrote backed by its context? (§2.10)
+"""`hallucinations_v1`: is each sentence the agent wrote backed by its context? (docs/adk-parity.md)
 
 Per text to check (a "step"): a first judge call splits the text into sentences, a
 second labels each sentence against the context the agent had. Supported and
@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pydantic import Field
 
 from evalkit.criteria.base import CriterionOptions, EvalContext, Outcome
+from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error
 from evalkit.criteria.judging.inputs import events_of, grounding_json, tool_declarations_json
 from evalkit.criteria.judging.options import JudgeModelOptions, judge_options_field
-from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error, outcome_with_errors
 from evalkit.criteria.judging.prompting import json_text, quote, render
 from evalkit.criteria.judging.voting import mean_or_none
 from evalkit.errors import JudgeError
@@ -138,7 +138,7 @@ class HallucinationsOptions(CriterionOptions):
     )
 
 
-class HallucinationsCriterion(JudgeCriterion):
+class HallucinationsCriterion(JudgeCriterion[HallucinationsOptions]):
     name = "hallucinations_v1"
     description = "An LLM judge checks that each sentence of the response is supported by the agent's context"
     Options = HallucinationsOptions
@@ -159,7 +159,7 @@ class HallucinationsCriterion(JudgeCriterion):
         return {"response": step.text, "score": labels_score(blocks), "sentences": blocks}
 
     async def evaluate(self, ctx: EvalContext) -> Outcome:
-        include_intermediate = self.options.evaluate_intermediate_nl_responses  # type: ignore[attr-defined]
+        include_intermediate = self.options.evaluate_intermediate_nl_responses
         invocations: list[InvocationScore] = []
         failure: str | None = None
         for invocation in ctx.actual:
@@ -180,5 +180,4 @@ class HallucinationsCriterion(JudgeCriterion):
             invocations.append(
                 InvocationScore(score=score, status=self.gate(score), details={"steps": checked, "judge_replies": log})
             )
-        overall = mean_or_none(turn.score for turn in invocations)
-        return outcome_with_errors(invocations, Outcome(score=overall, status=self.gate(overall), invocations=invocations))
+        return self.judged_outcome(invocations, mean_or_none)

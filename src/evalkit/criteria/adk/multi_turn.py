@@ -1,7 +1,7 @@
 """`multi_turn_task_success_v1`, `multi_turn_trajectory_quality_v1`, `multi_turn_tool_use_quality_v1`.
 
-ADK hands these three to the Vertex AI Gen AI evaluation service (adk-reference.md
-§2.12), whose adaptive-rubric metrics write their own checks for each conversation
+ADK hands these three to the Vertex AI Gen AI evaluation service (docs/adk-parity.md,
+"Multi-turn quality criteria"), whose adaptive-rubric metrics write their own checks for each conversation
 and return the share of checks passed. evalkit scores them itself, on any judge model
 the run can reach (Gemini through google-genai, or an OpenAI-compatible server), with
 its own prompt:
@@ -26,12 +26,12 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from evalkit.criteria.base import CriterionOptions, EvalContext, Outcome
-from evalkit.criteria.judging.options import JudgeModelOptions, judge_options_field
-from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error, outcome_with_errors
-from evalkit.criteria.judging.prompting import quote, render
-from evalkit.criteria.adk.rubric_multi_turn import agents_overview, dialogue, properties_json
 from evalkit.criteria.adk.rubric_criterion import vote_on_rubrics
+from evalkit.criteria.adk.rubric_multi_turn import agents_overview, dialogue, properties_json
+from evalkit.criteria.base import CriterionOptions, EvalContext, Outcome
+from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error, outcome_with_errors
+from evalkit.criteria.judging.options import JudgeModelOptions, judge_options_field
+from evalkit.criteria.judging.prompting import quote, render
 from evalkit.criteria.judging.voting import mean_or_none
 from evalkit.schema.evalset import Rubric, RubricContent
 from evalkit.schema.results import InvocationScore, Status
@@ -45,7 +45,7 @@ def _properties(*pairs: tuple[str, str]) -> tuple[Rubric, ...]:
     return tuple(Rubric(rubric_id=i, rubric_content=RubricContent(text_property=text)) for i, text in pairs)
 
 
-class MultiTurnConversationCriterion(JudgeCriterion):
+class MultiTurnConversationCriterion(JudgeCriterion[MultiTurnOptions]):
     """The whole conversation judged once against the criterion's fixed properties."""
 
     Options = MultiTurnOptions

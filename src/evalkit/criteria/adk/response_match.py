@@ -1,4 +1,4 @@
-"""`response_match_score`: ROUGE-1 F of the final response against the reference (§2.2)."""
+"""`response_match_score`: ROUGE-1 F of the final response against the reference (docs/adk-parity.md)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ class ResponseMatchOptions(CriterionOptions):
     )
 
 
-class ResponseMatchCriterion(Criterion):
+class ResponseMatchCriterion(Criterion[ResponseMatchOptions]):
     name = "response_match_score"
     description = "ROUGE-1 F-measure of the final response against the expected one"
     Options = ResponseMatchOptions

@@ -1,4 +1,4 @@
-"""The rubric-based judge criteria's shared flow (adk-reference.md §2.6).
+"""The rubric-based judge criteria's shared flow (docs/adk-parity.md, "Rubric criteria").
 
 For each judged turn: the rubrics that apply, one prompt, `num_samples` replies, each
 reply read into per-rubric verdicts, a majority vote per rubric, and the turn's score
@@ -15,9 +15,9 @@ from typing import ClassVar
 from pydantic import Field, field_validator
 
 from evalkit.criteria.base import CriterionOptions, EvalContext, Outcome
+from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error, outcome_with_errors
 from evalkit.criteria.judging.inputs import UnknownAgentError
 from evalkit.criteria.judging.options import JudgeModelOptions, judge_options_field
-from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error, outcome_with_errors
 from evalkit.criteria.adk.rubrics import (
     attached_rubrics,
     duplicate_ids,
@@ -76,7 +76,7 @@ def rubric_bullets(rubrics: Sequence[Rubric]) -> str:
     return "\n".join(f"*  [id: {r.rubric_id}] {r.rubric_content.text_property}" for r in rubrics)
 
 
-class RubricCriterion(JudgeCriterion):
+class RubricCriterion(JudgeCriterion[RubricOptions]):
     """Base of the rubric-based criteria; subclasses write the prompt."""
 
     Options = RubricOptions
@@ -84,7 +84,7 @@ class RubricCriterion(JudgeCriterion):
 
     @property
     def rubric_options(self) -> RubricOptions:
-        return self.options  # type: ignore[return-value]
+        return self.options
 
     def judged_positions(self, turns: int) -> list[int]:
         """Which turns the judge scores (all of them; the multi-turn criterion: the last)."""

@@ -1,4 +1,4 @@
-"""`rubric_based_final_response_quality_v1`: the final answer judged against rubrics (§2.7).
+"""`rubric_based_final_response_quality_v1`: the final answer judged against rubrics (docs/adk-parity.md).
 
 The judge sees what ADK shows it: the answering agent's instructions, the available
 tools, the user's message, the tool calls with their results, grounding metadata, the
@@ -18,8 +18,8 @@ from evalkit.criteria.judging.inputs import (
     tool_steps_json,
     events_of,
 )
-from evalkit.criteria.judging.prompting import quote, render
 from evalkit.criteria.adk.rubric_criterion import RubricCriterion, rubric_bullets
+from evalkit.criteria.judging.prompting import quote, render
 from evalkit.schema.evalset import Rubric
 from evalkit.schema.views import response_text, user_text
 

@@ -1,4 +1,4 @@
-"""`rubric_based_multi_turn_trajectory_quality_v1`: the whole conversation judged once (§2.9).
+"""`rubric_based_multi_turn_trajectory_quality_v1`: the whole conversation judged once (docs/adk-parity.md).
 
 The judge reads the full dialogue (user turns, agent texts, tool calls and outputs,
 final answers), every agent's instructions and tool list, and the rubrics of type
@@ -15,10 +15,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from evalkit.criteria.adk.rubric_criterion import RubricCriterion
 from evalkit.criteria.base import EvalContext
 from evalkit.criteria.judging.inputs import declaration_field, events_of, function_declarations
 from evalkit.criteria.judging.prompting import quote, render
-from evalkit.criteria.adk.rubric_criterion import RubricCriterion
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import Invocation, Rubric
 

@@ -1,4 +1,4 @@
-"""`rubric_based_tool_use_quality_v1`: the agent's tool use judged against rubrics (§2.8).
+"""`rubric_based_tool_use_quality_v1`: the agent's tool use judged against rubrics (docs/adk-parity.md).
 
 The judge sees the available tools, the user's message and the tool calls with their
 results, and the rubrics of type TOOL_USE_QUALITY (plus the criterion's own).
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from evalkit.criteria.adk.rubric_criterion import RubricCriterion, rubric_bullets
 from evalkit.criteria.base import EvalContext
 from evalkit.criteria.judging.inputs import tool_declarations_json, tool_steps_json
 from evalkit.criteria.judging.prompting import quote, render
-from evalkit.criteria.adk.rubric_criterion import RubricCriterion, rubric_bullets
 from evalkit.schema.evalset import Rubric
 from evalkit.schema.views import user_text
 

@@ -1,6 +1,6 @@
 """Rubrics for the rubric-based judges: which apply to a turn, and reading the judge's verdicts.
 
-Follows adk-reference.md §2.6 to the letter, quirks included, because scores depend on
+Follows ADK to the letter (docs/adk-parity.md, "Rubric criteria"), quirks included, because scores depend on
 them: verdicts are matched by substring ("Not applicable" contains "no"), a reply
 whose Property/Rationale/Verdict counts differ is discarded whole, and a verdict is
 tied to its rubric by id first, then by the property text after normalisation.

@@ -1,4 +1,4 @@
-"""`tool_trajectory_avg_score`: did the agent call the expected tools (adk-reference.md §2.1)?
+"""`tool_trajectory_avg_score`: did the agent call the expected tools (docs/adk-parity.md)?
 
 Calls are compared with Python equality of name and args, as ADK does: key order is
 irrelevant, list order matters, 1 == 1.0 == True, and `args: null` differs from `{}`.
@@ -101,7 +101,7 @@ def format_call(call: FunctionCall) -> str:
     return f"{call.name}({args})"
 
 
-class ToolTrajectoryCriterion(Criterion):
+class ToolTrajectoryCriterion(Criterion[TrajectoryOptions]):
     name = "tool_trajectory_avg_score"
     description = "Share of turns whose tool calls match the expected ones (EXACT / IN_ORDER / ANY_ORDER)"
     Options = TrajectoryOptions
@@ -109,7 +109,7 @@ class ToolTrajectoryCriterion(Criterion):
 
     async def evaluate(self, ctx: EvalContext) -> Outcome:
         assert ctx.expected is not None
-        options: TrajectoryOptions = self.options  # type: ignore[assignment]
+        options = self.options
         scores: list[float | None] = []
         details: list[dict] = []
         for actual, expected in zip(ctx.actual, ctx.expected):

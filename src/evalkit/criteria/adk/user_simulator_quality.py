@@ -1,4 +1,4 @@
-"""`per_turn_user_simulator_quality_v1`: did the simulated user play its part well? (§2.11)
+"""`per_turn_user_simulator_quality_v1`: did the simulated user play its part well? (docs/adk-parity.md)
 
 This judges the user simulator, not the agent, and needs a conversation scenario.
 
@@ -27,8 +27,8 @@ import re
 from pydantic import Field
 
 from evalkit.criteria.base import CriterionOptions, EvalContext, Outcome
-from evalkit.criteria.judging.options import JudgeModelOptions, judge_options_field
 from evalkit.criteria.judging.criterion import JudgeCriterion, Samples, judge_error, outcome_with_errors
+from evalkit.criteria.judging.options import JudgeModelOptions, judge_options_field
 from evalkit.criteria.judging.voting import binary_majority
 from evalkit.schema.evalset import Invocation
 from evalkit.schema.results import InvocationScore, Status
@@ -70,7 +70,7 @@ class UserSimulatorQualityOptions(CriterionOptions):
     )
 
 
-class PerTurnUserSimulatorQualityCriterion(JudgeCriterion):
+class PerTurnUserSimulatorQualityCriterion(JudgeCriterion[UserSimulatorQualityOptions]):
     name = "per_turn_user_simulator_quality_v1"
     description = "An LLM judge checks each simulated-user message against the scenario's plan and persona"
     Options = UserSimulatorQualityOptions
@@ -78,7 +78,7 @@ class PerTurnUserSimulatorQualityCriterion(JudgeCriterion):
 
     @property
     def stop_signal(self) -> str:
-        return self.options.stop_signal  # type: ignore[attr-defined]
+        return self.options.stop_signal
 
     def build_prompt(self, ctx: EvalContext, history: list[Invocation], message: str) -> str:
         scenario = ctx.scenario

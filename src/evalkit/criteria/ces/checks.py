@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalkit.ces.model import GoldenExpectation, ToolCall
-from evalkit.criteria.vertex.tools import values_match
+from evalkit.criteria.values import values_match
 from evalkit.schema.content import FunctionCall, FunctionResponse
 from evalkit.schema.evalset import Invocation, InvocationEvents
 from evalkit.schema.views import tool_calls, tool_responses

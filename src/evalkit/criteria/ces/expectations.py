@@ -38,8 +38,8 @@ from evalkit.criteria.ces.checks import (
 from evalkit.ces.model import GoldenExpectation, ScenarioExpectation, last_segment
 from evalkit.criteria.base import CriterionOptions, EvalContext, Outcome
 from evalkit.criteria.ces.semantic_similarity import agent_text, combine_samples, parse_similarity, similarity_prompt
-from evalkit.criteria.judging.single_sample import SingleSampleJudgeOptions
 from evalkit.criteria.judging.criterion import JudgeCriterion, outcome_with_errors
+from evalkit.criteria.judging.single_sample import SingleSampleJudgeOptions
 from evalkit.schema.evalset import Invocation
 from evalkit.schema.results import InvocationScore, Status
 from evalkit.schema.views import final_text, intermediate_texts, tool_calls, user_text
@@ -79,14 +79,14 @@ class Check:
                 "outcome": _WORD[self.status], "reason": self.reason}
 
 
-class CesExpectationsCriterion(JudgeCriterion):
+class CesExpectationsCriterion(JudgeCriterion[ExpectationsOptions]):
     name = "ces_expectations"
     description = "CES: each expectation of a golden turn or scenario checked and reported by its note (Note: PASS/FAIL)"
     Options = ExpectationsOptions
 
     @property
     def opts(self) -> ExpectationsOptions:
-        return self.options  # type: ignore[return-value]
+        return self.options
 
     async def evaluate(self, ctx: EvalContext) -> Outcome:
         data = ces_data(ctx.case)

@@ -20,9 +20,9 @@ from pydantic import Field
 from evalkit.ces.case_data import ces_data
 from evalkit.ces.model import GoldenExpectation
 from evalkit.criteria.base import CriterionOptions, EvalContext, Outcome
-from evalkit.criteria.judging.single_sample import SingleSampleJudgeOptions
 from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error, outcome_with_errors
 from evalkit.criteria.judging.prompting import quote, render
+from evalkit.criteria.judging.single_sample import SingleSampleJudgeOptions
 from evalkit.schema.evalset import Invocation
 from evalkit.schema.results import InvocationScore, Status
 from evalkit.schema.views import response_text, user_text
@@ -69,7 +69,7 @@ class SemanticSimilarityOptions(CriterionOptions):
     )
 
 
-class CesSemanticSimilarityCriterion(JudgeCriterion):
+class CesSemanticSimilarityCriterion(JudgeCriterion[SemanticSimilarityOptions]):
     name = "ces_semantic_similarity"
     description = "CES: a judge rates the agent's reply against the expected one from 0 (unrelated) to 4 (same meaning)"
     Options = SemanticSimilarityOptions

@@ -13,9 +13,9 @@ from typing import Literal
 from pydantic import Field
 
 from evalkit.ces.case_data import ces_data
-from evalkit.criteria.ces.checks import describe, match_calls
-from evalkit.criteria.base import Criterion, CriterionOptions, EvalContext, Outcome
 from evalkit.criteria.adk.trajectory import format_call
+from evalkit.criteria.base import Criterion, CriterionOptions, EvalContext, Outcome
+from evalkit.criteria.ces.checks import describe, match_calls
 from evalkit.schema.results import InvocationScore, Status
 
 
@@ -83,14 +83,14 @@ class ToolInvocationOptions(CriterionOptions):
     )
 
 
-class CesToolInvocationCriterion(Criterion):
+class CesToolInvocationCriterion(Criterion[ToolInvocationOptions]):
     name = "ces_tool_invocation"
     description = ("CES: per turn, correctly invoked expected calls over expected calls (plus extra calls "
                    "when extra_tool_call_behavior is FAIL)")
     Options = ToolInvocationOptions
 
     async def evaluate(self, ctx: EvalContext) -> Outcome:
-        options: ToolInvocationOptions = self.options  # type: ignore[assignment]
+        options = self.options
         data = ces_data(ctx.case)
         assert self.threshold is not None
         behavior = data.extra_tool_call_behavior(options.extra_tool_call_behavior)

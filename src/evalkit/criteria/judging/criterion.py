@@ -11,11 +11,11 @@ gets status `error` with the reason, and so does the criterion (and then the cas
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, cast
 
-from evalkit.criteria.base import Criterion, EvalContext, Outcome
+from evalkit.criteria.base import Criterion, EvalContext, OptionsT, Outcome
 from evalkit.criteria.judging.options import JudgeModelOptions
 from evalkit.errors import JudgeError
 from evalkit.schema.results import InvocationScore, Status
@@ -36,19 +36,25 @@ class Samples:
         return [r for r in self.replies if r is not None]
 
 
-class JudgeCriterion(Criterion):
-    """Base of the criteria scored by an LLM judge."""
+class JudgedOptions(Protocol):
+    """What every judge criterion's options hold."""
+
+    judge_model_options: JudgeModelOptions
+
+
+class JudgeCriterion(Criterion[OptionsT]):
+    """Base of the criteria scored by an LLM judge; its options hold `judge_model_options`."""
 
     uses_judge = True
 
     @property
     def judge_options(self) -> JudgeModelOptions:
-        return self.options.judge_model_options  # type: ignore[attr-defined]
+        return cast(JudgedOptions, self.options).judge_model_options
 
     def _service(self, ctx: EvalContext) -> JudgeService:
         if ctx.judge is None:
             raise JudgeError(f"{self.name} needs a judge model, but no judge service was set up for this run")
-        return ctx.judge  # type: ignore[return-value]
+        return ctx.judge
 
     async def ask(self, ctx: EvalContext, prompt: str, sample_index: int = 0) -> str:
         """One judge call; JudgeError once the service has given up on it."""
@@ -96,6 +102,23 @@ class JudgeCriterion(Criterion):
                     replies.append(outcome)
             results.append(Samples(replies, error))
         return results
+
+    def judged_outcome(self, turns: list[InvocationScore], mean: Callable[[Sequence[float]], float | None]) -> Outcome:
+        """The case's outcome from its judged turns: `mean` over the turns that got a score, gated.
+
+        The one ending of the per-turn judge criteria. Each passes the mean its reference
+        computes (`share`, `mean_or_none`, `statistics.fmean`): they can differ in the
+        last bit, and a score at a threshold must come out as the reference's does. If
+        any turn's judging failed, the criterion is `error` (`outcome_with_errors`).
+        """
+        scores = [turn.score for turn in turns if turn.score is not None]
+        overall = mean(scores) if scores else None
+        return outcome_with_errors(turns, Outcome(score=overall, status=self.gate(overall), invocations=turns))
+
+
+def share(scores: Sequence[float]) -> float:
+    """sum / count: how ADK averages verdicts that are 0 or 1 (final_response_match_v2, safety_v1)."""
+    return sum(scores) / len(scores)
 
 
 def judge_error(reason: str, replies: Sequence[str | None] = (), **details: object) -> InvocationScore:

@@ -1,6 +1,6 @@
 """What a judge is shown about a turn: tool steps, tool declarations, grounding, instructions.
 
-The same information ADK gives its judges (adk-reference.md §2.7–§2.10), serialised as
+The same information ADK gives its judges (docs/adk-parity.md, "Rubric criteria"), serialised as
 JSON the judge can read. Sentences used when something is absent are kept as ADK
 words them where a judge might rely on them ("No intermediate steps were taken.").
 """

@@ -1,4 +1,4 @@
-"""`judge_model_options`: which judge model a criterion asks, and how often (adk-reference.md §2.5).
+"""`judge_model_options`: which judge model a criterion asks, and how often (docs/adk-parity.md, "Judge options").
 
 Parsed as ADK parses its `JudgeModelOptions`: snake_case or camelCase keys, the same
 defaults and bounds, and `judge_model_config` validated as a google-genai

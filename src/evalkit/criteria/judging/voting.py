@@ -1,4 +1,4 @@
-"""Combining judge samples and turns into scores, with ADK's exact rules (§2.5, §2.6, §2.10).
+"""Combining judge samples and turns into scores, with ADK's exact rules (docs/adk-parity.md, "Voting").
 
 A judge is asked the same question several times; its answers are voted on. Ties go
 to the negative side, answers that could not be read do not vote, and when nothing

@@ -21,22 +21,20 @@ case score is the agent's win rate. Both are gated by the threshold as usual.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import statistics
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, TypeVar
 
 from pydantic import Field, model_validator
 
 from evalkit.criteria.base import CriterionOptions, EvalContext, Outcome
+from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error
 from evalkit.criteria.judging.inputs import tool_steps_json
-from evalkit.criteria.judging.single_sample import SingleSampleJudgeOptions
-from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error, outcome_with_errors
 from evalkit.criteria.judging.prompting import quote
+from evalkit.criteria.judging.single_sample import SingleSampleJudgeOptions
 from evalkit.criteria.vertex.templates import PAIRWISE, POINTWISE, RubricTemplate
-from evalkit.errors import EvalkitError
 from evalkit.schema.evalset import Invocation
 from evalkit.schema.results import InvocationScore, Status
 from evalkit.schema.views import final_text, user_text
@@ -97,6 +95,9 @@ class _JudgeMetricOptions(CriterionOptions):
         if self.template is not None:
             return self.templates[self.template].inputs
         return ("prompt", "response")
+
+
+_MetricOptionsT = TypeVar("_MetricOptionsT", bound=_JudgeMetricOptions)
 
 
 class PointwiseOptions(_JudgeMetricOptions):
@@ -234,7 +235,7 @@ def parse_choice(reply: str) -> str | None:
 # ---- the criteria ----------------------------------------------------------------------
 
 
-class _VertexJudgeCriterion(JudgeCriterion):
+class _VertexJudgeCriterion(JudgeCriterion[_MetricOptionsT]):
     score_range = (-math.inf, math.inf)  # the scale is the user's; ready-made ones are documented
 
     def values(self, ctx: EvalContext, index: int) -> dict[str, str]:
@@ -261,7 +262,7 @@ class _VertexJudgeCriterion(JudgeCriterion):
         raise NotImplementedError
 
     async def evaluate(self, ctx: EvalContext) -> Outcome:
-        options: _JudgeMetricOptions = self.options  # type: ignore[assignment]
+        options = self.options
         needed = tuple(dict.fromkeys((*options.inputs(), *self.extra_inputs())))
         turns: list[InvocationScore] = [InvocationScore(status=Status.NOT_EVALUATED) for _ in ctx.actual]
         asked: list[int] = []
@@ -281,9 +282,7 @@ class _VertexJudgeCriterion(JudgeCriterion):
             score, details = self.turn_score(samples.texts)
             turns[index] = InvocationScore(score=score, status=self.gate(score),
                                            details={**details, "judge_replies": samples.replies})
-        scores = [t.score for t in turns if t.score is not None]
-        overall = statistics.fmean(scores) if scores else None
-        return outcome_with_errors(turns, Outcome(score=overall, status=self.gate(overall), invocations=turns))
+        return self.judged_outcome(turns, statistics.fmean)
 
     def extra_inputs(self) -> tuple[str, ...]:
         return ()
@@ -292,23 +291,23 @@ class _VertexJudgeCriterion(JudgeCriterion):
         return self.values(ctx, index)
 
 
-class PointwiseMetricCriterion(_VertexJudgeCriterion):
+class PointwiseMetricCriterion(_VertexJudgeCriterion[PointwiseOptions]):
     name = "pointwise_metric"
     description = "Vertex pointwise metric: a judge scores each reply with your prompt template, criteria or a ready-made rubric"
     Options = PointwiseOptions
 
     def prompt(self, values: dict[str, str]) -> str:
-        return pointwise_prompt(self.options, values)  # type: ignore[arg-type]
+        return pointwise_prompt(self.options, values)
 
     def turn_score(self, replies: list[str]) -> tuple[float | None, dict]:
-        rubric = self.options.rubric()  # type: ignore[attr-defined]
+        rubric = self.options.rubric()
         bounds = rubric.score_bounds if rubric is not None else None
         votes = [parse_score(reply, bounds) for reply in replies]
         readable = [v for v in votes if v is not None]
         return (statistics.fmean(readable) if readable else None), {"votes": votes}
 
 
-class PairwiseMetricCriterion(_VertexJudgeCriterion):
+class PairwiseMetricCriterion(_VertexJudgeCriterion[PairwiseOptions]):
     name = "pairwise_metric"
     description = ("Vertex pairwise metric: a judge picks the better of the agent's reply and a baseline reply "
                    "(1 agent, 0.5 tie, 0 baseline); the case score is the win rate")
@@ -320,7 +319,7 @@ class PairwiseMetricCriterion(_VertexJudgeCriterion):
         return ("baseline_model_response",)
 
     async def turn_values(self, ctx: EvalContext, index: int) -> dict[str, str]:
-        options: PairwiseOptions = self.options  # type: ignore[assignment]
+        options = self.options
         values = self.values(ctx, index)
         if options.baseline_results is None:
             if "reference" in values:
@@ -334,21 +333,17 @@ class PairwiseMetricCriterion(_VertexJudgeCriterion):
     def _recorded(self, path: Path) -> dict[tuple[str, int], str]:
         """Final replies of an earlier result file by (eval id, turn); read once per run."""
         if self._baselines is None:
-            try:
-                document = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as error:
-                raise EvalkitError(f"{path}: cannot read the baseline results: {error}") from None
+            from evalkit.results.reader import read_scored_run
+
             baselines: dict[tuple[str, int], str] = {}
-            for case in document.get("cases") or []:
-                for index, record in enumerate(case.get("invocations") or []):
-                    actual = record.get("actual") if isinstance(record, dict) else None
-                    if actual:
-                        baselines[(case.get("eval_id"), index)] = final_text(Invocation.model_validate(actual))
+            for case in read_scored_run(path).cases.values():
+                for index, actual in enumerate(case.actual):
+                    baselines[(case.eval_id, index)] = final_text(Invocation.model_validate(actual))
             self._baselines = baselines
         return self._baselines
 
     def prompt(self, values: dict[str, str]) -> str:
-        return pairwise_prompt(self.options, values)  # type: ignore[arg-type]
+        return pairwise_prompt(self.options, values)
 
     def turn_score(self, replies: list[str]) -> tuple[float | None, dict]:
         choices = [parse_choice(reply) for reply in replies]

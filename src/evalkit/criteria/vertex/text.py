@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from evalkit.criteria.base import Criterion, CriterionOptions, EvalContext, Outcome
+from evalkit.criteria.base import Criterion, CriterionOptions, EvalContext, NoOptions, OptionsT, Outcome
 from evalkit.errors import EvalkitError
 from evalkit.schema.views import final_text
 
@@ -26,7 +26,7 @@ RougeType = Literal[
 ]
 
 
-class _ReferenceTextCriterion(Criterion):
+class _ReferenceTextCriterion(Criterion[OptionsT]):
     """Per turn: a score of the actual final response against the expected one."""
 
     requires_expected = True
@@ -47,7 +47,7 @@ class _ReferenceTextCriterion(Criterion):
         return self.mean_outcome(scores, details)
 
 
-class ExactMatchCriterion(_ReferenceTextCriterion):
+class ExactMatchCriterion(_ReferenceTextCriterion[NoOptions]):
     name = "exact_match"
     description = "Vertex exact_match: 1 when the final response equals the expected one character for character, else 0"
 
@@ -71,13 +71,13 @@ def sentence_bleu(response: str, reference: str, use_effective_order: bool = Fal
     return float(result.score) / 100.0
 
 
-class BleuCriterion(_ReferenceTextCriterion):
+class BleuCriterion(_ReferenceTextCriterion[BleuOptions]):
     name = "bleu"
     description = "Vertex bleu: sentence BLEU of the final response against the expected one, in [0, 1]"
     Options = BleuOptions
 
     def score_text(self, response: str, reference: str) -> float:
-        options: BleuOptions = self.options  # type: ignore[assignment]
+        options = self.options
         return sentence_bleu(response, reference, options.use_effective_order)
 
 
@@ -120,11 +120,11 @@ def rouge_fmeasure(
         ) from None
 
 
-class RougeCriterion(_ReferenceTextCriterion):
+class RougeCriterion(_ReferenceTextCriterion[RougeOptions]):
     name = "rouge"
     description = "Vertex rouge: ROUGE F-measure of the final response against the expected one (rouge_type, default rougeLsum)"
     Options = RougeOptions
 
     def score_text(self, response: str, reference: str) -> float:
-        options: RougeOptions = self.options  # type: ignore[assignment]
+        options = self.options
         return rouge_fmeasure(response, reference, options.rouge_type, options.use_stemmer, options.split_summaries)

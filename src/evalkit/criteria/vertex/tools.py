@@ -10,19 +10,16 @@ case mean; a call on one side only scores 0.
 
 from __future__ import annotations
 
-import math
-import re
 from typing import Any
 
 from pydantic import Field
 
-from evalkit.criteria.base import Criterion, CriterionOptions, EvalContext, Outcome
 from evalkit.criteria.adk.trajectory import format_call
+from evalkit.criteria.base import Criterion, CriterionOptions, EvalContext, NoOptions, OptionsT, Outcome
+from evalkit.criteria.values import values_match
 from evalkit.schema.content import FunctionCall
 from evalkit.schema.evalset import Invocation
 from evalkit.schema.views import tool_calls
-
-_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 
 def first_call(invocation: Invocation) -> FunctionCall | None:
@@ -52,49 +49,6 @@ def parameter_kv_match(actual: dict[str, Any], expected: dict[str, Any], strict:
     return same / len(names)
 
 
-def values_match(actual: Any, expected: Any, strict: bool = False) -> bool:
-    """Parameter value equality.
-
-    Strict: JSON values equal with their types (the string "2" differs from the number 2,
-    `true` differs from 1). Lenient (the default): strings are compared trimmed and
-    case-insensitively, and a numeric string equals the number it spells.
-    """
-    if strict:
-        return _strictly_equal(actual, expected)
-    return _lenient(actual) == _lenient(expected)
-
-
-def _strictly_equal(a: Any, b: Any) -> bool:
-    if isinstance(a, bool) or isinstance(b, bool) or isinstance(a, str) or isinstance(b, str):
-        return type(a) is type(b) and a == b
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_strictly_equal(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_strictly_equal(x, y) for x, y in zip(a, b))
-    return a == b
-
-
-def _lenient(value: Any) -> Any:
-    if isinstance(value, bool):
-        return ("bool", value)  # tagged, or True would equal 1.0 below
-    if value is None:
-        return value
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
-        text = value.strip()
-        if _NUMBER.fullmatch(text):
-            number = float(text)
-            if math.isfinite(number):
-                return number
-        return text.casefold()
-    if isinstance(value, dict):
-        return {key: _lenient(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_lenient(item) for item in value]
-    return value
-
-
 class ToolCallValidCriterion(Criterion):
     name = "tool_call_valid"
     description = "Vertex tool_call_valid: 1 when the turn's first tool call has a name and an arguments object, else 0"
@@ -116,7 +70,7 @@ class ToolCallValidCriterion(Criterion):
         return self.mean_outcome(scores, details)
 
 
-class _FirstCallComparison(Criterion):
+class _FirstCallComparison(Criterion[OptionsT]):
     """Per turn: the agent's first call against the expected turn's first call."""
 
     requires_expected = True
@@ -144,7 +98,7 @@ class _FirstCallComparison(Criterion):
         return self.mean_outcome(scores, details)
 
 
-class ToolNameMatchCriterion(_FirstCallComparison):
+class ToolNameMatchCriterion(_FirstCallComparison[NoOptions]):
     name = "tool_name_match"
     description = "Vertex tool_name_match: 1 when the turn's first tool call names the expected tool, else 0"
 
@@ -158,7 +112,7 @@ def _args(call: FunctionCall) -> dict[str, Any]:
     return call.args or {}
 
 
-class ToolParameterKeyMatchCriterion(_FirstCallComparison):
+class ToolParameterKeyMatchCriterion(_FirstCallComparison[NoOptions]):
     name = "tool_parameter_key_match"
     description = "Vertex tool_parameter_key_match: share of parameter names the first call has in common with the expected call"
 
@@ -178,13 +132,13 @@ class KvMatchOptions(CriterionOptions):
     )
 
 
-class ToolParameterKvMatchCriterion(_FirstCallComparison):
+class ToolParameterKvMatchCriterion(_FirstCallComparison[KvMatchOptions]):
     name = "tool_parameter_kv_match"
     description = "Vertex tool_parameter_kv_match: share of parameters the first call has with the expected name and value"
     Options = KvMatchOptions
 
     def compare(self, actual: FunctionCall, expected: FunctionCall) -> tuple[float, dict]:
-        options: KvMatchOptions = self.options  # type: ignore[assignment]
+        options = self.options
         got, wanted = _args(actual), _args(expected)
         score = parameter_kv_match(got, wanted, options.use_strict_string_match)
         if score == 1.0:

@@ -18,32 +18,35 @@ from pathlib import Path
 
 from evalkit.errors import AgentError
 from evalkit.schema.results import RunResult
+from evalkit.settings import RunSettings
 
 
-def worker_argv(request, shard: str, out: Path) -> list[str]:
+def worker_argv(request, settings: RunSettings, shard: str, out: Path) -> list[str]:
+    """The `evalkit run --shard` command of one worker, with the settings the parent resolved."""
     argv = [sys.executable, "-m", "evalkit", "run", *request.paths, "--shard", shard, "--json", str(out),
-            "--quiet", "--jobs", str(request.jobs), "--judge-jobs", str(request.judge_jobs),
-            "--repeat", str(request.repeat), "--timeout", str(request.timeout)]
-    for flag, value in (("--config", request.config), ("--agent", request.agent), ("--pass-rate", request.pass_rate)):
+            "--quiet", "--jobs", str(settings.jobs), "--judge-jobs", str(settings.judge_jobs),
+            "--repeat", str(settings.repeat)]
+    for flag, value in (("--config", request.config), ("--agent", request.agent), ("--pass-rate", settings.pass_rate),
+                        ("--timeout", settings.timeout)):
         if value is not None:
             argv += [flag, str(value)]
     for case_id in request.case_ids:
         argv += ["--case", case_id]
-    if not request.use_cache:
+    if not settings.use_cache:
         argv.append("--no-cache")
     return argv
 
 
-def run_in_processes(request, count: int) -> tuple[RunResult, bool]:
+def run_in_processes(request, settings: RunSettings, count: int) -> tuple[RunResult, bool]:
     """Run `count` shard workers side by side; return the merged result and whether it was interrupted."""
-    from evalkit.commands.merge import merge_results
-    from evalkit.results.writer import read_result
+    from evalkit.results.merging import merge_results
+    from evalkit.results.reader import read_result
 
     env = {**os.environ, "EVALKIT_HISTORY_LIMIT": "0"}  # the parent records the merged run
     interrupted = False
     with tempfile.TemporaryDirectory(prefix="evalkit-processes-") as folder:
         outputs = [Path(folder) / f"shard-{k}.json" for k in range(1, count + 1)]
-        workers = [subprocess.Popen(worker_argv(request, f"{k}/{count}", out), env=env,
+        workers = [subprocess.Popen(worker_argv(request, settings, f"{k}/{count}", out), env=env,
                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
                    for k, out in enumerate(outputs, start=1)]
         errors: list[str] = []

@@ -1,0 +1,78 @@
+"""A real `adk api_server` on 127.0.0.1 for tests, serving copies of the fixture ADK agents."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from tests.conftest import FIXTURES
+
+SERVED_AGENTS = ("table_agent", "llm_tool_agent", "gemini_agent")
+START_TIMEOUT_S = 90.0
+
+
+@dataclass
+class AdkServer:
+    url: str
+    agents_dir: Path
+    process: subprocess.Popen
+
+    def spec(self, app: str, options: str = "") -> str:
+        return f"adk-server:{self.url}/{app}{options}"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_adk_server(workdir: Path, environment: dict[str, str | None]) -> AdkServer:
+    """Copy the agents into `workdir`, start the server there, and wait until it answers."""
+    agents_dir = workdir / "agents"
+    for name in SERVED_AGENTS:
+        shutil.copytree(FIXTURES / "adk_agents" / name, agents_dir / name)
+    port = free_port()
+    env = {**os.environ}
+    for name, value in environment.items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
+    adk = Path(sys.executable).with_name("adk")
+    log = open(workdir / "server.log", "wb")  # noqa: SIM115 (closed with the process)
+    process = subprocess.Popen(
+        [str(adk), "api_server", "--host", "127.0.0.1", "--port", str(port), "--no-reload",
+         "--session_service_uri", "memory://", "--artifact_service_uri", "memory://", str(agents_dir)],
+        cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"adk api_server exited: {(workdir / 'server.log').read_text()[-2000:]}")
+        try:
+            if httpx.get(f"{url}/list-apps", timeout=1.0).is_success:
+                return AdkServer(url, agents_dir, process)
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    process.kill()
+    raise RuntimeError(f"adk api_server did not start: {(workdir / 'server.log').read_text()[-2000:]}")
+
+
+def stop_adk_server(server: AdkServer) -> None:
+    server.process.terminate()
+    try:
+        server.process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.process.kill()
+        server.process.wait()

@@ -1,0 +1,175 @@
+"""Where did my agent fail? Tracebacks and worker stderr in `error_detail` and under `--debug`,
+a quiet console for a failing ADK agent, and a clean Ctrl-C with `cmd:` workers.
+
+Real `evalkit run` processes; Python, ADK (through ADK's Runner) and Node.js agents.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.conftest import FIXTURES, ROOT, run_evalkit
+
+ECHO = str(FIXTURES / "echo.evalset.json")
+AGENTS = str(FIXTURES / "agents_py" / "agents.py")
+ROUGE = str(FIXTURES / "rouge_only.config.json")
+
+
+def _cases(out: Path) -> dict[str, dict]:
+    return {c["eval_id"]: c for c in json.loads(out.read_text())["cases"]}
+
+
+def test_an_agent_traceback_is_kept_in_error_detail_and_shown_under_debug(tmp_path):
+    out = tmp_path / "r.json"
+    done = run_evalkit("run", f"{ECHO}:boom", "--agent", f"{AGENTS}:explodes_on_boom", "--config", ROUGE,
+                       "--json", str(out))
+    assert done.returncode == 3 and "Traceback" not in done.stdout + done.stderr
+    detail = _cases(out)["boom"]["error_detail"]
+    assert detail.startswith("Traceback (most recent call last):")
+    assert "agents.py" in detail and "in explodes_on_boom" in detail  # the agent's own frame
+    assert detail.rstrip().endswith("RuntimeError: the tool backend is down")
+    debug = run_evalkit("run", f"{ECHO}:boom", "--agent", f"{AGENTS}:explodes_on_boom", "--config", ROUGE, "--debug")
+    assert debug.returncode == 3
+    assert "in explodes_on_boom" in debug.stdout + debug.stderr
+
+
+ADK_SET = {"eval_set_id": "adk", "eval_cases": [
+    {"eval_id": f"explodes_{i}", "conversation": [
+        {"user_content": {"role": "user", "parts": [{"text": "hello"}]},
+         "final_response": {"role": "model", "parts": [{"text": "never"}]}}]} for i in range(3)]}
+
+# An LlmAgent whose callback raises: ADK's workflow runner logs a traceback for it, every turn.
+FAILING_LLM_AGENT = """
+from google.adk.agents import LlmAgent
+
+
+def refuse(callback_context, llm_request):
+    raise RuntimeError("the model gateway is down")
+
+
+root_agent = LlmAgent(name="failing_agent", model="gemini-2.5-flash", before_model_callback=refuse)
+"""
+
+
+def test_a_failing_adk_agent_does_not_flood_the_console(tmp_path):
+    evalset = tmp_path / "adk.evalset.json"
+    evalset.write_text(json.dumps(ADK_SET))
+    folder = tmp_path / "failing_agent"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("from . import agent\n")
+    (folder / "agent.py").write_text(FAILING_LLM_AGENT)
+    out = tmp_path / "r.json"
+    agent = str(folder)
+    done = run_evalkit("run", str(evalset), "--agent", agent, "--config", ROUGE, "--json", str(out),
+                       env={"GOOGLE_API_KEY": "unused"})
+    assert done.returncode == 3, done.stderr
+    output = done.stdout + done.stderr
+    assert "Traceback" not in output and "Node execution failed" not in output, output
+    assert done.stderr.strip() == ""
+    assert output.count("the agent raised RuntimeError: the model gateway is down") == 3  # one line per case
+    detail = _cases(out)["explodes_0"]["error_detail"]
+    assert "in refuse" in detail and "RuntimeError: the model gateway is down" in detail
+    debug = run_evalkit("run", str(evalset), "--agent", agent, "--config", ROUGE, "--debug", "--jobs", "1",
+                        env={"GOOGLE_API_KEY": "unused"})
+    assert "Node execution failed" in debug.stderr and "in refuse" in debug.stdout
+
+
+CHATTY_WORKER = r"""
+import json, sys
+print("worker ready, model loaded", file=sys.stderr, flush=True)
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("type") != "turn":
+        continue
+    print(f"handling {message['user_text']}", file=sys.stderr, flush=True)
+    if message["user_text"] == "boom":
+        print("database connection refused", file=sys.stderr, flush=True)
+        sys.exit(3)
+    print(json.dumps({"final_response": "you said: " + message["user_text"]}), flush=True)
+"""
+
+
+def test_worker_stderr_is_shown_under_debug_and_kept_on_failure(tmp_path):
+    worker = tmp_path / "worker.py"
+    worker.write_text(CHATTY_WORKER)
+    agent = f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(worker))}"
+    out = tmp_path / "r.json"
+    done = run_evalkit("run", f"{ECHO}:hello,boom", "--agent", agent, "--config", ROUGE, "--json", str(out),
+                       "--jobs", "1")
+    assert done.returncode == 3
+    assert "worker ready" not in done.stdout + done.stderr  # stderr is for --debug
+    detail = _cases(out)["boom"]["error_detail"]
+    assert "handling boom\ndatabase connection refused" in detail
+    debug = run_evalkit("run", f"{ECHO}:hello", "--agent", agent, "--config", ROUGE, "--debug")
+    assert debug.returncode == 0
+    pid_prefixed = [line for line in debug.stderr.splitlines() if "worker ready, model loaded" in line]
+    assert pid_prefixed and pid_prefixed[0].split(": ")[0].startswith("python")  # worker name and pid
+
+
+def test_a_worker_that_dies_at_start_reports_the_line_that_explains_it(tmp_path):
+    out = tmp_path / "r.json"
+    script = tmp_path / "agent.js"
+    script.write_text("require('evalkit-no-such-module');\n")
+    done = run_evalkit("run", f"{ECHO}:hello", "--agent", f"cmd:node {shlex.quote(str(script))}", "--config", ROUGE,
+                       "--json", str(out))
+    assert done.returncode == 3
+    case = _cases(out)["hello"]
+    assert "Cannot find module 'evalkit-no-such-module'" in case["error"], case["error"]
+    assert "Node.js v" not in case["error"]
+    assert "Node.js v" in case["error_detail"]  # the whole tail is still there
+
+
+SLOW_WORKER = r"""
+import json, pathlib, sys, time
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("type") != "turn":
+        continue
+    if message["user_text"] == "slow":
+        pathlib.Path(sys.argv[1]).touch()
+        time.sleep(60)
+    print(json.dumps({"final_response": "you said: " + message["user_text"]}), flush=True)
+"""
+
+
+def _interrupt_when(process: subprocess.Popen, ready, limit: float = 60) -> tuple[str, str]:
+    deadline = time.time() + limit
+    while not ready() and time.time() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    return process.communicate(timeout=60)
+
+
+def test_ctrl_c_with_cmd_workers_is_clean_and_prints_only_what_finished(tmp_path):
+    worker = tmp_path / "worker.py"
+    worker.write_text(SLOW_WORKER)
+    started = tmp_path / "slow-turn-started"
+    agent = f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(worker))} {shlex.quote(str(started))}"
+    out = tmp_path / "r.json"
+    env = {**os.environ, "EVALKIT_RUNS_DIR": str(tmp_path / "runs"), "GITHUB_STEP_SUMMARY": ""}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "evalkit", "run", f"{ECHO}:hello,slow", "--agent", agent, "--jobs", "1",
+         "--config", ROUGE, "--json", str(out), "--debug"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    stdout, stderr = _interrupt_when(process, started.exists)
+    assert process.returncode == 130, stderr
+    assert "Event loop is closed" not in stderr and "Traceback" not in stderr, stderr
+    assert [c["eval_id"] for c in json.loads(out.read_text())["cases"]] == ["hello"]
+    assert "echo/hello" in stdout and "echo/slow" not in stdout
+
+    started.unlink()
+    nothing = subprocess.Popen(
+        [sys.executable, "-m", "evalkit", "run", f"{ECHO}:slow", "--agent", agent, "--config", ROUGE],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    stdout, stderr = _interrupt_when(nothing, started.exists)
+    assert nothing.returncode == 130, stderr
+    assert "Event loop is closed" not in stderr and "Traceback" not in stderr, stderr
+    assert stdout.splitlines()[0].startswith("0 cases: 0 passed")  # no empty table, no header without rows
+    assert "interrupted" in stdout and "status" not in stdout

@@ -1,0 +1,121 @@
+"""No two modules of evalkit import each other, directly or around a loop (lazy imports count too)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+PACKAGE = ROOT / "src" / "evalkit"
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports_of(tree: ast.AST, name: str, is_package: bool, known: set[str]) -> set[str]:
+    """The evalkit modules a module imports anywhere in it, except under `if TYPE_CHECKING:`."""
+    found: set[str] = set()
+    skipped = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If) and _is_type_checking(node.test)
+               for child in node.body for n in ast.walk(child)}
+    package = name if is_package else name.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            for alias in node.names:
+                submodule = f"{base}.{alias.name}"
+                found.add(submodule if submodule in known else base)
+    return {target for target in found if target in known and target != name}
+
+
+def _is_type_checking(test: ast.AST) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def import_graph() -> dict[str, set[str]]:
+    paths = {module_name(path): path for path in PACKAGE.rglob("*.py")}
+    known = set(paths)
+    return {name: imports_of(ast.parse(path.read_text(encoding="utf-8")), name, path.name == "__init__.py", known)
+            for name, path in paths.items()}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycles():
+    assert cycles(import_graph()) == []
+
+
+def test_the_walk_sees_imports_and_cycles():
+    # Guards the test itself: real edges are found, and a loop is reported.
+    graph = import_graph()
+    assert "evalkit.engine.runner" in graph["evalkit.engine.evaluation"]
+    assert "evalkit.criteria.base" in graph["evalkit.criteria.vertex.tools"]
+    assert "evalkit.simulation.conversation" in graph["evalkit.engine.runner"]  # imported inside a function
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_the_simulator_does_not_import_the_runner():
+    assert "evalkit.engine.runner" not in graph_closure(import_graph(), "evalkit.simulation.conversation")
+
+
+def test_commands_do_not_import_each_other():
+    graph = import_graph()
+    for name, targets in graph.items():
+        if name.startswith("evalkit.commands."):
+            assert not {t for t in targets if t.startswith("evalkit.commands.")}, name
+
+
+def graph_closure(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen, todo = set(), [start]
+    while todo:
+        for target in graph.get(todo.pop(), ()):
+            if target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen
