@@ -124,7 +124,9 @@ def test_http_agent_behind_a_rate_limit_finishes_every_case_and_counts_the_429s(
     assert figures["mode"] == "auto" and figures["initial"] == 4
     assert figures["overloads"] == server.rejected > 0  # the default start of 4 overruns K=3 at once
     assert figures["reruns"] == server.rejected and figures["backoffs"] >= 1
-    assert server.served == 120  # every turn of every case answered once, in the end
+    # Every turn of every case answered in the end; a case rejected on its second turn
+    # runs again from a fresh session, so its first turn may be answered twice.
+    assert 120 <= server.served <= 120 + server.rejected
 
 
 def test_a_python_agent_whose_model_answers_429_backs_off_instead_of_failing(limited, tmp_path):
