@@ -114,7 +114,15 @@ def run_evalkit(evalkit: list[str], jobs: int | None, workdir: Path, evalset: Pa
     document = json.loads(result.read_text())
     verdicts = {case["eval_id"]: case["status"] == "passed" for case in document["cases"]}
     tool = "evalkit run, adk-server:" if server else "evalkit run"
-    return Measurement(tool, str(jobs) if jobs else "default", wall, peak, code, verdicts)
+    return Measurement(tool, str(jobs) if jobs else describe_auto(document.get("concurrency")), wall, peak,
+                       code, verdicts)
+
+
+def describe_auto(figures: dict | None) -> str:
+    """`auto (default)` with where the controller went: its peak and final level."""
+    if not figures:
+        return "default"
+    return f"auto (default; peak {figures['peak']}, ended at {figures['final']})"
 
 
 def start_api_server(adk: list[str], workdir: Path, env: dict[str, str]) -> tuple[subprocess.Popen, str]:

@@ -37,11 +37,11 @@ def run_evals(
     config: str | Path | None = None,
     *,
     cases: Sequence[str] | None = None,
-    jobs: int | None = None,
+    jobs: int | str | None = None,
     timeout: float | None = None,
     repeat: int | None = None,
     pass_rate: float | None = None,
-    judge_jobs: int | None = None,
+    judge_jobs: int | str | None = None,
     use_cache: bool | None = None,
     settings: RunSettings | None = None,
 ) -> RunResult:

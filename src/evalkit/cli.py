@@ -105,7 +105,7 @@ def run(
     paths: List[str] = typer.Argument(..., metavar="PATH", help="Eval set files, folders, or file.json:case1,case2"),
     config: Optional[str] = typer.Option(None, "--config", "--config_file_path", metavar="FILE", help="EvalConfig file (JSON or YAML)"),
     agent: Optional[str] = typer.Option(None, "--agent", metavar="SPEC", help="module:attr, file.py:attr, ADK agent folder, cmd:COMMAND, http(s)://URL, adk-server:URL/APP or replay:RESULT.json"),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", metavar="N", min=1, show_default=False, help=f"Cases run at once [default: {defaults.DEFAULT_JOBS}]"),
+    jobs: Optional[str] = typer.Option(None, "--jobs", "-j", metavar="N|auto", show_default=False, help=f"Cases run at once: 'auto' adapts to the agent, a number fixes it [default: {defaults.DEFAULT_JOBS}]"),
     json_out: Optional[Path] = typer.Option(None, "--json", metavar="FILE", help="Write the result file here"),
     junit: Optional[Path] = typer.Option(None, "--junit", metavar="FILE", help="Write a JUnit XML report here"),
     markdown: Optional[Path] = typer.Option(None, "--markdown", metavar="FILE", help="Write a Markdown summary here"),
@@ -119,7 +119,8 @@ def run(
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the judge cache"),
     timeout: Optional[float] = typer.Option(None, "--timeout", metavar="SECONDS", min=0.001, show_default=False, help=f"Seconds allowed per turn [default: {defaults.DEFAULT_TIMEOUT_S}]"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line"),
-    judge_jobs: Optional[int] = typer.Option(None, "--judge-jobs", metavar="N", min=1, show_default=False, help=f"Judge calls in flight at once [default: {defaults.DEFAULT_JUDGE_JOBS}]"),
+    processes: Optional[int] = typer.Option(None, "--processes", metavar="N", min=1, show_default=False, help=f"Worker processes to spread the cases over, for CPU-bound agents [default: {defaults.DEFAULT_PROCESSES}]"),
+    judge_jobs: Optional[str] = typer.Option(None, "--judge-jobs", metavar="N|auto", show_default=False, help=f"Judge calls in flight at once, per judge endpoint: 'auto' or a number [default: {defaults.DEFAULT_JUDGE_JOBS}]"),
     print_detailed_results: bool = typer.Option(False, "--print_detailed_results", help="Also list every criterion of every turn (ADK's option)"),
     cassettes: Optional[Path] = typer.Option(None, "--cassettes", metavar="DIR", help="Answer the agent's model calls from cassettes in this folder (see docs/cassettes.md)"),
     cassette_mode: str = typer.Option("replay", "--cassette-mode", metavar="MODE", help="With --cassettes: replay (offline), record (call the model, rewrite) or auto (record only what is missing)"),
@@ -132,7 +133,7 @@ def run(
         markdown=markdown, html=html, repeat=repeat, case_ids=case or [], shard=shard,
         baseline=baseline, tolerance=tolerance, pass_rate=pass_rate, use_cache=False if no_cache else None, timeout=timeout, quiet=quiet,
         judge_jobs=judge_jobs, detailed=print_detailed_results, debug=_debug, cassettes=cassettes,
-        cassette_mode=cassette_mode,
+        cassette_mode=cassette_mode, processes=processes,
     )
     raise typer.Exit(guarded(lambda: run_command(request)))
 
@@ -191,7 +192,7 @@ def rescore(
     html: Optional[Path] = typer.Option(None, "--html", metavar="FILE", help="Write a self-contained HTML report here"),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the judge cache"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line"),
-    judge_jobs: Optional[int] = typer.Option(None, "--judge-jobs", min=1, metavar="N", show_default=False, help=f"Judge calls in flight at once [default: {defaults.DEFAULT_JUDGE_JOBS}]"),
+    judge_jobs: Optional[str] = typer.Option(None, "--judge-jobs", metavar="N|auto", show_default=False, help=f"Judge calls in flight at once, per judge endpoint: 'auto' or a number [default: {defaults.DEFAULT_JUDGE_JOBS}]"),
 ) -> None:
     """Score the actual turns saved in RESULT again, with new or changed criteria; nothing is re-run."""
     from evalkit.commands.rescore import rescore_inputs

@@ -4,7 +4,8 @@ Kept free of imports so that `evalkit --help` can show them without loading pyda
 `evalkit.settings.RunSettings` is the model that applies and checks them.
 """
 
-DEFAULT_JOBS = 8  # eval cases in flight at once
-DEFAULT_JUDGE_JOBS = 16  # judge calls in flight at once, across the run
+DEFAULT_JOBS = "auto"  # eval cases in flight at once: adaptive (docs/performance.md), or a number
+DEFAULT_JUDGE_JOBS = "auto"  # judge calls in flight at once, per judge endpoint: adaptive, or a number
 DEFAULT_TIMEOUT_S = 300.0  # seconds allowed for one agent turn
 DEFAULT_REPEAT = 1  # runs per case
+DEFAULT_PROCESSES = 1  # worker processes the cases are spread over (run --processes)

@@ -112,6 +112,14 @@ class AgentError(EvalkitError):
         self.detail = detail
 
 
+class AgentOverloaded(AgentError):
+    """The agent (or its model) answered 429/503: too much at once. The case is run again later."""
+
+    def __init__(self, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 class AgentTimeout(AgentError):
     """A turn ran past the per-turn timeout."""
 

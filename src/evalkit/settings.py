@@ -11,18 +11,19 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from evalkit.defaults import DEFAULT_JOBS, DEFAULT_JUDGE_JOBS, DEFAULT_REPEAT, DEFAULT_TIMEOUT_S
+from evalkit.engine.concurrency import JobsSetting, most_in_flight, parse_jobs
 from evalkit.errors import SettingError
 
-# How many things run at once. Kept as one type so that a non-numeric setting (an
-# adaptive level, say) is added here and resolved in `RunSettings`, not in every reader.
-Concurrency = Annotated[int, Field(ge=1)]
+# How many things run at once: a whole number ≥ 1 or "auto" (the adaptive controller of
+# `evalkit.engine.concurrency`), parsed here for the CLI, the Python API and the plugin.
+Concurrency = Annotated[JobsSetting, BeforeValidator(parse_jobs)]
 
 _REASONS = {
-    "jobs": "run at least one case at a time",
-    "judge_jobs": "allow at least one judge call at a time",
+    "jobs": "expected 'auto' or a whole number of cases at a time, at least 1, such as 16",
+    "judge_jobs": "expected 'auto' or a whole number of judge calls at a time, at least 1, such as 16",
     "timeout": "allow a positive number of seconds per turn",
     "repeat": "run each case at least once",
     "pass_rate": "expected a share of the runs above 0 and at most 1, such as 0.8",
@@ -57,6 +58,12 @@ class RunSettings(BaseModel):
             name = str(first["loc"][0]) if first["loc"] else "settings"
             reason = _REASONS.get(name, first["msg"])
             raise SettingError(name, chosen.get(name), reason) from None
+
+    @property
+    def most_jobs_in_flight(self) -> int:
+        """The most cases ever in flight: what an adapter sizes its pool of processes,
+        connections or threads for (the controller's ceiling when `jobs` is "auto")."""
+        return most_in_flight(self.jobs)
 
     @property
     def required_passes(self) -> int:

@@ -21,7 +21,7 @@ def defaults_written_out(tree: ast.AST) -> list[str]:
 
     def check(name: str | None, value: ast.AST | None, line: int) -> None:
         if (name and SETTING_NAME.search(name) and isinstance(value, ast.Constant)
-                and not isinstance(value.value, bool) and isinstance(value.value, (int, float))
+                and not isinstance(value.value, bool) and isinstance(value.value, (int, float, str))
                 and (value.value in DEFAULT_VALUES or ("repeat" in name.lower() and value.value == DEFAULT_REPEAT))):
             found.append(f"{name} = {value.value!r} (line {line})")
 
@@ -62,11 +62,11 @@ def test_no_run_default_is_written_outside_defaults_py():
 def test_the_check_finds_a_default_written_out():
     # Guards the test itself: the shapes the defaults used to be written in are caught.
     source = (
-        "def load(spec, jobs=8, timeout=None): ...\n"
-        "class Settings:\n    judge_jobs: int = 16\n"
-        "runner = Runner(timeout=300.0)\n"
-        "jobs = typer.Option(8, '--jobs')\n"
-        "repeat: int = 1\n"
+        f"def load(spec, jobs={DEFAULT_JOBS!r}, timeout=None): ...\n"
+        f"class Settings:\n    judge_jobs: int = {DEFAULT_JUDGE_JOBS!r}\n"
+        f"runner = Runner(timeout={DEFAULT_TIMEOUT_S!r})\n"
+        f"jobs = typer.Option({DEFAULT_JOBS!r}, '--jobs')\n"
+        f"repeat: int = {DEFAULT_REPEAT!r}\n"
     )
     assert len(defaults_written_out(ast.parse(source))) == 5
 

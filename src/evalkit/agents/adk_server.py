@@ -27,6 +27,8 @@ from urllib.parse import parse_qs, quote, urlsplit, urlunsplit
 from evalkit.agents.adk_events import invocation_from_events
 from evalkit.agents.base import Agent, AgentSession, SessionSpec
 from evalkit.agents.worker_pool import snippet
+from evalkit.defaults import DEFAULT_JOBS
+from evalkit.engine.concurrency import most_in_flight
 from evalkit.errors import AgentError, AgentLoadError
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import AgentDetails, AppDetails, Invocation

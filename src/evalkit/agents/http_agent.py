@@ -3,7 +3,8 @@
 The body is the turn as JSON (`Turn.to_json()`); the answer is the reply object of
 the turn protocol. After a case the endpoint receives
 `{"type": "end_session", "session_id": …}`; its answer and any failure are ignored.
-Connections are pooled and reused, up to `--jobs` at once. The per-turn limit
+Connections are pooled and reused, up to `--jobs` at once. A 429 or 503 answer is an
+overload: the run backs off (honouring `Retry-After`) and plays the case again. The per-turn limit
 (`--timeout`) is the runner's; the client's own timeout only sits behind it as a
 backstop, so the message a user sees names `--timeout`.
 """
@@ -17,7 +18,10 @@ from typing import Any
 from evalkit.agents.turn_protocol import Turn, TurnProtocolAgent
 from evalkit.agents.worker_pool import snippet
 from evalkit.defaults import DEFAULT_JOBS
-from evalkit.errors import AgentError
+from evalkit.engine.concurrency import most_in_flight
+from evalkit.engine.overloads import OVERLOAD_STATUSES
+from evalkit.errors import AgentError, AgentOverloaded
+from evalkit.judge.retry import parse_retry_after
 
 CONNECT_TIMEOUT_S = 10.0
 END_SESSION_TIMEOUT_S = 5.0
@@ -25,7 +29,7 @@ BACKSTOP_MARGIN_S = 5.0  # the client gives up this long after the runner would 
 
 
 class HttpAgent(TurnProtocolAgent):
-    def __init__(self, url: str, max_connections: int = DEFAULT_JOBS, timeout: float | None = None):
+    def __init__(self, url: str, max_connections: int = most_in_flight(DEFAULT_JOBS), timeout: float | None = None):
         self.url = url
         self.description = url
         self.max_connections = max(1, max_connections)
@@ -62,6 +66,9 @@ class HttpAgent(TurnProtocolAgent):
         except httpx.HTTPError as error:
             raise AgentError(f"{where}: request to {self.url} failed: {_reason(error)}") from None
         body = response.content
+        if response.status_code in OVERLOAD_STATUSES:  # too much at once: the run backs off and retries the case
+            raise AgentOverloaded(f"{where}: {self.url} answered HTTP {response.status_code}: {snippet(body)}",
+                                  retry_after=parse_retry_after(response.headers.get("retry-after")))
         if not response.is_success:
             raise AgentError(f"{where}: {self.url} answered HTTP {response.status_code}: {snippet(body)}")
         try:

@@ -14,13 +14,14 @@ from typing import Any, Callable
 
 from evalkit.agents.turn_protocol import Turn, TurnProtocolAgent
 from evalkit.defaults import DEFAULT_JOBS
+from evalkit.engine.concurrency import most_in_flight
 from evalkit.errors import AgentError
 
 
 class CallableAgent(TurnProtocolAgent):
     shares_state = True  # `turn.state` is the session's dict: the agent's changes are seen
 
-    def __init__(self, fn: Callable[[Turn], Any], name: str, max_threads: int = DEFAULT_JOBS):
+    def __init__(self, fn: Callable[[Turn], Any], name: str, max_threads: int = most_in_flight(DEFAULT_JOBS)):
         self.fn = fn
         self.description = name
         self._is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(

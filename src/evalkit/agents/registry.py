@@ -38,19 +38,19 @@ def _replay(target: str, settings: RunSettings) -> Agent:
 def _command(target: str, settings: RunSettings) -> Agent:
     from evalkit.agents.subprocess_agent import SubprocessAgent
 
-    return SubprocessAgent(target, workers=settings.jobs)
+    return SubprocessAgent(target, workers=settings.most_jobs_in_flight)
 
 
 def _adk_server(target: str, settings: RunSettings) -> Agent:
     from evalkit.agents.adk_server import AdkServerAgent
 
-    return AdkServerAgent.connect(target, max_connections=settings.jobs, timeout=settings.timeout)
+    return AdkServerAgent.connect(target, max_connections=settings.most_jobs_in_flight, timeout=settings.timeout)
 
 
 def _http(url: str, settings: RunSettings) -> Agent:
     from evalkit.agents.http_agent import HttpAgent
 
-    return HttpAgent(url, max_connections=settings.jobs, timeout=settings.timeout)
+    return HttpAgent(url, max_connections=settings.most_jobs_in_flight, timeout=settings.timeout)
 
 
 # prefix → (loader, whether the prefix is part of what the loader gets, how to write it)
@@ -140,7 +140,7 @@ def agent_from_object(obj: Any, spec: str, settings: RunSettings = DEFAULTS) -> 
     if callable(obj):
         from evalkit.agents.python_callable import CallableAgent
 
-        return CallableAgent(obj, name=spec, max_threads=settings.jobs)
+        return CallableAgent(obj, name=spec, max_threads=settings.most_jobs_in_flight)
     raise AgentLoadError(f"--agent {spec}: {type(obj).__name__} object is neither callable nor an ADK agent")
 
 

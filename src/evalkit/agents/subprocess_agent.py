@@ -6,8 +6,8 @@ answer it. Processes are long-lived and serve many sessions one after another, s
 they must key their memory by `session_id`.
 
 A session holds one process for its whole life: the process keeps that session's
-memory, and no other session's turns interleave with it. With the pool sized to
-`--jobs` (the number of cases in flight) a session never waits for a process.
+memory, and no other session's turns interleave with it. The pool may grow to `--jobs`
+processes (the most cases in flight), but starts them lazily (see `WorkerPool`).
 The command line is split like a POSIX shell does, but no shell runs.
 """
 
@@ -23,6 +23,7 @@ from evalkit.agents.base import AgentSession, SessionSpec
 from evalkit.agents.turn_protocol import Turn, TurnProtocolAgent, TurnProtocolSession
 from evalkit.agents.worker_pool import AgentProcess, WorkerPool
 from evalkit.defaults import DEFAULT_JOBS
+from evalkit.engine.concurrency import most_in_flight
 from evalkit.errors import AgentError, AgentLoadError
 
 
@@ -53,7 +54,7 @@ class _Lease:
 
 
 class SubprocessAgent(TurnProtocolAgent):
-    def __init__(self, command_line: str, workers: int = DEFAULT_JOBS):
+    def __init__(self, command_line: str, workers: int = most_in_flight(DEFAULT_JOBS)):
         self.command_line = command_line
         self.description = f"cmd:{command_line}"
         self.argv = split_command(command_line)

@@ -236,7 +236,13 @@ def _describe_exit(code: int | None) -> str:
 
 
 class WorkerPool:
-    """Up to `size` processes, started on demand; each lease holds one process exclusively."""
+    """Up to `size` processes, started lazily; each lease holds one process exclusively.
+
+    A lease takes an idle process when there is one. Otherwise it starts a new one only
+    while fewer starts are under way than processes already run (at least one): so the
+    pool grows one, then two, four… at a time while leases keep waiting, and a fast
+    agent, whose processes come back quickly, never pays for `size` start-ups.
+    """
 
     def __init__(self, argv: list[str], size: int, env: dict[str, str] | None = None):
         self.argv = argv
@@ -245,7 +251,10 @@ class WorkerPool:
         self._slots = asyncio.Semaphore(self.size)
         self._idle: list[AgentProcess] = []
         self._running: set[AgentProcess] = set()
+        self._starting = 0
+        self._changed: asyncio.Future[None] | None = None
         self._closed = False
+        self.started = 0  # processes started over the pool's life
 
     @property
     def process_count(self) -> int:
@@ -254,17 +263,38 @@ class WorkerPool:
     async def acquire(self) -> AgentProcess:
         await self._slots.acquire()
         try:
-            while self._idle:
-                worker = self._idle.pop()
-                if worker.usable:
-                    return worker
-                await self._retire(worker)  # died while idle
-            worker = await AgentProcess.start(self.argv, self.env)
-            self._running.add(worker)
-            return worker
+            while True:
+                while self._idle:
+                    worker = self._idle.pop()
+                    if worker.usable:
+                        return worker
+                    await self._retire(worker)  # died while idle
+                if self._starting < max(1, len(self._running)):
+                    return await self._start()
+                await asyncio.shield(self._next_change())
         except BaseException:
             self._slots.release()
             raise
+
+    async def _start(self) -> AgentProcess:
+        self._starting += 1
+        try:
+            worker = await AgentProcess.start(self.argv, self.env)
+        finally:
+            self._starting -= 1
+            self._notify()
+        self.started += 1
+        self._running.add(worker)
+        return worker
+
+    def _next_change(self) -> asyncio.Future[None]:
+        if self._changed is None or self._changed.done():
+            self._changed = asyncio.get_running_loop().create_future()
+        return self._changed
+
+    def _notify(self) -> None:
+        if self._changed is not None and not self._changed.done():
+            self._changed.set_result(None)
 
     async def release(self, worker: AgentProcess) -> None:
         try:
@@ -274,6 +304,7 @@ class WorkerPool:
                 await self._retire(worker)
         finally:
             self._slots.release()
+            self._notify()
 
     async def _retire(self, worker: AgentProcess) -> None:
         self._running.discard(worker)
@@ -283,4 +314,5 @@ class WorkerPool:
         self._closed = True
         workers, self._idle = list(self._running), []
         self._running.clear()
+        self._notify()
         await asyncio.gather(*(worker.stop() for worker in workers), return_exceptions=True)

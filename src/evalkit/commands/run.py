@@ -7,6 +7,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evalkit.defaults import DEFAULT_PROCESSES
 from evalkit.engine.evaluation import exit_code
 from evalkit.errors import EvalkitError, ExitCode, UsageError
 from evalkit.report.console import make_console
@@ -20,7 +21,7 @@ class RunRequest:
     paths: list[str]
     config: str | None = None
     agent: str | None = None
-    jobs: int | None = None  # None: not given, the settings' default
+    jobs: int | str | None = None  # a number or "auto"; None: not given, the settings' default
     json_out: Path | None = None
     junit: Path | None = None
     markdown: Path | None = None
@@ -32,13 +33,14 @@ class RunRequest:
     use_cache: bool | None = None
     timeout: float | None = None
     quiet: bool = False
-    judge_jobs: int | None = None
+    judge_jobs: int | str | None = None  # a number or "auto"
     detailed: bool = False
     debug: bool = False  # show each error case's error_detail
     pass_rate: float | None = None  # with repeat: share of runs a case needs to pass
     tolerance: float | None = None  # with baseline: allowed score drop (None: not given, 0)
     cassettes: Path | None = None  # answer the agent's model calls from this folder (docs/cassettes.md)
     cassette_mode: str = "replay"
+    processes: int | None = None  # worker processes, each running a shard of the cases (evalkit.engine.processes)
 
 
 def run_command(request: RunRequest, plan=None, agent=None) -> int:
@@ -61,39 +63,49 @@ def run_command(request: RunRequest, plan=None, agent=None) -> int:
         raise UsageError("no agent to run: pass --agent SPEC, or set 'agent' in the config")
     if shard is not None and plan.case_count == 0:
         return empty_shard(request, settings, shard)
-    if agent is None:
-        cassettes = start_cassettes(request, spec)  # before the agent loads: it must see the proxy's URLs
-        try:
-            agent = resolve_agent(spec, None, settings, how_to_name="pass --agent SPEC")
-        except BaseException:
-            stop_cassettes(cassettes)
-            raise
-        if cassettes is not None:
-            agent = cassettes.wrap(agent)
-    else:
-        cassettes = None
-    agent.check_cases([(s.evalset.eval_set_id, c.eval_id) for s in plan.sets for c in s.cases_to_run])
     console = make_console()
-    progress = RunProgress()
-    interrupted = False
-    with live_progress(console, progress, enabled=not request.quiet and console.is_terminal):
-        try:
-            run_sync(lambda: evaluate(plan, agent, settings, progress))
-        except KeyboardInterrupt:
-            interrupted = True
-        finally:
-            stop_cassettes(cassettes)
-    result = progress.result(interrupted=interrupted)
-    result.shard = str(shard) if shard else None
+    full_cases = None
+    processes = DEFAULT_PROCESSES if request.processes is None else request.processes
+    if processes > 1 and agent is None:  # each worker process resolves the agent (and its cassettes) itself
+        from evalkit.engine.processes import run_in_processes
+
+        if shard is not None:
+            raise UsageError("--processes with --shard: give each CI job its shard, or split one run into processes")
+        result, interrupted = run_in_processes(request, settings, min(processes, max(1, plan.case_count)))
+    else:
+        if agent is None:
+            cassettes = start_cassettes(request, spec)  # before the agent loads: it must see the proxy's URLs
+            try:
+                agent = resolve_agent(spec, None, settings, how_to_name="pass --agent SPEC")
+            except BaseException:
+                stop_cassettes(cassettes)
+                raise
+            if cassettes is not None:
+                agent = cassettes.wrap(agent)
+        else:
+            cassettes = None
+        agent.check_cases([(s.evalset.eval_set_id, c.eval_id) for s in plan.sets for c in s.cases_to_run])
+        progress = RunProgress()
+        interrupted = False
+        with live_progress(console, progress, enabled=not request.quiet and console.is_terminal):
+            try:
+                run_sync(lambda: evaluate(plan, agent, settings, progress, full=False))
+            except KeyboardInterrupt:
+                interrupted = True
+            finally:
+                stop_cassettes(cassettes)
+        result = progress.result(interrupted=interrupted, full=False)  # slim cases: memory flat in their number
+        result.shard = str(shard) if shard else None
+        full_cases = progress.stored_cases
     # Result files first: a console cut short (`| head`) must not lose them or the exit code.
     write_failure = None
     try:
         write_reports(result, json_out=request.json_out, junit=request.junit, markdown=request.markdown,
-                  html=request.html)
+                      html=request.html, full_cases=full_cases)
     except EvalkitError as failure:
         write_failure = failure
     if not interrupted:
-        record_history(result)
+        record_history(result, full_cases() if full_cases else None)
     try:
         if request.quiet:
             from evalkit.report.console import summary_line
@@ -104,7 +116,8 @@ def run_command(request: RunRequest, plan=None, agent=None) -> int:
             if request.detailed:
                 from evalkit.report.detailed import render_detailed
 
-                render_detailed(result, console)
+                render_detailed(result.model_copy(update={"cases": list(full_cases())}) if full_cases else result,
+                                console)
     except BrokenPipeError:
         # The reader went away; keep Python from complaining about stdout at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -207,12 +220,12 @@ def report_baseline(baseline, result: RunResult, request: RunRequest, console) -
     return bool(comparison.regressions)
 
 
-def record_history(result: RunResult) -> None:
+def record_history(result: RunResult, cases=None) -> None:
     from evalkit.engine import history
     from evalkit.errors import EvalkitError
 
     try:
-        history.record(result)
+        history.record(result, cases=cases)
     except (OSError, EvalkitError) as error:  # history is a convenience: never fail a run over it
         print(f"evalkit: could not record this run in {history.runs_dir()}: {error}", file=sys.stderr)
 

@@ -1,7 +1,8 @@
 """One evaluation run from Python: a Plan and an Agent in, a RunResult out.
 
 The CLI, the pytest plugin and `evalkit.assert_passes` all come through here. Results
-collect in `RunProgress` as cases finish, so an interrupted run still has them.
+collect in `RunProgress` as cases finish, so an interrupted run still has them: each
+in full in a `CaseStore` on disk, and a slim copy in memory.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from evalkit.errors import ExitCode
 from evalkit.agents.base import Agent
 from evalkit.loading.plan import Plan
 from evalkit.report.latency import run_report
+from evalkit.engine.concurrency import AdaptiveLimit
+from evalkit.engine.case_store import CaseStore, StoredCases, slim
 from evalkit.engine.jobs import CaseJob
 from evalkit.engine.runner import Runner
 from evalkit.schema.results import CaseResult, RunResult, Status, Summary, has_errors
@@ -30,31 +33,56 @@ class RunProgress:
     started_at: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
     started: float = field(default_factory=time.perf_counter)
     total: int = 0
-    cases: list[CaseResult] = field(default_factory=list)
+    cases: list[CaseResult] = field(default_factory=list)  # slim copies (evalkit.engine.case_store)
+    store: CaseStore = field(default_factory=CaseStore)
+    positions: list[int] = field(default_factory=list)  # each slim case's place in the store
     judge_stats: dict | None = None
     order: dict[tuple[str, str], int] = field(default_factory=dict)
     listeners: list[Callable[[CaseResult], None]] = field(default_factory=list)
     repeat: int = DEFAULT_REPEAT
     pass_rate: float | None = None
+    limit: AdaptiveLimit | None = None  # the run's cases-in-flight controller, for the progress bar
+    reruns: int = 0
 
     def add(self, result: CaseResult) -> None:
-        self.cases.append(result)
+        self.positions.append(self.store.add(result))
+        self.cases.append(slim(result))
         for listener in self.listeners:
             listener(result)
 
-    def result(self, interrupted: bool = False) -> RunResult:
+    def stored_cases(self) -> StoredCases:
+        """Every finished case in full, in plan order, read back from disk one at a time."""
+        return self.store.in_order([self.positions[i] for i in self._plan_order()])
+
+    def _plan_order(self) -> list[int]:
+        def place(index: int) -> int:
+            case = self.cases[index]
+            return self.order.get((case.eval_set_id, case.eval_id), len(self.order))
+
+        return sorted(range(len(self.cases)), key=place)
+
+    def result(self, interrupted: bool = False, full: bool = True) -> RunResult:
+        """The run so far; `full=False` holds the slim cases (write files from `stored_cases()`)."""
+        ordered = self.stored_cases()
+        cases = list(ordered) if full else [self.cases[i] for i in self._plan_order()]
         return RunResult(
             evalkit_version=__version__,
             started_at=self.started_at,
             duration_s=round(time.perf_counter() - self.started, 3),
             summary=Summary.of(self.cases),
-            cases=sorted(self.cases, key=lambda c: self.order.get((c.eval_set_id, c.eval_id), len(self.order))),
+            cases=cases,
             interrupted=interrupted,
             judge=self.judge_stats,
-            latency=run_report(self.cases, total=self.total).to_dict(),
+            latency=run_report(cases if full else ordered, total=self.total).to_dict(),
             repeat=self.repeat,
             pass_rate=self.pass_rate,
+            concurrency=self.concurrency_figures(),
         )
+
+    def concurrency_figures(self) -> dict | None:
+        if self.limit is None:
+            return None
+        return {**self.limit.summary(), "reruns": self.reruns}
 
 
 def jobs_for(plan: Plan) -> list[CaseJob]:
@@ -90,7 +118,9 @@ def needs_judge(plan: Plan) -> bool:
     )
 
 
-async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: RunProgress | None = None) -> RunResult:
+async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: RunProgress | None = None,
+                   full: bool = True) -> RunResult:
+    """Run the plan; with `full=False` the result holds slim cases (see `RunProgress.result`)."""
     progress = progress or RunProgress()
     jobs = jobs_for(plan)
     unscored = not_evaluated_results(plan)
@@ -115,17 +145,19 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
         from evalkit.judge.service import JudgeService
 
         judge = JudgeService(max_concurrency=settings.judge_jobs, use_cache=settings.use_cache)
-    runner = Runner(agent, settings, judge=judge, on_case_done=on_case_done)
+    progress.limit = AdaptiveLimit(settings.jobs)
+    runner = Runner(agent, settings, judge=judge, on_case_done=on_case_done, limit=progress.limit)
     try:
         await runner.run(jobs)
     finally:
+        progress.reruns = runner.reruns
         if collector is not None:
             collector.flush()
         await agent.aclose()
         if judge is not None:
-            progress.judge_stats = judge.stats.to_dict()
+            progress.judge_stats = {**judge.stats.to_dict(), "concurrency": judge.concurrency()}
             await judge.aclose()
-    return progress.result()
+    return progress.result(full=full)
 
 
 def exit_code(result: RunResult) -> int:

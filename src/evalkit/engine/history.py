@@ -68,8 +68,11 @@ def _eval_set_ids(path: Path) -> set[str] | None:
         return None  # a damaged or foreign file is no baseline
 
 
-def record(result: RunResult, directory: Path | None = None, limit: int | None = None) -> Path | None:
-    """Keep `result` as the newest run and prune the oldest beyond the limit; None when off."""
+def record(result: RunResult, directory: Path | None = None, limit: int | None = None,
+           cases=None) -> Path | None:
+    """Keep `result` as the newest run and prune the oldest beyond the limit; None when off.
+
+    `cases`, when given, are the run's cases in full, streamed into the file (see `write_result`)."""
     from evalkit.results.writer import write_result
     from evalkit.state_folder import make_folder
 
@@ -80,7 +83,7 @@ def record(result: RunResult, directory: Path | None = None, limit: int | None =
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
     path = folder / f"run-{stamp}-{secrets.token_hex(3)}.json"
     make_folder(folder)
-    write_result(result, path)
+    write_result(result, path, cases=cases)
     prune(folder, limit)
     return path
 

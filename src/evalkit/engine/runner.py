@@ -1,8 +1,12 @@
 """Run eval cases against the agent: cases concurrently, turns in order, each turn timed out.
 
-A fixed pool of `jobs` workers pulls cases from a queue, so memory and task count stay
-flat however many cases there are. Each finished case is scored at once and handed to
-`on_case_done`; nothing else about it is kept here.
+A pool of workers pulls cases from a queue, so memory and task count stay flat however
+many cases there are; an `AdaptiveLimit` (evalkit.engine.concurrency) decides how many of them
+hold a case at once: a fixed `--jobs N`, or `auto`, which follows the agent's
+throughput and latency. A case that failed because the agent's side answered 429/503
+(RESOURCE_EXHAUSTED) is not a result: the level backs off and the case runs again, from
+a fresh session, up to `OVERLOAD_RERUNS` times. Each finished case is scored at once
+and handed to `on_case_done`; nothing else about it is kept here.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from dataclasses import dataclass, field
 
 from evalkit.agents.base import Agent, AgentSession, SessionSpec
 from evalkit.criteria.base import EvalContext
+from evalkit.engine.concurrency import AdaptiveLimit
+from evalkit.engine.overloads import Overload, listen_for_upstream_overloads, overload_of
 from evalkit.engine.jobs import CaseJob
 from evalkit.engine.scoring import score_case
 from evalkit.errors import AgentError, AgentTimeout, EvalkitError
@@ -24,6 +30,15 @@ from evalkit.schema.evalset import Invocation
 from evalkit.schema.results import CaseResult, InvocationRecord, Status, case_status
 from evalkit.settings import RunSettings
 
+OVERLOAD_RERUNS = 8  # a case rate-limited this many times in a row keeps its error
+
+
+@dataclass
+class _Attempt:
+    result: CaseResult
+    overload: Overload | None = None
+    turn_latency: float | None = None  # mean seconds per agent turn, for the controller
+
 
 @dataclass
 class Runner:
@@ -31,33 +46,62 @@ class Runner:
     settings: RunSettings = field(default_factory=RunSettings)
     judge: object | None = None  # a JudgeService when any criterion or simulator needs one
     on_case_done: Callable[[CaseResult], None] | None = None
+    limit: AdaptiveLimit | None = None  # made from settings.jobs unless given
+    reruns: int = 0  # cases run again after an overload
+
+    def __post_init__(self) -> None:
+        if self.limit is None:
+            self.limit = AdaptiveLimit(self.settings.jobs)
 
     async def run(self, jobs: Iterable[CaseJob]) -> None:
-        queue: asyncio.Queue[CaseJob] = asyncio.Queue()
+        queue: asyncio.Queue[tuple[CaseJob, int]] = asyncio.Queue()
         for job in jobs:
-            queue.put_nowait(job)
-        workers = [asyncio.create_task(self._worker(queue)) for _ in range(max(1, min(self.settings.jobs, queue.qsize())))]
+            queue.put_nowait((job, 0))
+        count = max(1, min(self.limit.maximum, queue.qsize()))
+        stop_listening = listen_for_upstream_overloads(self.limit)
+        workers = [asyncio.create_task(self._worker(queue)) for _ in range(count)]
         try:
             await asyncio.gather(*workers)
         finally:
+            stop_listening()
             for worker in workers:
                 worker.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
 
-    async def _worker(self, queue: asyncio.Queue[CaseJob]) -> None:
+    async def _worker(self, queue: asyncio.Queue[tuple[CaseJob, int]]) -> None:
+        limit = self.limit
         while not queue.empty():
-            job = queue.get_nowait()
-            result = await self.run_case(job)
+            slot = await limit.acquire()
+            if queue.empty():  # the others took the rest while this one waited
+                limit.release(slot, completed=False)
+                return
+            job, reruns = queue.get_nowait()
+            try:
+                attempt = await self._attempt(job)
+            except BaseException:
+                limit.release(slot, completed=False)
+                raise
+            if attempt.overload is not None and reruns < OVERLOAD_RERUNS:
+                limit.overloaded(slot, attempt.overload.retry_after)
+                limit.release(slot, completed=False)
+                self.reruns += 1
+                queue.put_nowait((job, reruns + 1))
+                continue
+            limit.release(slot, attempt.turn_latency)
             if self.on_case_done:
-                self.on_case_done(result)
+                self.on_case_done(attempt.result)
 
     async def run_case(self, job: CaseJob) -> CaseResult:
+        return (await self._attempt(job)).result
+
+    async def _attempt(self, job: CaseJob) -> _Attempt:
         started = time.perf_counter()
         spec = SessionSpec.for_case(job.case, f"evalkit-{uuid.uuid4().hex[:12]}", eval_set_id=job.eval_set_id)
         if job.run_index and job.case.session_input and job.case.session_input.session_id:
             spec.session_id += f"-run{job.run_index + 1}"  # a pinned id, once per repeated run
         actual: list[Invocation] = []
         error: str | None = None
+        overload: Overload | None = None
         error_detail: str | None = None
         simulation: dict | None = None
         unmatched: list[dict] = []
@@ -72,10 +116,10 @@ class Runner:
                 unmatched = session.unmatched_tool_calls()
                 await _quietly(session.close())
         except EvalkitError as failure:
-            error, error_detail = str(failure), failure_detail(failure)
+            error, error_detail, overload = str(failure), failure_detail(failure), overload_of(failure)
         except Exception as failure:  # an adapter or simulator bug must not take other cases down
             error = f"case {job.case.eval_id!r}: {type(failure).__name__}: {failure}"
-            error_detail = failure_detail(failure)
+            error_detail, overload = failure_detail(failure), overload_of(failure)
         expected = job.case.conversation
         result = CaseResult(
             eval_set_id=job.eval_set_id,
@@ -96,7 +140,8 @@ class Runner:
             result.status = case_status([c.status for c in result.criteria])
         result.invocations = _records(actual, expected)
         result.duration_s = round(time.perf_counter() - started, 3)
-        return result
+        durations = [i.duration for i in actual if i.duration is not None]
+        return _Attempt(result, overload, sum(durations) / len(durations) if durations and error is None else None)
 
     async def _converse(self, job: CaseJob, session: AgentSession, actual: list[Invocation]) -> dict | None:
         """Play the case's turns; for a scenario, return how the simulated conversation ended."""

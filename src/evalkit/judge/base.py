@@ -62,10 +62,11 @@ class TransientJudgeError(JudgeError):
     `reason` is short and already free of credentials.
     """
 
-    def __init__(self, reason: str, *, retry_after: float | None = None):
+    def __init__(self, reason: str, *, retry_after: float | None = None, status: int | None = None):
         super().__init__(reason)
         self.reason = reason
         self.retry_after = retry_after
+        self.status = status  # the HTTP status, when the server answered with one
 
 
 class JudgeUnavailable(JudgeError):

@@ -204,7 +204,7 @@ class GeminiBackend:
         if is_retryable_status(code):
             response = getattr(error, "response", None)
             headers = getattr(response, "headers", None) or {}
-            return TransientJudgeError(reason, retry_after=parse_retry_after(headers.get("retry-after")))
+            return TransientJudgeError(reason, retry_after=parse_retry_after(headers.get("retry-after")), status=code)
         refusal = JudgeUnavailable if code in PERMANENT_STATUSES else JudgeError
         return refusal(f"judge {self.describe_endpoint(model)} refused the request: {reason}")
 

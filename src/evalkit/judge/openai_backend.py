@@ -144,7 +144,8 @@ class OpenAICompatibleBackend:
             reason = redact(f"{response.status_code} {response.reason_phrase}: {_error_detail(response)}")
             if is_retryable_status(response.status_code):
                 raise TransientJudgeError(
-                    reason, retry_after=parse_retry_after(response.headers.get("retry-after"))
+                    reason, retry_after=parse_retry_after(response.headers.get("retry-after")),
+                    status=response.status_code,
                 )
             refusal = JudgeUnavailable if response.status_code in PERMANENT_STATUSES else JudgeError
             raise refusal(f"judge {self.describe_endpoint(request.model)} refused the request: {reason}")

@@ -120,6 +120,7 @@ async def call_with_retries(
     gate: AbstractAsyncContextManager[object] | None = None,
     on_attempt: Callable[[], None] | None = None,
     on_retry: Callable[[str, float], None] | None = None,
+    on_transient: Callable[[TransientJudgeError], None] | None = None,
     rng: random.Random | None = None,
 ) -> T:
     """Run `attempt` until it succeeds, fails for good, or the budget is spent.
@@ -127,7 +128,8 @@ async def call_with_retries(
     `gate` (a semaphore) is held during each attempt only, never while waiting to
     retry, so a backing-off call does not take a slot from calls that could run.
     The per-attempt timeout starts once the gate is passed. `TransientJudgeError`
-    and timeouts are retried; any other `JudgeError` is raised at once. After the
+    and timeouts are retried; any other `JudgeError` is raised at once. `on_transient`
+    sees each transient failure while the gate is still held. After the
     last attempt a `JudgeError` names `endpoint` and the last reason.
     """
     rng = rng or random.Random()
@@ -144,6 +146,8 @@ async def call_with_retries(
             except TransientJudgeError as error:
                 last_reason = error.reason
                 retry_after = error.retry_after
+                if on_transient is not None:
+                    on_transient(error)
         if attempt_number == policy.max_attempts:
             break
         delay = policy.delay_before_retry(attempt_number, retry_after, rng)

@@ -14,6 +14,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from evalkit.engine.concurrency import AUTO, AdaptiveLimit, Held, JobsSetting
+from evalkit.engine.overloads import OVERLOAD_STATUSES
 from evalkit.defaults import DEFAULT_JUDGE_JOBS
 from evalkit.errors import JudgeError
 from evalkit.judge.base import OPENAI_PREFIX, JudgeBackend, JudgeReply, JudgeRequest, JudgeUnavailable
@@ -48,17 +50,17 @@ class JudgeService:
     def __init__(
         self,
         *,
-        max_concurrency: int = DEFAULT_JUDGE_JOBS,
+        max_concurrency: JobsSetting = DEFAULT_JUDGE_JOBS,
         use_cache: bool = True,
         cache_dir: Path | None = None,
         retry: RetryPolicy | None = None,
     ):
-        if max_concurrency < 1:
-            raise ValueError("max_concurrency must be at least 1")
+        if max_concurrency != AUTO and int(max_concurrency) < 1:
+            raise ValueError("max_concurrency must be at least 1 or 'auto'")
         self.max_concurrency = max_concurrency
         self.retry_policy = retry if retry is not None else RetryPolicy.from_env()
         self._cache = JudgeCache(cache_dir) if use_cache else None
-        self._gate = asyncio.Semaphore(max_concurrency)
+        self._limits: dict[str, AdaptiveLimit] = {}  # one budget of calls in flight per endpoint
         self._backends: dict[str, JudgeBackend] = {}
         self._rng = random.Random()
         self._stats = JudgeStats()
@@ -71,6 +73,16 @@ class JudgeService:
     @property
     def stats(self) -> JudgeStats:
         return self._stats
+
+    def limit_for(self, endpoint: str) -> AdaptiveLimit:
+        limit = self._limits.get(endpoint)
+        if limit is None:
+            limit = self._limits[endpoint] = AdaptiveLimit(self.max_concurrency)
+        return limit
+
+    def concurrency(self) -> dict[str, dict]:
+        """Per judge endpoint: the calls-in-flight figures (`--judge-jobs`)."""
+        return {endpoint: limit.summary() for endpoint, limit in self._limits.items()}
 
     @property
     def cache_path(self) -> Path | None:
@@ -136,14 +148,22 @@ class JudgeService:
             stats.retries += 1
             logger.info("judge %s: %s; retrying in %.2f s", endpoint, reason, delay)
 
+        gate = Held(self.limit_for(endpoint))
+
+        def note_overload(error) -> None:
+            if error.status in OVERLOAD_STATUSES:  # a Retry-After within the policy's cap, as retries wait
+                wait = None if error.retry_after is None else min(error.retry_after, self.retry_policy.max_delay)
+                gate.overloaded(wait)
+
         try:
             reply = await call_with_retries(
                 lambda: backend.generate(request),
                 self.retry_policy,
                 endpoint=endpoint,
-                gate=self._gate,
+                gate=gate,
                 on_attempt=count_attempt,
                 on_retry=count_retry,
+                on_transient=note_overload,
                 rng=self._rng,
             )
         except JudgeError as failure:

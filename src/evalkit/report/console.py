@@ -33,6 +33,8 @@ def render(result: RunResult, console: Console, *, debug: bool = False) -> None:
     console.print(Text(summary_line(result), style="bold"))
     if result.judge:
         console.print(judge_line(result.judge), highlight=False)
+    if result.concurrency:
+        console.print(concurrency_line(result.concurrency), highlight=False)
     for line in latency_lines(result.latency or {}):
         console.print(line, highlight=False)
 
@@ -180,6 +182,22 @@ def judge_line(stats: dict) -> str:
             f"{stats.get('output_tokens', 0):,} out")
     failures = stats.get("failures", 0)
     return line + (f", {failures} failed for good" if failures else "")
+
+
+def concurrency_line(figures: dict) -> str:
+    """Cases in flight: where `--jobs auto` started, peaked and ended, and what pushed it back."""
+    if figures.get("mode") == "fixed":
+        line = f"jobs: {figures.get('final')} (fixed)"
+    else:
+        line = (f"jobs: auto, {figures.get('initial')} → peak {figures.get('peak')}, "
+                f"ended at {figures.get('final')}")
+    overloads = figures.get("overloads", 0)
+    if overloads:
+        line += (f"; {_count(overloads, 'rate limit')} (429/503) seen, {_count(figures.get('backoffs', 0), 'back-off')}, "
+                 f"{_count(figures.get('reruns', 0), 'case')} run again")
+    elif figures.get("backoffs"):
+        line += f"; {_count(figures['backoffs'], 'back-off')} on rising latency"
+    return line
 
 
 def latency_lines(report: dict) -> list[str]:

@@ -26,10 +26,11 @@ def live_progress(console: Console, run: RunProgress, enabled: bool) -> Iterator
                    "[magenta]{task.fields[errors]} errors[/]"),
         TimeElapsedColumn(),
         TextColumn("{task.fields[rate]}"),
+        TextColumn("{task.fields[jobs]}"),
         console=console,
         transient=True,
     )
-    task = bar.add_task("cases", total=None, passed=0, failed=0, errors=0, rate="")
+    task = bar.add_task("cases", total=None, passed=0, failed=0, errors=0, rate="", jobs="")
 
     def on_case(result: CaseResult) -> None:
         counts[result.status] = counts.get(result.status, 0) + 1
@@ -37,9 +38,17 @@ def live_progress(console: Console, run: RunProgress, enabled: bool) -> Iterator
         done = len(run.cases)
         bar.update(task, completed=done, total=run.total or None, passed=counts[Status.PASSED],
                    failed=counts[Status.FAILED] + counts[Status.NOT_EVALUATED], errors=counts[Status.ERROR],
-                   rate=f"{done / elapsed:.1f} cases/s" if elapsed > 0 else "")
+                   rate=f"{done / elapsed:.1f} cases/s" if elapsed > 0 else "", jobs=_jobs(run))
 
     run.listeners.append(on_case)
     with bar:
         yield
     run.listeners.remove(on_case)
+
+
+def _jobs(run: RunProgress) -> str:
+    """The current level of cases in flight (it moves with `--jobs auto`)."""
+    limit = run.limit
+    if limit is None:
+        return ""
+    return f"{limit.level} jobs" + (" (auto)" if limit.adaptive else "")

@@ -7,18 +7,26 @@ rendered later is byte for byte the one the run would have written.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from evalkit.schema.results import RunResult
+from evalkit.schema.results import CaseResult, RunResult
 
 
 def write_reports(result: RunResult, *, json_out: Path | None = None, junit: Path | None = None,
-                  markdown: Path | None = None, html: Path | None = None) -> None:
-    """Every output a run was asked for, then the GitHub step summary when in GitHub Actions."""
+                  markdown: Path | None = None, html: Path | None = None,
+                  full_cases: Callable[[], Sequence[CaseResult]] | None = None) -> None:
+    """Every output a run was asked for, then the GitHub step summary when in GitHub Actions.
+
+    `full_cases`, for a run whose `result` holds slim cases, reads every case back in
+    full: the result file streams them; JUnit, Markdown and HTML get them all at once.
+    """
     from evalkit.results.writer import write_result
 
     if json_out:
-        write_result(result, json_out)
+        write_result(result, json_out, cases=full_cases() if full_cases else None)
+    if full_cases is not None and (junit or markdown or html):
+        result = result.model_copy(update={"cases": list(full_cases())})
     write_report_files(result, html=html, junit=junit, markdown=markdown)
     append_github_step_summary(result)
 

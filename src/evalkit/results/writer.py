@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from evalkit.errors import Problem, UsageError
-from evalkit.schema.results import RunResult
+from evalkit.errors import InputError, Problem, UsageError
+from evalkit.schema.results import CaseResult, RunResult
 
 
 def write_text_atomically(path: Path, text: str) -> None:
+    write_pieces_atomically(path, (text,))
+
+
+def write_pieces_atomically(path: Path, pieces: Iterable[str]) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
@@ -18,7 +23,8 @@ def write_text_atomically(path: Path, text: str) -> None:
         raise UsageError(Problem(str(path), "", f"cannot write here: {error.strerror or error}")) from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
+            for piece in pieces:
+                out.write(piece)
         os.chmod(temp, 0o644)  # mkstemp makes files owner-only; reports are meant to be shared
         os.replace(temp, path)
     except OSError as error:
@@ -29,5 +35,33 @@ def write_text_atomically(path: Path, text: str) -> None:
         raise
 
 
-def write_result(result: RunResult, path: Path) -> None:
-    write_text_atomically(path, result.model_dump_json(indent=2) + "\n")
+def write_result(result: RunResult, path: Path, cases: Iterable[CaseResult] | None = None) -> None:
+    """The result file; `cases`, when given, replaces `result.cases` and is streamed one case at a time."""
+    if cases is None:
+        write_text_atomically(path, result.model_dump_json(indent=2) + "\n")
+        return
+    head, tail = result.model_copy(update={"cases": []}).model_dump_json(indent=2).split('"cases": []', 1)
+
+    def pieces() -> Iterator[str]:
+        yield head + '"cases": ['
+        separator = "\n    "
+        for case in cases:
+            yield separator + case.model_dump_json(indent=2).replace("\n", "\n    ")
+            separator = ",\n    "
+        yield ("]" if separator == "\n    " else "\n  ]") + tail + "\n"
+
+    write_pieces_atomically(path, pieces())
+
+
+def read_result(path: Path) -> RunResult:
+    from pydantic import ValidationError
+
+    from evalkit.loading.documents import read_document
+
+    data = read_document(path)
+    try:
+        return RunResult.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise InputError(Problem(str(path), where, f"not an evalkit result file: {first['msg']}")) from None

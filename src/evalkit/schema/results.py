@@ -165,4 +165,6 @@ class RunResult(ResultModel):
     repeat: int = Field(default=1, description="runs per case (--repeat)")
     pass_rate: float | None = Field(default=None, description="share of runs a case needs to pass (--pass-rate)")
     shard: str | None = Field(default=None, description="K/N when this run was one shard (--shard)")
+    concurrency: dict[str, Any] | None = Field(
+        default=None, description="cases in flight (--jobs): mode, initial/peak/final level, overloads and back-offs")
     shards: list[str] | None = Field(default=None, description="the shards combined by `evalkit merge`")

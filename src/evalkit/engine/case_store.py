@@ -1,0 +1,83 @@
+"""Finished cases on disk, so a run's memory stays flat in the number of cases.
+
+Each finished case is written as one line of JSON to a temporary file, which the
+operating system deletes when it is closed; in memory the run keeps only a slim copy,
+the part the console, the exit code, a baseline comparison and the summary read. The
+result file, the run history and the reports that need every detail read the cases
+back from the file, one at a time (docs/performance.md, "Memory").
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator, Sequence
+
+from evalkit.schema.results import CaseResult, CriterionResult, Status
+
+
+class CaseStore:
+    def __init__(self) -> None:
+        self._file = tempfile.TemporaryFile(prefix="evalkit-cases-", suffix=".jsonl")
+        self._spans: list[tuple[int, int]] = []  # (offset, length) of each case, in finishing order
+
+    def add(self, result: CaseResult) -> int:
+        """Write `result`; return its position for `read`."""
+        data = result.model_dump_json().encode("utf-8") + b"\n"
+        offset = self._file.seek(0, 2)
+        self._file.write(data)
+        self._spans.append((offset, len(data)))
+        return len(self._spans) - 1
+
+    def __len__(self) -> int:
+        return len(self._spans)
+
+    def read(self, position: int) -> CaseResult:
+        offset, length = self._spans[position]
+        self._file.seek(offset)
+        return CaseResult.model_validate_json(self._file.read(length))
+
+    def in_order(self, positions: Sequence[int]) -> StoredCases:
+        return StoredCases(self, positions)
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class StoredCases(Sequence[CaseResult]):
+    """A sequence of stored cases read from disk on every access: iterate it, do not keep it."""
+
+    def __init__(self, store: CaseStore, positions: Sequence[int]):
+        self._store = store
+        self._positions = positions
+
+    def __len__(self) -> int:
+        return len(self._positions)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return [self._store.read(p) for p in self._positions[index]]
+        return self._store.read(self._positions[index])
+
+    def __iter__(self) -> Iterator[CaseResult]:
+        for position in self._positions:
+            yield self._store.read(position)
+
+
+def slim(result: CaseResult) -> CaseResult:
+    """What stays in memory of a finished case: no recorded turns, no repeated runs, and
+    criterion details only for a case that did not pass (its failure lines need them), and
+    an error case's `error_detail` (shown under `--debug`; only error cases carry one).
+
+    Built afresh rather than copied, so nothing of the full result stays referenced.
+    """
+    if result.status is Status.PASSED:
+        criteria = [CriterionResult.model_construct(name=c.name, threshold=c.threshold, score=c.score, status=c.status,
+                                                    invocations=[], details={}, error=c.error, spread=c.spread)
+                    for c in result.criteria]
+    else:
+        criteria = result.criteria
+    return CaseResult.model_construct(
+        eval_set_id=result.eval_set_id, eval_id=result.eval_id, status=result.status, error=result.error,
+        error_detail=result.error_detail, criteria=criteria, invocations=[], source_file=result.source_file, session_id=result.session_id,
+        duration_s=result.duration_s, simulation=result.simulation, repeat=result.repeat, runs=None,
+    )

@@ -1,0 +1,118 @@
+"""Shard results → one run: the cases of every shard, a recounted summary, checks that they fit.
+
+Used by `evalkit merge` and by `evalkit run --processes N` (docs/ci.md). Merging
+refuses inputs that cannot be one run: a case found in two files, shards of different
+splits (1/3 with 2/4), a shard missing from a split, or runs with different `--repeat`
+settings.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from evalkit.errors import InputError, Problem
+from evalkit.schema.results import CaseResult, RunResult, Summary
+
+
+def merge_results(results: list[tuple[Path, RunResult]]) -> RunResult:
+    if not results:
+        raise InputError("merge: give the result files to combine")
+    problems: list[Problem] = []
+    seen: dict[tuple[str, str], Path] = {}
+    cases: list[CaseResult] = []
+    for path, result in results:
+        for case in result.cases:
+            key = (case.eval_set_id, case.eval_id)
+            if key in seen:
+                problems.append(Problem(str(path), f"case {case.eval_set_id}/{case.eval_id}",
+                                        f"is also in {seen[key]}; shards of one run never share a case"))
+                continue
+            seen[key] = path
+            cases.append(case)
+    problems += _shard_problems(results) + _setting_problems(results)
+    if problems:
+        raise InputError(problems)
+    cases = in_file_order(cases)
+    first = min((r for _, r in results), key=lambda r: r.started_at)
+    shards = [r.shard for _, r in results if r.shard]
+    return RunResult(
+        evalkit_version=first.evalkit_version,
+        started_at=first.started_at,
+        duration_s=max(r.duration_s for _, r in results),  # shards run side by side
+        summary=Summary.of(cases),
+        cases=cases,
+        interrupted=any(r.interrupted for _, r in results),
+        judge=_sum_judge_stats([r.judge for _, r in results]),
+        repeat=first.repeat,
+        pass_rate=first.pass_rate,
+        shards=sorted(shards, key=lambda s: int(s.split("/")[0])) or None,
+    )
+
+
+def in_file_order(cases: list[CaseResult]) -> list[CaseResult]:
+    """Eval sets in the order first met, cases in the order of their eval set file where it can be read."""
+    from evalkit.loading.evalsets import load_evalset
+
+    set_rank: dict[str, int] = {}
+    positions: dict[str, dict[str, int]] = {}
+    for case in cases:
+        set_rank.setdefault(case.eval_set_id, len(set_rank))
+        source = case.source_file
+        if source and source not in positions:
+            try:
+                evalset = load_evalset(Path(source))
+                positions[source] = {c.eval_id: i for i, c in enumerate(evalset.eval_cases)}
+            except Exception:  # moved, edited or unreadable: keep the shards' order for its cases
+                positions[source] = {}
+    arrival = {id(case): index for index, case in enumerate(cases)}
+    return sorted(cases, key=lambda c: (set_rank[c.eval_set_id],
+                                        positions.get(c.source_file or "", {}).get(c.eval_id, len(cases)),
+                                        arrival[id(c)]))
+
+
+def _shard_problems(results: list[tuple[Path, RunResult]]) -> list[Problem]:
+    labelled = [(path, r.shard) for path, r in results if r.shard]
+    if not labelled:
+        return []
+    counts = {shard.split("/")[1] for _, shard in labelled}
+    if len(counts) > 1:
+        listing = ", ".join(f"{path} ({shard})" for path, shard in labelled)
+        return [Problem("", "", f"the shards come from different splits: {listing}")]
+    count = int(counts.pop())
+    problems = []
+    by_index: dict[int, Path] = {}
+    for path, shard in labelled:
+        index = int(shard.split("/")[0])
+        if index in by_index:
+            problems.append(Problem(str(path), "", f"shard {shard} is also {by_index[index]}"))
+        by_index[index] = path
+    missing = [f"{i}/{count}" for i in range(1, count + 1) if i not in by_index]
+    if missing:
+        problems.append(Problem("", "", f"shard {', '.join(missing)} missing: every shard's result file is needed"))
+    return problems
+
+
+def _setting_problems(results: list[tuple[Path, RunResult]]) -> list[Problem]:
+    settings = {(r.repeat, r.pass_rate) for _, r in results}
+    if len(settings) <= 1:
+        return []
+    listing = ", ".join(f"{path} (--repeat {r.repeat})" for path, r in results)
+    return [Problem("", "", f"the results were run with different --repeat/--pass-rate settings: {listing}")]
+
+
+def shard_index(result: RunResult) -> int:
+    return int(result.shard.split("/")[0]) if result.shard else 0
+
+
+def _sum_judge_stats(stats: list[dict | None]) -> dict | None:
+    present = [s for s in stats if s]
+    if not present:
+        return None
+    total: dict = {}
+    for entry in present:
+        for name, value in entry.items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                total[name] = total.get(name, 0) + value
+            else:
+                total.setdefault(name, value)
+    return total

@@ -1,0 +1,40 @@
+"""`evalkit run --processes N`: shard workers in their own processes, merged into one run."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import FIXTURES, run_evalkit
+
+AGENTS = FIXTURES / "agents_py" / "agents.py"
+
+
+def write_set(tmp_path, cases: int) -> str:
+    evalset = {"eval_set_id": "spread", "eval_cases": [
+        {"eval_id": f"c{i:02d}", "conversation": [
+            {"user_content": {"role": "user", "parts": [{"text": "boom" if i == 3 else f"hi {i}"}]},
+             "final_response": {"role": "model", "parts": [{"text": f"you said: hi {i}"}]}}]}
+        for i in range(12)]}
+    path = tmp_path / "spread.evalset.json"
+    path.write_text(json.dumps(evalset))
+    return str(path)
+
+
+def test_processes_give_the_same_verdicts_as_one_process_in_plan_order(tmp_path):
+    evalset = write_set(tmp_path, 12)
+    config = str(FIXTURES / "rouge_only.config.json")
+    one, two = tmp_path / "one.json", tmp_path / "two.json"
+    single = run_evalkit("run", evalset, "--agent", f"{AGENTS}:explodes_on_boom", "--config", config, "--json", str(one))
+    spread = run_evalkit("run", evalset, "--agent", f"{AGENTS}:explodes_on_boom", "--config", config,
+                         "--json", str(two), "--processes", "3")
+    assert single.returncode == spread.returncode == 3, spread.stderr
+    first, second = json.loads(one.read_text()), json.loads(two.read_text())
+    assert [(c["eval_id"], c["status"]) for c in second["cases"]] == [(c["eval_id"], c["status"]) for c in first["cases"]]
+    assert [c["eval_id"] for c in second["cases"]] == [f"c{i:02d}" for i in range(12)]
+    assert second["summary"] == first["summary"] and second["summary"]["errors"] == 1
+    assert second["shard"] is None and second.get("shards") is None
+
+
+def test_processes_and_shard_together_are_a_usage_error(tmp_path):
+    done = run_evalkit("run", write_set(tmp_path, 2), "--agent", f"{AGENTS}:echo", "--processes", "2", "--shard", "1/2")
+    assert done.returncode == 2 and "--processes with --shard" in done.stderr and "Traceback" not in done.stderr
