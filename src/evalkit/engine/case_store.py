@@ -66,7 +66,8 @@ class StoredCases(Sequence[CaseResult]):
 def slim(result: CaseResult) -> CaseResult:
     """What stays in memory of a finished case: no recorded turns, no repeated runs, and
     criterion details only for a case that did not pass (its failure lines need them), and
-    an error case's `error_detail` (shown under `--debug`; only error cases carry one).
+    an error case's `error_detail` (shown under `--debug`; only error cases carry one), and what the
+    console says of a case besides its criteria (why it was not evaluated, unmatched tool calls).
 
     Built afresh rather than copied, so nothing of the full result stays referenced.
     """
@@ -80,4 +81,11 @@ def slim(result: CaseResult) -> CaseResult:
         eval_set_id=result.eval_set_id, eval_id=result.eval_id, status=result.status, error=result.error,
         error_detail=result.error_detail, criteria=criteria, invocations=[], source_file=result.source_file, session_id=result.session_id,
         duration_s=result.duration_s, simulation=result.simulation, repeat=result.repeat, runs=None,
+        reason=result.reason, unmatched_tool_calls=_unmatched_calls(result),
     )
+
+
+def _unmatched_calls(result: CaseResult) -> list[dict] | None:
+    # The console lists a case's unmatched tool calls over all its repeated runs, which the slim copy drops.
+    calls = [call for run in (result.runs or [result]) for call in run.unmatched_tool_calls or ()]
+    return calls or None

@@ -7,7 +7,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from evalkit.errors import InputError, Problem, UsageError
+from evalkit.errors import Problem, UsageError
 from evalkit.schema.results import CaseResult, RunResult
 
 
@@ -51,17 +51,3 @@ def write_result(result: RunResult, path: Path, cases: Iterable[CaseResult] | No
         yield ("]" if separator == "\n    " else "\n  ]") + tail + "\n"
 
     write_pieces_atomically(path, pieces())
-
-
-def read_result(path: Path) -> RunResult:
-    from pydantic import ValidationError
-
-    from evalkit.loading.documents import read_document
-
-    data = read_document(path)
-    try:
-        return RunResult.model_validate(data)
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise InputError(Problem(str(path), where, f"not an evalkit result file: {first['msg']}")) from None
