@@ -45,12 +45,8 @@ class RunRequest:
 
 def run_command(request: RunRequest, plan=None, agent=None) -> int:
     """Run and report; `evalkit rescore` passes the plan and the replay agent it built itself."""
-    from evalkit.agents.registry import resolve_agent
-    from evalkit.engine.aio import run_sync
-    from evalkit.engine.evaluation import RunProgress, evaluate
     from evalkit.loading.plan import build_plan
     from evalkit.report.console import render
-    from evalkit.report.progress import live_progress
 
     if plan is None:
         plan = build_plan(request.paths, case_ids=request.case_ids, config_file=request.config)
@@ -73,30 +69,8 @@ def run_command(request: RunRequest, plan=None, agent=None) -> int:
             raise UsageError("--processes with --shard: give each CI job its shard, or split one run into processes")
         result, interrupted = run_in_processes(request, settings, min(processes, max(1, plan.case_count)))
     else:
-        if agent is None:
-            cassettes = start_cassettes(request, spec)  # before the agent loads: it must see the proxy's URLs
-            try:
-                agent = resolve_agent(spec, None, settings, how_to_name="pass --agent SPEC")
-            except BaseException:
-                stop_cassettes(cassettes)
-                raise
-            if cassettes is not None:
-                agent = cassettes.wrap(agent)
-        else:
-            cassettes = None
-        agent.check_cases([(s.evalset.eval_set_id, c.eval_id) for s in plan.sets for c in s.cases_to_run])
-        progress = RunProgress()
-        interrupted = False
-        with live_progress(console, progress, enabled=not request.quiet and console.is_terminal):
-            try:
-                run_sync(lambda: evaluate(plan, agent, settings, progress, full=False))
-            except KeyboardInterrupt:
-                interrupted = True
-            finally:
-                stop_cassettes(cassettes)
-        result = progress.result(interrupted=interrupted, full=False)  # slim cases: memory flat in their number
+        result, interrupted, full_cases = run_here(request, plan, spec, agent, settings, console)
         result.shard = str(shard) if shard else None
-        full_cases = progress.stored_cases
     # Result files first: a console cut short (`| head`) must not lose them or the exit code.
     write_failure = None
     try:
@@ -131,6 +105,37 @@ def run_command(request: RunRequest, plan=None, agent=None) -> int:
         if regressed and code == ExitCode.OK:
             code = ExitCode.FAILED
     return code
+
+
+def run_here(request: RunRequest, plan, spec, agent, settings, console):
+    """Run the plan in this process: (slim result, interrupted, the full cases to read back).
+
+    The cassettes' proxy, when asked for, starts before the agent loads (the agent must
+    see its URLs) and stops however the run ends.
+    """
+    from evalkit.agents.registry import resolve_agent
+    from evalkit.engine.aio import run_sync
+    from evalkit.engine.evaluation import RunProgress, evaluate
+    from evalkit.report.progress import live_progress
+
+    cassettes = start_cassettes(request, spec) if agent is None else None
+    interrupted = False
+    progress = RunProgress()
+    try:
+        if agent is None:
+            agent = resolve_agent(spec, None, settings, how_to_name="pass --agent SPEC")
+            if cassettes is not None:
+                agent = cassettes.wrap(agent)
+        agent.check_cases([(s.evalset.eval_set_id, c.eval_id) for s in plan.sets for c in s.cases_to_run])
+        with live_progress(console, progress, enabled=not request.quiet and console.is_terminal):
+            try:
+                run_sync(lambda: evaluate(plan, agent, settings, progress, full=False))
+            except KeyboardInterrupt:
+                interrupted = True
+    finally:
+        stop_cassettes(cassettes)
+    result = progress.result(interrupted=interrupted, full=False)  # slim cases: memory flat in their number
+    return result, interrupted, progress.stored_cases
 
 
 def start_cassettes(request: RunRequest, spec: str):
