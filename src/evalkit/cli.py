@@ -320,8 +320,6 @@ def import_adk_session(
 
 def main() -> None:
     """The `evalkit` entry point: every way out of a command ends in a documented exit code."""
-    import click
-
     from evalkit.errors import ExitCode
     from evalkit.report.closed_pipe import tolerate_closed_stdout
 
@@ -332,12 +330,12 @@ def main() -> None:
     tolerate_closed_stdout()
     try:
         code = app(args=args, prog_name="evalkit", standalone_mode=False)
-    except click.exceptions.Exit as done:
+    except typer.Exit as done:
         code = done.exit_code
-    except click.ClickException as bad_usage:
+    except _USAGE_ERROR as bad_usage:  # unknown option, missing argument, bad value: exit 2
         bad_usage.show()
         code = bad_usage.exit_code
-    except (KeyboardInterrupt, click.exceptions.Abort):
+    except (KeyboardInterrupt, typer.Abort):
         code = ExitCode.INTERRUPTED
     except Exception as bug:  # not evalkit's own error: a bug, never a verdict (exit 1 means "a case failed")
         if _debug:
@@ -348,6 +346,12 @@ def main() -> None:
         typer.echo(f"evalkit: internal error: {detail}; run with --debug for the traceback", err=True)
         code = ExitCode.INTERNAL
     sys.exit(code if isinstance(code, int) else 0)
+
+
+# The base class of command-line usage errors. Older typer re-exports click's; typer 0.29
+# carries a click of its own (and no longer needs click installed), so take the class from
+# the ancestry of one of typer's public errors rather than from `import click`.
+_USAGE_ERROR = next(kind for kind in typer.BadParameter.__mro__ if kind.__name__ == "ClickException")
 
 
 def _show_debug_log() -> None:

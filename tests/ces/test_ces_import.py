@@ -40,7 +40,7 @@ def test_golden_becomes_a_conversation_with_mocks_and_thresholds(tmp_path):
     assert [c.name for c in planned.criteria][:4] == [
         "ces_semantic_similarity", "ces_tool_parameter_correctness", "ces_tool_invocation", "ces_expectations"]
     assert planned.evalset.eval_set_id == "pay-bill" and planned.evalset.name == "Pay a bill"
-    case = planned.cases[0]
+    case = planned.cases[0].unpack()
     assert case.eval_id == "pay-bill"
     first, second, third = case.conversation
     assert user_text(first) == "What do I owe on account 42?"
@@ -143,7 +143,7 @@ def test_scenario_becomes_a_conversation_scenario(tmp_path):
         },
     }
     result = import_ces_file(write(tmp_path, scenario), tmp_path)
-    case = build_plan([str(result.evalset_path)]).sets[0].cases[0]
+    case = build_plan([str(result.evalset_path)]).sets[0].cases[0].unpack()
     assert case.is_scenario
     plan = case.conversation_scenario.conversation_plan
     assert plan.startswith("You bought shoes that do not fit and want your money back.")

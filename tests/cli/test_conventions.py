@@ -83,6 +83,20 @@ agent = BrokenAtClose()
 """
 
 
+def test_command_line_mistakes_are_usage_errors_with_exit_2_not_internal_errors():
+    # typer 0.29 carries its own click: its usage errors must still end in exit 2.
+    for args, says in (
+        (["run", ECHO, "--no-such-flag"], "No such option: --no-such-flag"),
+        (["run"], "Missing argument 'PATH'"),
+        (["no-such-command"], "No such command 'no-such-command'"),
+        (["run", ECHO, "--repeat", "zero"], "Invalid value for '--repeat'"),
+    ):
+        done = run_evalkit(*args)
+        assert done.returncode == 2, (args, done.stderr)
+        assert says in done.stderr and "internal error" not in done.stderr, (args, done.stderr)
+        assert "Try 'evalkit" in done.stderr and "Traceback" not in done.stderr
+
+
 def test_an_unexpected_exception_is_one_line_with_exit_4(tmp_path):
     # An adapter that raises outside any case is a bug in code evalkit runs, not an agent failure.
     adapter = tmp_path / "broken_adapter.py"

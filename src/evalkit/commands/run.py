@@ -101,7 +101,8 @@ def run_command(request: RunRequest, plan=None, agent=None) -> int:
         print("evalkit: interrupted; results of the finished cases were written", file=sys.stderr)
     code = exit_code(result)
     if baseline is not None:
-        regressed = report_baseline(baseline, result, request, console)
+        regressed = report_baseline(baseline, result.model_copy(update={"cases": full_cases()}) if full_cases else result,
+                                    request, console)
         if regressed and code == ExitCode.OK:
             code = ExitCode.FAILED
     return code

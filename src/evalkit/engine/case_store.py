@@ -63,26 +63,41 @@ class StoredCases(Sequence[CaseResult]):
             yield self._store.read(position)
 
 
+# Criteria whose details the console's failure lines read; the others are kept as bare scores.
+_EXPLAINED = frozenset({Status.FAILED, Status.ERROR, Status.NOT_EVALUATED})
+# Slim copies are never assigned to, so they share one "fields set" each (a set per model
+# instance is the largest part of a bare copy); a frozenset makes an assignment fail loudly.
+_CASE_FIELDS = frozenset(CaseResult.model_fields)
+_CRITERION_FIELDS = frozenset(CriterionResult.model_fields)
+
+
 def slim(result: CaseResult) -> CaseResult:
-    """What stays in memory of a finished case: no recorded turns, no repeated runs, and
-    criterion details only for a case that did not pass (its failure lines need them), and
+    """What stays in memory of a finished case: no recorded turns, no repeated runs, no
+    informational metrics (the console shows only the criteria that decide pass or fail;
+    the run's cost is added up as cases finish, `RunFigures`), and
+    details only for the criteria the console explains (failed, error, not evaluated), and
     an error case's `error_detail` (shown under `--debug`; only error cases carry one), and what the
     console says of a case besides its criteria (why it was not evaluated, unmatched tool calls).
 
     Built afresh rather than copied, so nothing of the full result stays referenced.
     """
-    if result.status is Status.PASSED:
-        criteria = [CriterionResult.model_construct(name=c.name, threshold=c.threshold, score=c.score, status=c.status,
-                                                    invocations=[], details={}, error=c.error, spread=c.spread)
-                    for c in result.criteria]
-    else:
-        criteria = result.criteria
     return CaseResult.model_construct(
+        _CASE_FIELDS,
         eval_set_id=result.eval_set_id, eval_id=result.eval_id, status=result.status, error=result.error,
-        error_detail=result.error_detail, criteria=criteria, invocations=[], source_file=result.source_file, session_id=result.session_id,
+        error_detail=result.error_detail, criteria=[_slim_criterion(c) for c in result.criteria if c.status is not Status.INFORMATIONAL],
+        invocations=[],
+        source_file=result.source_file, session_id=result.session_id,
         duration_s=result.duration_s, simulation=result.simulation, repeat=result.repeat, runs=None,
         reason=result.reason, unmatched_tool_calls=_unmatched_calls(result),
     )
+
+
+def _slim_criterion(criterion: CriterionResult) -> CriterionResult:
+    if criterion.status in _EXPLAINED:
+        return criterion
+    return CriterionResult.model_construct(
+        _CRITERION_FIELDS, name=criterion.name, threshold=criterion.threshold, score=criterion.score,
+        status=criterion.status, invocations=[], details={}, error=criterion.error, spread=criterion.spread)
 
 
 def _unmatched_calls(result: CaseResult) -> list[dict] | None:

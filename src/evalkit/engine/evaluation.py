@@ -16,7 +16,7 @@ from evalkit import __version__
 from evalkit.errors import ExitCode
 from evalkit.agents.base import Agent
 from evalkit.loading.plan import Plan
-from evalkit.report.latency import run_report
+from evalkit.report.latency import RunFigures
 from evalkit.engine.concurrency import AdaptiveLimit
 from evalkit.engine.case_store import CaseStore, StoredCases, slim
 from evalkit.engine.jobs import CaseJob
@@ -43,8 +43,10 @@ class RunProgress:
     pass_rate: float | None = None
     limit: AdaptiveLimit | None = None  # the run's cases-in-flight controller, for the progress bar
     reruns: int = 0
+    figures: RunFigures = field(default_factory=RunFigures)  # latency and tool figures, fed as cases finish
 
     def add(self, result: CaseResult) -> None:
+        self.figures.add(result)
         self.positions.append(self.store.add(result))
         self.cases.append(slim(result))
         for listener in self.listeners:
@@ -63,17 +65,17 @@ class RunProgress:
 
     def result(self, interrupted: bool = False, full: bool = True) -> RunResult:
         """The run so far; `full=False` holds the slim cases (write files from `stored_cases()`)."""
-        ordered = self.stored_cases()
-        cases = list(ordered) if full else [self.cases[i] for i in self._plan_order()]
+        order = self._plan_order()
+        cases = list(self.store.in_order([self.positions[i] for i in order])) if full else [self.cases[i] for i in order]
         return RunResult(
             evalkit_version=__version__,
             started_at=self.started_at,
             duration_s=round(time.perf_counter() - self.started, 3),
-            summary=Summary.of(self.cases),
+            summary=Summary.of(self.cases).model_copy(update={"cost": self.figures.cost}),
             cases=cases,
             interrupted=interrupted,
             judge=self.judge_stats,
-            latency=run_report(cases if full else ordered, total=self.total).to_dict(),
+            latency=self.figures.report(total=self.total).to_dict(),
             repeat=self.repeat,
             pass_rate=self.pass_rate,
             concurrency=self.concurrency_figures(),

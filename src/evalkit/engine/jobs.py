@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from evalkit.criteria.base import Criterion
-from evalkit.schema.evalset import EvalCase
+from evalkit.loading.packed import PackedCase, PlannedCase
 
 
 @dataclass
 class CaseJob:
     eval_set_id: str
-    case: EvalCase
+    case: PlannedCase  # packed until the job runs (`unpacked`)
     criteria: list[Criterion]
     source_file: str | None = None
     simulator_config: dict | None = None
     run_index: int = 0  # which of the `--repeat` runs this is
+
+    def unpacked(self) -> CaseJob:
+        """This job with its case whole: what the runner works on, for as long as the case runs."""
+        return replace(self, case=self.case.unpack()) if isinstance(self.case, PackedCase) else self

@@ -96,6 +96,7 @@ class Runner:
 
     async def _attempt(self, job: CaseJob) -> _Attempt:
         started = time.perf_counter()
+        job = job.unpacked()
         spec = SessionSpec.for_case(job.case, f"evalkit-{uuid.uuid4().hex[:12]}", eval_set_id=job.eval_set_id)
         if job.run_index and job.case.session_input and job.case.session_input.session_id:
             spec.session_id += f"-run{job.run_index + 1}"  # a pinned id, once per repeated run

@@ -16,7 +16,8 @@ from pydantic import ValidationError
 from evalkit.errors import InputError, Problem
 from evalkit.loading.documents import read_document
 from evalkit.loading.problems import known_keys, problems_from
-from evalkit.schema.evalset import EvalSet
+from evalkit.loading.packed import PackedCase, gc_paused
+from evalkit.schema.evalset import EvalCase, EvalSet
 
 _VOCABULARY = known_keys(EvalSet)
 _CAMEL_TOP_LEVEL = {"evalSetId": "eval_set_id", "evalCases": "eval_cases", "creationTimestamp": "creation_timestamp"}
@@ -24,23 +25,70 @@ _SET_SUFFIXES = (".evalset.json", ".evalset.yaml", ".evalset.yml", ".test.json",
 
 
 def load_evalset(path: Path) -> EvalSet:
-    data = read_document(path)
+    """The eval set with every case validated and kept whole (for commands that read or edit them)."""
+    data, file, derived = _document(path)
+    with gc_paused():
+        evalset = _validated(data, file)
+    evalset._id_from_file_name = derived
+    return evalset
+
+
+def load_packed_evalset(path: Path) -> tuple[EvalSet, list[PackedCase]]:
+    """The eval set's top level (its `eval_cases` left empty) and its cases, validated and packed.
+
+    Cases are validated one at a time and each one's data is let go once packed, so
+    loading a large file never holds every case as models. A file with any problem
+    goes through `load_evalset`'s whole-file validation, which reports them all.
+    """
+    data, file, derived = _document(path)
+    raw_cases = data.get("eval_cases")
+    if _top_level_spelling(data, file) or not isinstance(raw_cases, list):
+        _report_problems(path)
+    packed: list[PackedCase] = []
+    try:
+        with gc_paused():
+            header = EvalSet.model_validate({**data, "eval_cases": []})
+            for index, raw in enumerate(raw_cases):
+                packed.append(PackedCase.of(raw, EvalCase.model_validate(raw)))
+                raw_cases[index] = None
+    except ValidationError:
+        _report_problems(path)
+    problems = _duplicate_ids([case.eval_id for case in packed], file)
+    if problems:
+        raise InputError(problems)
+    header._id_from_file_name = derived
+    return header, packed
+
+
+def _report_problems(path: Path) -> None:
+    """Raise with every problem of the file, each at its place, as whole-file validation finds them."""
+    load_evalset(path)
+    raise InputError(Problem(str(path), "", "is not a valid eval set"))  # whole-file validation found nothing
+
+
+def _document(path: Path) -> tuple[dict[str, Any], str, bool]:
+    """The file's data as an eval set object (legacy lists converted), its name, and whether it was a legacy list."""
+    with gc_paused():
+        data = read_document(path)
     file = str(path)
     derived = isinstance(data, list)
     if derived:
         data = legacy_to_evalset(data, default_id(path), file)
     elif not isinstance(data, dict):
         raise InputError(Problem(file, "", f"expected an eval set object or a legacy list, found {type(data).__name__}"))
+    return data, file, derived
+
+
+def _validated(data: dict[str, Any], file: str) -> EvalSet:
     problems = _top_level_spelling(data, file)
     try:
         evalset = EvalSet.model_validate(data)
     except ValidationError as error:
         problems += problems_from(error, file, data, _VOCABULARY)
         raise InputError(problems) from None
-    problems += _duplicate_ids(evalset, file)
+    problems += _duplicate_ids([case.eval_id for case in evalset.eval_cases], file)
     if problems:
         raise InputError(problems)
-    evalset._id_from_file_name = derived
     return evalset
 
 
@@ -98,17 +146,14 @@ def _top_level_spelling(data: dict[str, Any], file: str) -> list[Problem]:
     ]
 
 
-def _duplicate_ids(evalset: EvalSet, file: str) -> list[Problem]:
-    counts = Counter(case.eval_id for case in evalset.eval_cases)
-    return [
-        Problem(file, f"eval_cases[{index}].eval_id", f"duplicate eval id {case.eval_id!r}")
-        for index, case in enumerate(evalset.eval_cases)
-        if counts[case.eval_id] > 1 and index != _first_index(evalset, case.eval_id)
-    ]
-
-
-def _first_index(evalset: EvalSet, eval_id: str) -> int:
-    return next(i for i, c in enumerate(evalset.eval_cases) if c.eval_id == eval_id)
+def _duplicate_ids(ids: list[str], file: str) -> list[Problem]:
+    counts = Counter(ids)
+    first: dict[str, int] = {}
+    problems = []
+    for index, eval_id in enumerate(ids):
+        if counts[eval_id] > 1 and first.setdefault(eval_id, index) != index:
+            problems.append(Problem(file, f"eval_cases[{index}].eval_id", f"duplicate eval id {eval_id!r}"))
+    return problems
 
 
 # ---- ADK's legacy formats (docs/adk-parity.md, "Legacy formats") -------------------------------------

@@ -13,9 +13,10 @@ from pathlib import Path
 from evalkit.criteria.base import Criterion
 from evalkit.errors import InputError, Problem
 from evalkit.loading.configs import discover_config, load_config
-from evalkit.loading.evalsets import load_evalset, separate_derived_ids
+from evalkit.loading.evalsets import load_packed_evalset, separate_derived_ids
+from evalkit.loading.packed import PlannedCase, unpacked
 from evalkit.schema.config import DEFAULT_CRITERIA, EvalConfig
-from evalkit.schema.evalset import EvalCase, EvalSet
+from evalkit.schema.evalset import EvalSet
 
 EVALSET_PATTERNS = ("*.evalset.json", "*.evalset.yaml", "*.evalset.yml", "*.test.json")
 
@@ -27,12 +28,12 @@ class PlannedSet:
     config: EvalConfig
     config_file: Path | None
     criteria: list[Criterion]
-    cases: list[EvalCase]
+    cases: list[PlannedCase]  # packed when loaded from the file (evalkit.loading.packed)
     # eval_id → why that case is reported `not_evaluated` instead of run (see case_checks)
     not_evaluated: dict[str, str] = field(default_factory=dict)
 
     @property
-    def cases_to_run(self) -> list[EvalCase]:
+    def cases_to_run(self) -> list[PlannedCase]:
         return [case for case in self.cases if case.eval_id not in self.not_evaluated]
 
 
@@ -119,9 +120,11 @@ def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_fi
     seen_set_ids: dict[str, Path] = {}
     configured: dict[Path | None, tuple[EvalConfig, list[Criterion]] | None] = {}
     loaded: list[tuple[Path, EvalSet]] = []
+    packed_cases: dict[Path, list[PlannedCase]] = {}
     for file in selection:
         try:
-            loaded.append((file, load_evalset(file)))
+            evalset, packed_cases[file] = load_packed_evalset(file)
+            loaded.append((file, evalset))
         except InputError as error:
             problems += error.problems
     separate_derived_ids(loaded)
@@ -141,15 +144,18 @@ def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_fi
             problems.append(Problem(str(file), "eval_set_id",
                                     f"{evalset.eval_set_id!r} is also the id of {seen_set_ids[evalset.eval_set_id]}"))
         seen_set_ids[evalset.eval_set_id] = file
-        cases, selection_problems = _select(evalset, file, ids, case_ids)
-        problems += selection_problems + case_problems(cases, criteria, file, config_path)
-        problems += simulator_config_problems(config.user_simulator_config, cases, file, config_path)
+        cases, selection_problems = _select(packed_cases[file], file, ids, case_ids)
+        problems += selection_problems
+        for batch in _unpacked_batches(cases):
+            problems += case_problems(batch, criteria, file, config_path)
+        scenarios = [unpacked(case) for case in cases if case.is_scenario]
+        problems += simulator_config_problems(config.user_simulator_config, scenarios, file, config_path)
         plan.sets.append(PlannedSet(file, evalset, config, config_path, criteria, cases,
                                     not_evaluated_reasons(cases, config_path)))
     if problems:
         raise InputError(problems)
     if case_ids:
-        known = {c.eval_id for s in plan.sets for c in s.evalset.eval_cases}
+        known = {c.eval_id for cases in packed_cases.values() for c in cases}
         missing = [i for i in case_ids if i not in known]
         if missing:
             from evalkit.loading.problems import did_you_mean
@@ -170,8 +176,15 @@ def _configure(config_path: Path | None) -> tuple[EvalConfig, list[Criterion]]:
     return config, configure_criteria(config, str(config_path or "default criteria"))
 
 
-def _select(evalset: EvalSet, file: Path, ids: list[str], case_ids: list[str] | None) -> tuple[list[EvalCase], list[Problem]]:
-    by_id = {c.eval_id: c for c in evalset.eval_cases}
+def _unpacked_batches(cases: list[PlannedCase], size: int = 500):
+    """The cases whole, a few hundred at a time, for the checks that read them while loading."""
+    for start in range(0, len(cases), size):
+        yield [unpacked(case) for case in cases[start:start + size]]
+
+
+def _select(all_cases: list[PlannedCase], file: Path, ids: list[str],
+            case_ids: list[str] | None) -> tuple[list[PlannedCase], list[Problem]]:
+    by_id = {c.eval_id: c for c in all_cases}
     from evalkit.loading.problems import did_you_mean
 
     problems = [
@@ -180,7 +193,7 @@ def _select(evalset: EvalSet, file: Path, ids: list[str], case_ids: list[str] | 
         for i in ids
         if i not in by_id
     ]
-    cases = [by_id[i] for i in dict.fromkeys(ids) if i in by_id] if ids else list(evalset.eval_cases)
+    cases = [by_id[i] for i in dict.fromkeys(ids) if i in by_id] if ids else list(all_cases)
     if case_ids:
         cases = [c for c in cases if c.eval_id in case_ids]
     return cases, problems

@@ -21,11 +21,11 @@ method): for sorted samples x[0..n-1], p is read at position (n - 1) * p / 100.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from evalkit.schema.results import CaseResult, Status
+from evalkit.schema.results import CaseResult, Status, added_cost, case_costs
 
 PERCENTILES = (50, 90, 99)
 
@@ -83,47 +83,71 @@ class RunReport:
         return asdict(self)
 
 
-def run_report(cases: Sequence[CaseResult], total: int | None = None) -> RunReport:
+def run_report(cases: Iterable[CaseResult], total: int | None = None) -> RunReport:
     """Progress, turn latency and per-tool figures of these cases (`total`: cases planned, if known)."""
-    turn_durations: list[float] = []
-    call_counts: dict[str, int] = {}
-    call_durations: dict[str, list[float]] = {}
-    outcomes: dict[str, list[int]] = {}  # tool → [passed, failed]
-    # With --repeat a case holds its runs: every run's turns and calls count, not the one shown.
-    for case in (run for case in cases for run in (case.runs or [case])):
-        for record in case.invocations:
-            actual = record.actual or {}
-            duration = actual.get("duration")
-            if isinstance(duration, (int, float)):
-                turn_durations.append(float(duration))
-            for name, seconds in timed_calls(actual):
-                call_counts[name] = call_counts.get(name, 0) + 1
-                if seconds is not None:
-                    call_durations.setdefault(name, []).append(seconds)
-        for criterion in case.criteria:
-            for turn in criterion.invocations:
-                for call in turn.details.get("calls") or ():
-                    if isinstance(call, dict) and call.get("tool") and call.get("status") in ("passed", "failed"):
-                        counts = outcomes.setdefault(call["tool"], [0, 0])
-                        counts[0 if call["status"] == "passed" else 1] += 1
-    tools = [
-        ToolReport(tool=name, calls=call_counts.get(name, 0), latency=LatencyStats.of(call_durations.get(name, [])),
-                   passed=outcomes.get(name, [0, 0])[0], failed=outcomes.get(name, [0, 0])[1])
-        for name in sorted(set(call_counts) | set(outcomes))
-    ]
-    return RunReport(progress=_progress(cases, total), turn_latency=LatencyStats.of(turn_durations), tools=tools)
+    figures = RunFigures()
+    for case in cases:
+        figures.add(case)
+    return figures.report(total)
 
 
-def _progress(cases: Sequence[CaseResult], total: int | None) -> Progress:
-    counts = {status: sum(1 for c in cases if c.status is status) for status in Status}
-    return Progress(
-        total=max(total or 0, len(cases)),
-        completed=len(cases),
-        passed=counts[Status.PASSED],
-        failed=counts[Status.FAILED],
-        error=counts[Status.ERROR],
-        not_evaluated=counts[Status.NOT_EVALUATED],
-    )
+class RunFigures:
+    """The figures of `run_report`, gathered one case at a time.
+
+    A live run feeds each case as it finishes, so building its report never reads the
+    finished cases back (they live on disk, docs/performance.md, "Memory").
+    """
+
+    def __init__(self) -> None:
+        self.statuses = dict.fromkeys(Status, 0)
+        self.turn_durations: list[float] = []
+        self.call_counts: dict[str, int] = {}
+        self.call_durations: dict[str, list[float]] = {}
+        self.outcomes: dict[str, list[int]] = {}  # tool → [passed, failed]
+        self.costs: list[float] = []  # each case's cost_v1, for Summary.cost
+
+    def add(self, case: CaseResult) -> None:
+        self.statuses[case.status] += 1
+        self.costs += case_costs(case)
+        # With --repeat a case holds its runs: every run's turns and calls count, not the one shown.
+        for run in case.runs or [case]:
+            for record in run.invocations:
+                actual = record.actual or {}
+                duration = actual.get("duration")
+                if isinstance(duration, (int, float)):
+                    self.turn_durations.append(float(duration))
+                for name, seconds in timed_calls(actual):
+                    self.call_counts[name] = self.call_counts.get(name, 0) + 1
+                    if seconds is not None:
+                        self.call_durations.setdefault(name, []).append(seconds)
+            for criterion in run.criteria:
+                for turn in criterion.invocations:
+                    for call in turn.details.get("calls") or ():
+                        if isinstance(call, dict) and call.get("tool") and call.get("status") in ("passed", "failed"):
+                            counts = self.outcomes.setdefault(call["tool"], [0, 0])
+                            counts[0 if call["status"] == "passed" else 1] += 1
+
+    @property
+    def cost(self) -> float | None:
+        return added_cost(self.costs)
+
+    def report(self, total: int | None = None) -> RunReport:
+        tools = [
+            ToolReport(tool=name, calls=self.call_counts.get(name, 0),
+                       latency=LatencyStats.of(self.call_durations.get(name, [])),
+                       passed=self.outcomes.get(name, [0, 0])[0], failed=self.outcomes.get(name, [0, 0])[1])
+            for name in sorted(set(self.call_counts) | set(self.outcomes))
+        ]
+        completed = sum(self.statuses.values())
+        progress = Progress(
+            total=max(total or 0, completed),
+            completed=completed,
+            passed=self.statuses[Status.PASSED],
+            failed=self.statuses[Status.FAILED],
+            error=self.statuses[Status.ERROR],
+            not_evaluated=self.statuses[Status.NOT_EVALUATED],
+        )
+        return RunReport(progress=progress, turn_latency=LatencyStats.of(self.turn_durations), tools=tools)
 
 
 def timed_calls(actual: dict[str, Any]) -> list[tuple[str, float | None]]:

@@ -148,7 +148,14 @@ class Summary(ResultModel):
 
 def total_cost(cases: list[CaseResult]) -> float | None:
     """What the cases' model tokens cost by `cost_v1` (None when no case was priced)."""
-    costs = [c.score for case in cases for c in case.criteria if c.name == "cost_v1" and c.score is not None]
+    return added_cost([cost for case in cases for cost in case_costs(case)])
+
+
+def case_costs(case: CaseResult) -> list[float]:
+    return [c.score for c in case.criteria if c.name == "cost_v1" and c.score is not None]
+
+
+def added_cost(costs: list[float]) -> float | None:
     return round(sum(costs), 10) if costs else None
 
 
