@@ -3,7 +3,9 @@
 Convention: a fenced `console` block holds commands a reader can paste in evalkit's
 checkout, offline; templates for the reader's own project (CI files, placeholder paths)
 use other fences. Each `$ ` command must exit as the block shows (`$ echo $?`), else 0
-or 1 (a shown failure), and never print a traceback. The README tour's table must be
+or 1 (a shown failure), and never print a traceback. The commands build on each other (one
+writes the file the next compares), so the suite keeps this file's tests in one process,
+in order (`--dist loadfile` in pyproject.toml). The README tour's table must be
 what an 80-column terminal prints.
 """
 

@@ -11,7 +11,8 @@ import pytest
 
 from evalkit.errors import InputError
 from evalkit.loading.evalsets import load_evalset, load_packed_evalset
-from evalkit.loading.packed import PackedCase, gc_paused
+from evalkit.gc_control import gc_paused, start_up_frozen
+from evalkit.loading.packed import PackedCase
 from evalkit.loading.plan import build_plan
 from tests.conftest import FIXTURES, ROOT
 
@@ -88,3 +89,10 @@ def test_gc_paused_restores_the_collector_as_it_found_it():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_start_up_frozen_sets_aside_what_exists_and_gives_it_back():
+    before = gc.get_freeze_count()
+    with start_up_frozen():
+        assert gc.get_freeze_count() > before
+    assert gc.get_freeze_count() == 0

@@ -117,6 +117,7 @@ def run_here(request: RunRequest, plan, spec, agent, settings, console):
     from evalkit.agents.registry import resolve_agent
     from evalkit.engine.aio import run_sync
     from evalkit.engine.evaluation import RunProgress, evaluate
+    from evalkit.gc_control import start_up_frozen
     from evalkit.report.progress import live_progress
 
     cassettes = start_cassettes(request, spec) if agent is None else None
@@ -128,7 +129,7 @@ def run_here(request: RunRequest, plan, spec, agent, settings, console):
             if cassettes is not None:
                 agent = cassettes.wrap(agent)
         agent.check_cases([(s.evalset.eval_set_id, c.eval_id) for s in plan.sets for c in s.cases_to_run])
-        with live_progress(console, progress, enabled=not request.quiet and console.is_terminal):
+        with start_up_frozen(), live_progress(console, progress, enabled=not request.quiet and console.is_terminal):
             try:
                 run_sync(lambda: evaluate(plan, agent, settings, progress, full=False))
             except KeyboardInterrupt:

@@ -16,7 +16,8 @@ from pydantic import ValidationError
 from evalkit.errors import InputError, Problem
 from evalkit.loading.documents import read_document
 from evalkit.loading.problems import known_keys, problems_from
-from evalkit.loading.packed import PackedCase, gc_paused
+from evalkit.gc_control import gc_paused
+from evalkit.loading.packed import PackedCase
 from evalkit.schema.evalset import EvalCase, EvalSet
 
 _VOCABULARY = known_keys(EvalSet)

@@ -9,12 +9,10 @@ loading, and when the case runs (docs/performance.md, "Memory").
 
 from __future__ import annotations
 
-import gc
 import pickle
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any, Union
 
+from evalkit.gc_control import gc_paused
 from evalkit.schema.evalset import EvalCase
 
 
@@ -45,20 +43,3 @@ PlannedCase = Union[EvalCase, PackedCase]
 
 def unpacked(case: PlannedCase) -> EvalCase:
     return case.unpack() if isinstance(case, PackedCase) else case
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection while many objects are built at once.
-
-    Building thousands of models triggers a collection every few hundred objects, each
-    walking everything built so far: loading 10,000 cases took 4× as long with it on.
-    Reference counting still frees what is dropped; the collector resumes afterwards.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
