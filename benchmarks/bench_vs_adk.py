@@ -10,6 +10,9 @@ speed-up over ADK, then checks that every case got the same verdict from both to
 With `--repeat N` every run is repeated and the fastest one is reported, which
 filters out other load on the machine.
 
+With `--processes N`, evalkit's default also runs with `--processes N` (the peak memory
+is then that of the whole process tree's largest member, as `ru_maxrss` reports it).
+
 With `--adk-server`, evalkit also evaluates the same agent served by `adk api_server`
 (started once, on 127.0.0.1, with in-memory sessions) through `--agent adk-server:`;
 the server's own memory is not in the peak figure.
@@ -101,19 +104,25 @@ def run_adk(adk: list[str], workdir: Path, evalset: Path, config: Path, env: dic
 
 
 def run_evalkit(evalkit: list[str], jobs: int | None, workdir: Path, evalset: Path, config: Path, env: dict[str, str],
-                server: str | None = None) -> Measurement:
-    result = workdir / f"evalkit-{jobs or 'default'}.json"
-    agent = f"adk-server:{server}/{AGENT_FOLDER}" if server else str(workdir / AGENT_FOLDER)
+                server: str | None = None, processes: int = 1, agent: str | None = None) -> Measurement:
+    """`agent`: another agent spec than the ADK agent folder (or its `adk-server:` form)."""
+    name = f"evalkit-{jobs or 'default'}-p{processes}" + ("-" + agent.replace(":", "-") if agent else "")
+    result = workdir / f"{name}.json"
+    agent = agent or (f"adk-server:{server}/{AGENT_FOLDER}" if server else str(workdir / AGENT_FOLDER))
     command = [*evalkit, "run", str(evalset), "--agent", agent, "--config", str(config),
                "--json", str(result), "--quiet"]
     if jobs is not None:
         command += ["--jobs", str(jobs)]
-    wall, peak, code = measure(command, env, workdir, workdir / f"evalkit-{jobs or 'default'}.log")
+    if processes > 1:
+        command += ["--processes", str(processes)]
+    wall, peak, code = measure(command, env, workdir, workdir / f"{name}.log")
     if not result.exists():
-        raise SystemExit(f"evalkit wrote no result file (exit {code}); see {workdir}/evalkit-{jobs or 'default'}.log")
+        raise SystemExit(f"evalkit wrote no result file (exit {code}); see {workdir}/{name}.log")
     document = json.loads(result.read_text())
     verdicts = {case["eval_id"]: case["status"] == "passed" for case in document["cases"]}
     tool = "evalkit run, adk-server:" if server else "evalkit run"
+    if processes > 1:
+        tool += f" --processes {processes}"
     return Measurement(tool, str(jobs) if jobs else describe_auto(document.get("concurrency")), wall, peak,
                        code, verdicts)
 
@@ -211,6 +220,8 @@ def main() -> int:
     parser.add_argument("--skip-adk", action="store_true", help="measure evalkit only")
     parser.add_argument("--adk-server", action="store_true",
                         help="also run evalkit against the agent served by `adk api_server` (adk-server:)")
+    parser.add_argument("--processes", type=int, action="append", default=[],
+                        help="also run evalkit's default with --processes N (repeatable)")
     parser.add_argument("--workdir", type=Path, help="keep the files here (default: a temporary folder)")
     args = parser.parse_args()
 
@@ -228,6 +239,9 @@ def main() -> int:
         rows.append(baseline)
     for jobs in args.jobs or [64, 0]:
         rows.append(fastest(args.repeat, lambda: run_evalkit(shlex.split(args.evalkit), jobs or None, workdir, evalset, config, env)))
+    for processes in args.processes:
+        rows.append(fastest(args.repeat, lambda: run_evalkit(
+            shlex.split(args.evalkit), None, workdir, evalset, config, env, processes=processes)))
     if args.adk_server:
         process, url = start_api_server(shlex.split(args.adk), workdir, env)
         try:

@@ -83,6 +83,21 @@ async def test_node_agent_answers_two_turns_with_tools_and_session_memory():
     assert usage[0].prompt_token_count == 12 and usage[0].candidates_token_count == 7
 
 
+async def test_the_pool_starts_processes_only_while_cases_wait_for_one():
+    agent = SubprocessAgent(NODE_AGENT, workers=64)
+    try:
+        for index in range(5):  # one case at a time: the first process serves them all
+            await converse(agent, f"one-{index}", ["Weather in Oslo?"])
+        assert agent.processes_started == 1 and agent.process_count == 1
+        # Eight at once: starts go 1, then 2, then 4 at a time while cases wait,
+        # never past the cases waiting (64 would be the limit).
+        await asyncio.gather(*(converse(agent, f"many-{i}", ["Weather in Lima?"]) for i in range(8)))
+        assert 2 <= agent.processes_started <= 8
+        assert agent.process_count == agent.processes_started
+    finally:
+        await agent.aclose()
+
+
 async def test_many_sessions_share_four_processes_without_mixing_memory():
     agent = SubprocessAgent(NODE_AGENT, workers=4)
     cities = ["Paris", "Oslo", "Lima"] * 10

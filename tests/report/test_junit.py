@@ -80,6 +80,25 @@ def test_error_cases_carry_the_case_error_and_not_evaluated_counts_as_failure(tm
     assert (booking.failures, booking.skipped) == (1, 0)
 
 
+def test_the_body_carries_the_agents_traceback_and_the_tool_calls_no_fake_matched(tmp_path):
+    crashed = CaseResult(eval_set_id="weather", eval_id="crash", status=Status.ERROR,
+                         error="case 'crash', turn 1: the agent raised KeyError: 'city'",
+                         error_detail="Traceback (most recent call last):\n  File \"agent.py\", line 9\nKeyError: 'city'")
+    failed = CaseResult(eval_set_id="weather", eval_id="odd_call", status=Status.FAILED,
+                        unmatched_tool_calls=[{"name": "get_weather", "args": {"city": "Lyon"}, "invocation_index": 0}])
+    result = RunResult(evalkit_version="0", started_at="2026-01-01T00:00:00+00:00", duration_s=1.0,
+                       summary=Summary.of([crashed, failed]), cases=[crashed, failed])
+    xml = JUnitXml.fromfile(str(_write_junit(result, tmp_path)))
+    cases = _cases(xml)
+    (error,) = cases[("weather", "crash")].result
+    assert error.message == crashed.error
+    assert "KeyError: 'city'" in error.text and 'File "agent.py", line 9' in error.text
+    (failure,) = cases[("weather", "odd_call")].result
+    assert "get_weather" in failure.text and "Lyon" in failure.text
+    for schema_file in SCHEMAS:
+        xmlschema.XMLSchema(str(schema_file)).validate(str(tmp_path / "report.xml"))
+
+
 @pytest.mark.parametrize("schema_file", SCHEMAS, ids=lambda p: p.stem)
 def test_report_is_valid_against_the_junit_schema(tmp_path, schema_file):
     schema = xmlschema.XMLSchema(str(schema_file))

@@ -67,6 +67,11 @@ class SubprocessAgent(TurnProtocolAgent):
         """Agent processes running now (for tests and diagnostics)."""
         return self._pool.process_count
 
+    @property
+    def processes_started(self) -> int:
+        """Agent processes started so far, replacements included (the pool starts them lazily)."""
+        return self._pool.started
+
     async def open_session(self, spec: SessionSpec) -> AgentSession:
         lease = self._leases.get(spec.session_id)
         if lease is None:

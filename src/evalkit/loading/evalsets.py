@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from pydantic import ValidationError
 
@@ -61,7 +61,7 @@ def load_packed_evalset(path: Path) -> tuple[EvalSet, list[PackedCase]]:
     return header, packed
 
 
-def _report_problems(path: Path) -> None:
+def _report_problems(path: Path) -> NoReturn:
     """Raise with every problem of the file, each at its place, as whole-file validation finds them."""
     load_evalset(path)
     raise InputError(Problem(str(path), "", "is not a valid eval set"))  # whole-file validation found nothing

@@ -21,7 +21,7 @@ import re
 import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
 
-from evalkit.report.console import failure_lines
+from evalkit.report.console import failure_lines, unmatched_tool_lines
 from evalkit.schema.results import CaseResult, CriterionResult, RunResult, Status, total_cost
 
 # Characters XML 1.0 cannot carry at all, even escaped; an agent may well emit them
@@ -80,18 +80,22 @@ def _testcase(case: CaseResult) -> ET.Element:
         "name": _text(case.eval_id) or "(unnamed case)",
         "time": _seconds(case.duration_s or 0.0),
     })
+    # The body a CI server shows under the test: why it did not pass, with the agent's
+    # traceback or a worker's last stderr lines (`error_detail`) and the tool calls no fake
+    # matched. Ant's schema gives a test case no output element of its own.
+    body = "\n".join(failure_lines([case], debug=True) + unmatched_tool_lines([case]))
     if case.status is Status.ERROR:
         error = ET.SubElement(element, "error", {"type": "error", "message": _text(_error_message(case))})
-        error.text = _text("\n".join(failure_lines([case])) or _error_message(case))
+        error.text = _text(body or _error_message(case))
     elif case.status is Status.FAILED:
         failing = [c for c in case.criteria if c.status is Status.FAILED]
         failure = ET.SubElement(element, "failure", {"type": "failed", "message": _text(_failure_message(failing))})
-        failure.text = _text("\n".join(failure_lines([case])))
+        failure.text = _text(body)
     elif case.status is Status.NOT_EVALUATED:
         names = ", ".join(c.name for c in case.criteria if c.status is Status.NOT_EVALUATED)
         message = f"not evaluated: {names}" if names else "not evaluated: no criterion could score this case"
         failure = ET.SubElement(element, "failure", {"type": "not_evaluated", "message": _text(message)})
-        failure.text = _text("\n".join(failure_lines([case])) or message)
+        failure.text = _text(body or message)
     return element
 
 
