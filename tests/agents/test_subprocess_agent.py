@@ -98,14 +98,14 @@ async def test_the_pool_starts_processes_only_while_cases_wait_for_one():
         await agent.aclose()
 
 
-async def test_many_sessions_share_four_processes_without_mixing_memory():
+async def test_many_sessions_share_at_most_four_processes_without_mixing_memory():
     agent = SubprocessAgent(NODE_AGENT, workers=4)
     cities = ["Paris", "Oslo", "Lima"] * 10
     try:
         conversations = await asyncio.gather(
             *(converse(agent, f"c{i}", [f"Weather in {city}?", "And tomorrow?"]) for i, city in enumerate(cities))
         )
-        assert agent.process_count == 4
+        assert 1 <= agent.process_count <= 4 and agent.processes_started == agent.process_count
     finally:
         await agent.aclose()
     assert agent.process_count == 0
@@ -192,11 +192,16 @@ async def test_stderr_goes_to_the_log_and_large_lines_pass(caplog):
 async def test_aclose_terminates_every_process():
     agent = SubprocessAgent(FAULTY_AGENT, workers=3)
     try:
-        played = await asyncio.gather(*(play(agent, f"c{i}", ["hi"]) for i in range(3)))
-        pids = {state["pid"] for _, state in played}
+        # Three sessions held open at once need three processes (the pool starts them
+        # lazily, so sessions that come and go one after another would share one).
+        sessions = await asyncio.gather(*(agent.open_session(SessionSpec(case=_case(f"c{i}", ["hi"]),
+                                                                         session_id=f"s-c{i}")) for i in range(3)))
+        for session in sessions:
+            await session.run_turn(Content.of_text("hi", role="user"), 0)
+        pids = {session.state["pid"] for session in sessions}
         assert len(pids) == 3 and all(_alive(pid) for pid in pids)
     finally:
-        await agent.aclose()
+        await agent.aclose()  # sessions still open: aclose must end their processes anyway
     assert agent.process_count == 0
     assert not any(_alive(pid) for pid in pids)
 

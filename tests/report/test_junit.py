@@ -126,10 +126,13 @@ def test_characters_xml_cannot_hold_are_spelled_out(tmp_path):
 
 
 def test_run_writes_junit_and_report_renders_the_same_from_the_result_file(tmp_path):
+    # The run writes JUnit and Markdown from its slim in-memory cases, `report` from the
+    # full result file: the two must not differ by a byte.
     result_file, from_run, from_report = tmp_path / "r.json", tmp_path / "run.xml", tmp_path / "report.xml"
     run = run_evalkit("run", str(ROOT / "evalsets" / "weather.evalset.json"),
                       "--agent", "examples/weather_agent/regressed_agent.py:weather_agent",
                       "--json", str(result_file), "--junit", str(from_run), "--quiet",
+                      "--markdown", str(tmp_path / "run.md"),
                       env={"GITHUB_STEP_SUMMARY": ""})
     assert run.returncode == 1, run.stderr
 
@@ -141,6 +144,7 @@ def test_run_writes_junit_and_report_renders_the_same_from_the_result_file(tmp_p
     for schema_file in SCHEMAS:
         xmlschema.XMLSchema(str(schema_file)).validate(str(from_run))
 
-    report = run_evalkit("report", str(result_file), "--junit", str(from_report))
+    report = run_evalkit("report", str(result_file), "--junit", str(from_report), "--markdown", str(tmp_path / "report.md"))
     assert report.returncode == 0, report.stderr
     assert from_report.read_text(encoding="utf-8") == from_run.read_text(encoding="utf-8")
+    assert (tmp_path / "report.md").read_text(encoding="utf-8") == (tmp_path / "run.md").read_text(encoding="utf-8")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Iterator, Sequence
 
-from evalkit.schema.results import CaseResult, CriterionResult, Status
+from evalkit.schema.results import COST_CRITERION, CaseResult, CriterionResult, Status
 
 
 class CaseStore:
@@ -72,9 +72,8 @@ _CRITERION_FIELDS = frozenset(CriterionResult.model_fields)
 
 
 def slim(result: CaseResult) -> CaseResult:
-    """What stays in memory of a finished case: no recorded turns, no repeated runs, no
-    informational metrics (the console shows only the criteria that decide pass or fail;
-    the run's cost is added up as cases finish, `RunFigures`), and
+    """What stays in memory of a finished case, all that the console, JUnit and Markdown
+    read: no recorded turns, no repeated runs, no informational metrics but the cost, and
     details only for the criteria the console explains (failed, error, not evaluated), and
     an error case's `error_detail` (shown under `--debug`; only error cases carry one), and what the
     console says of a case besides its criteria (why it was not evaluated, unmatched tool calls).
@@ -84,12 +83,18 @@ def slim(result: CaseResult) -> CaseResult:
     return CaseResult.model_construct(
         _CASE_FIELDS,
         eval_set_id=result.eval_set_id, eval_id=result.eval_id, status=result.status, error=result.error,
-        error_detail=result.error_detail, criteria=[_slim_criterion(c) for c in result.criteria if c.status is not Status.INFORMATIONAL],
+        error_detail=result.error_detail, criteria=[_slim_criterion(c) for c in result.criteria if _shown(c)],
         invocations=[],
         source_file=result.source_file, session_id=result.session_id,
         duration_s=result.duration_s, simulation=result.simulation, repeat=result.repeat, runs=None,
         reason=result.reason, unmatched_tool_calls=_unmatched_calls(result),
     )
+
+
+def _shown(criterion: CriterionResult) -> bool:
+    """Whether a report made from slim copies reads this criterion: the console, JUnit and
+    Markdown show the criteria that decide pass or fail, and add up the cost."""
+    return criterion.status is not Status.INFORMATIONAL or criterion.name == COST_CRITERION
 
 
 def _slim_criterion(criterion: CriterionResult) -> CriterionResult:

@@ -71,7 +71,7 @@ class RunProgress:
             evalkit_version=__version__,
             started_at=self.started_at,
             duration_s=round(time.perf_counter() - self.started, 3),
-            summary=Summary.of(self.cases).model_copy(update={"cost": self.figures.cost}),
+            summary=Summary.of(self.cases),
             cases=cases,
             interrupted=interrupted,
             judge=self.judge_stats,

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from evalkit.schema.results import CaseResult, Status, added_cost, case_costs
+from evalkit.schema.results import CaseResult, Status
 
 PERCENTILES = (50, 90, 99)
 
@@ -104,11 +104,9 @@ class RunFigures:
         self.call_counts: dict[str, int] = {}
         self.call_durations: dict[str, list[float]] = {}
         self.outcomes: dict[str, list[int]] = {}  # tool → [passed, failed]
-        self.costs: list[float] = []  # each case's cost_v1, for Summary.cost
 
     def add(self, case: CaseResult) -> None:
         self.statuses[case.status] += 1
-        self.costs += case_costs(case)
         # With --repeat a case holds its runs: every run's turns and calls count, not the one shown.
         for run in case.runs or [case]:
             for record in run.invocations:
@@ -126,10 +124,6 @@ class RunFigures:
                         if isinstance(call, dict) and call.get("tool") and call.get("status") in ("passed", "failed"):
                             counts = self.outcomes.setdefault(call["tool"], [0, 0])
                             counts[0 if call["status"] == "passed" else 1] += 1
-
-    @property
-    def cost(self) -> float | None:
-        return added_cost(self.costs)
 
     def report(self, total: int | None = None) -> RunReport:
         tools = [

@@ -19,15 +19,18 @@ def write_reports(result: RunResult, *, json_out: Path | None = None, junit: Pat
     """Every output a run was asked for, then the GitHub step summary when in GitHub Actions.
 
     `full_cases`, for a run whose `result` holds slim cases, reads every case back in
-    full: the result file streams them; JUnit, Markdown and HTML get them all at once.
+    full: the result file streams them, and the HTML report, which shows every turn,
+    gets them all at once. JUnit and Markdown need only what the slim copies keep
+    (evalkit.engine.case_store), so they are written from those.
     """
     from evalkit.results.writer import write_result
 
     if json_out:
         write_result(result, json_out, cases=full_cases() if full_cases else None)
-    if full_cases is not None and (junit or markdown or html):
-        result = result.model_copy(update={"cases": list(full_cases())})
-    write_report_files(result, html=html, junit=junit, markdown=markdown)
+    write_report_files(result, junit=junit, markdown=markdown)
+    if html:
+        whole = result.model_copy(update={"cases": list(full_cases())}) if full_cases is not None else result
+        write_report_files(whole, html=html)
     append_github_step_summary(result)
 
 

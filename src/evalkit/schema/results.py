@@ -146,16 +146,13 @@ class Summary(ResultModel):
         )
 
 
+# The criterion whose scores reports add up into a run's cost (criteria/extended/cost.py).
+COST_CRITERION = "cost_v1"
+
+
 def total_cost(cases: list[CaseResult]) -> float | None:
     """What the cases' model tokens cost by `cost_v1` (None when no case was priced)."""
-    return added_cost([cost for case in cases for cost in case_costs(case)])
-
-
-def case_costs(case: CaseResult) -> list[float]:
-    return [c.score for c in case.criteria if c.name == "cost_v1" and c.score is not None]
-
-
-def added_cost(costs: list[float]) -> float | None:
+    costs = [c.score for case in cases for c in case.criteria if c.name == COST_CRITERION and c.score is not None]
     return round(sum(costs), 10) if costs else None
 
 
