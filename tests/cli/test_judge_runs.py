@@ -73,7 +73,7 @@ def test_judged_scores_then_a_cached_rerun_makes_no_call(fake, tmp_path):
 
 def test_thirty_percent_failures_give_the_same_scores(fake, tmp_path):
     _, clean = judged_run(fake, tmp_path, "--no-cache")
-    fake.fail_randomly(0.3, statuses=(429, 503), retry_after=0.01, seed=3)
+    fake.fail_randomly(0.3, statuses=(429, 503), retry_after=0.01, seed=3, at_most_in_a_row=4)
     done, flaky = judged_run(fake, tmp_path, "--no-cache")
     assert scores(flaky) == scores(clean)
     assert flaky["judge"]["retries"] > 0 and done.returncode == 1

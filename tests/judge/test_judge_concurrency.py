@@ -24,7 +24,7 @@ async def test_global_limit_holds_at_the_server(fake_gemini: FakeGemini, fast_re
 
 async def test_limit_holds_while_calls_are_retried(fake_gemini: FakeGemini, fast_retry) -> None:
     fake_gemini.latency = 0.02
-    fake_gemini.fail_randomly(0.4, statuses=(503,), seed=3)
+    fake_gemini.fail_randomly(0.4, statuses=(503,), seed=3, at_most_in_a_row=4)
     service = JudgeService(max_concurrency=3, use_cache=False, retry=fast_retry)
     await _flood(service, 30)
     assert service.stats.retries > 0 and service.stats.failures == 0

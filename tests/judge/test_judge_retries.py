@@ -112,7 +112,7 @@ async def test_unreachable_judge_fails_fast_naming_the_endpoint(monkeypatch, fas
 
 async def test_thirty_percent_failures_still_give_every_reply(fake_gemini: FakeGemini, fast_retry) -> None:
     fake_gemini.responder(lambda prompt, body: f"answer to {prompt}")
-    fake_gemini.fail_randomly(0.3, statuses=(429, 503), retry_after=0.001, seed=7)
+    fake_gemini.fail_randomly(0.3, statuses=(429, 503), retry_after=0.001, seed=7, at_most_in_a_row=4)
     prompts = [f"question {i}" for i in range(60)]
     async with JudgeService(use_cache=False, retry=fast_retry, max_concurrency=8) as service:
         replies = await asyncio.gather(*(service.generate(JudgeRequest(MODEL, p)) for p in prompts))

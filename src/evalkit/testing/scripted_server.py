@@ -169,6 +169,8 @@ class ScriptedModelServer:
         self._faults: deque[_Fault] = deque()
         self._random_failure: tuple[float, tuple[int, ...], float | None] | None = None
         self._rng = random.Random(0)
+        self._most_failures_in_a_row: int | None = None
+        self._failures_in_a_row: dict[str, int] = {}  # prompt → random failures since its last success
         self._requests: list[RecordedRequest] = []
         self._in_flight = 0
         self._max_in_flight = 0
@@ -261,11 +263,19 @@ class ScriptedModelServer:
         statuses: tuple[int, ...] = (429, 503),
         retry_after: float | None = None,
         seed: int = 0,
+        at_most_in_a_row: int | None = None,
     ) -> None:
-        """Fail each call with probability `rate`, with one of `statuses` (seeded)."""
+        """Fail each call with probability `rate`, with one of `statuses` (seeded).
+
+        Which call draws which fault depends on the order concurrent calls arrive in.
+        `at_most_in_a_row` lets a prompt through once it has failed that many times in a
+        row, so a client allowed more attempts always gets its answer, whatever the order.
+        """
         with self._lock:
             self._random_failure = (rate, statuses, retry_after) if rate > 0 else None
             self._rng = random.Random(seed)
+            self._most_failures_in_a_row = at_most_in_a_row
+            self._failures_in_a_row.clear()
 
     def fail_always(self, status: int = 503) -> None:
         self.fail_randomly(1.0, statuses=(status,))
@@ -331,9 +341,13 @@ class ScriptedModelServer:
                 return self._faults.popleft(), Reply(), None
             if self._random_failure is not None:
                 rate, statuses, retry_after = self._random_failure
-                if self._rng.random() < rate:
+                in_a_row = self._failures_in_a_row.get(call.prompt, 0)
+                allowed = self._most_failures_in_a_row is None or in_a_row < self._most_failures_in_a_row
+                if self._rng.random() < rate and allowed:
+                    self._failures_in_a_row[call.prompt] = in_a_row + 1
                     status = statuses[self._rng.randrange(len(statuses))]
                     return _Fault("status", status, retry_after), Reply(), None
+                self._failures_in_a_row.pop(call.prompt, None)
             rules = list(self._rules)
         for rule in rules:
             if rule.responder is not None:
