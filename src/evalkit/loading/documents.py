@@ -41,7 +41,8 @@ def _parse_yaml(text: str, path: Path) -> Any:
     import yaml
 
     try:
-        data = yaml.safe_load(text)
+        # libyaml's loader when PyYAML was built with it: the same documents, about 4× faster.
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         where = f"line {mark.line + 1} column {mark.column + 1}" if mark else ""
