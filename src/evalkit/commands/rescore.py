@@ -29,7 +29,7 @@ def rescore_inputs(result_file: Path, config: str | None):
 
 def plan_from_record(cases, result_file: Path, config: str | None):
     """The eval sets to score: from the files the result names, else rebuilt from the result."""
-    from evalkit.loading.evalsets import load_evalset
+    from evalkit.loading.evalsets import load_packed_evalset
     from evalkit.loading.plan import Plan, _configure, build_plan
     from evalkit.schema.evalset import EvalCase, EvalSet
 
@@ -37,16 +37,16 @@ def plan_from_record(cases, result_file: Path, config: str | None):
     notes: list[str] = []
     by_file: dict[str, list[str]] = {}
     rebuilt: dict[str, list[EvalCase]] = {}
-    known_sets: dict[str, EvalSet] = {}
+    known_ids: dict[str, set[str]] = {}  # eval set file → the ids of its cases
     for case in cases:
         source = case.source_file
         if source and Path(source).is_file():
-            if source not in known_sets:
+            if source not in known_ids:
                 try:
-                    known_sets[source] = load_evalset(Path(source))
+                    known_ids[source] = {c.eval_id for c in load_packed_evalset(Path(source))[1]}
                 except InputError:
-                    known_sets[source] = EvalSet(eval_set_id="", eval_cases=[])
-            if any(c.eval_id == case.eval_id for c in known_sets[source].eval_cases):
+                    known_ids[source] = set()
+            if case.eval_id in known_ids[source]:
                 by_file.setdefault(source, []).append(case.eval_id)
                 continue
         expected = [turn for turn in case.expected if turn]

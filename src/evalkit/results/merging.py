@@ -51,7 +51,7 @@ def merge_results(results: list[tuple[Path, RunResult]]) -> RunResult:
 
 def in_file_order(cases: list[CaseResult]) -> list[CaseResult]:
     """Eval sets in the order first met, cases in the order of their eval set file where it can be read."""
-    from evalkit.loading.evalsets import load_evalset
+    from evalkit.loading.evalsets import load_packed_evalset
 
     set_rank: dict[str, int] = {}
     positions: dict[str, dict[str, int]] = {}
@@ -60,8 +60,8 @@ def in_file_order(cases: list[CaseResult]) -> list[CaseResult]:
         source = case.source_file
         if source and source not in positions:
             try:
-                evalset = load_evalset(Path(source))
-                positions[source] = {c.eval_id: i for i, c in enumerate(evalset.eval_cases)}
+                _, packed = load_packed_evalset(Path(source))  # only the ids are read
+                positions[source] = {c.eval_id: i for i, c in enumerate(packed)}
             except Exception:  # moved, edited or unreadable: keep the shards' order for its cases
                 positions[source] = {}
     arrival = {id(case): index for index, case in enumerate(cases)}
