@@ -64,17 +64,14 @@ def guarded(action):
 
     try:
         return action()
-    except SettingError as error:
-        if _debug:
-            raise
-        flag = SETTING_FLAGS.get(error.name)
-        fail([error.worded_as(flag)] if flag else error.lines(), error.exit_code)
     except EvalkitError as error:
         if _debug:
             import traceback
 
             traceback.print_exc()
-        fail(error.lines(), error.exit_code)
+        # A setting's message names the flag the user typed (`--jobs`), not the keyword.
+        flag = SETTING_FLAGS.get(error.name) if isinstance(error, SettingError) else None
+        fail([error.worded_as(flag)] if flag else error.lines(), error.exit_code)
 
 
 # The flag of each run setting, so the settings' messages name what the user typed.

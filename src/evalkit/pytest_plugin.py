@@ -208,9 +208,6 @@ def _ini_agent(config: pytest.Config) -> str | None:
     spec = config.getini("evalkit_agent")
     if not spec:
         return None
-    from evalkit.agents.registry import has_prefix
+    from evalkit.agents.registry import spec_relative_to
 
-    target, sep, attr = spec.partition(":")
-    if not has_prefix(spec) and (config.rootpath / target).exists():
-        return f"{config.rootpath / target}{sep}{attr}"
-    return spec
+    return spec_relative_to(spec, config.rootpath)

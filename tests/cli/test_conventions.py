@@ -97,6 +97,12 @@ def test_command_line_mistakes_are_usage_errors_with_exit_2_not_internal_errors(
         assert "Try 'evalkit" in done.stderr and "Traceback" not in done.stderr
 
 
+def test_a_bad_setting_under_debug_is_still_exit_2_naming_the_flag():
+    done = run_evalkit("run", ECHO, "--agent", f"{AGENTS}:echo", "--jobs", "0", "--debug")
+    assert done.returncode == 2, done.stderr
+    assert "evalkit: --jobs 0: " in done.stderr and "internal error" not in done.stderr
+
+
 def test_an_unexpected_exception_is_one_line_with_exit_4(tmp_path):
     # An adapter that raises outside any case is a bug in code evalkit runs, not an agent failure.
     adapter = tmp_path / "broken_adapter.py"

@@ -26,18 +26,15 @@ from urllib.parse import parse_qs, quote, urlsplit, urlunsplit
 
 from evalkit.agents.adk_events import invocation_from_events
 from evalkit.agents.base import Agent, AgentSession, SessionSpec
+from evalkit.agents.http_agent import BACKSTOP_MARGIN_S, CONNECT_TIMEOUT_S, error_reason
 from evalkit.agents.worker_pool import snippet
-from evalkit.defaults import DEFAULT_JOBS
-from evalkit.engine.concurrency import most_in_flight
 from evalkit.errors import AgentError, AgentLoadError
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import AgentDetails, AppDetails, Invocation
 
 PREFIX = "adk-server:"
-CONNECT_TIMEOUT_S = 10.0
 PROBE_TIMEOUT_S = 10.0
 SESSION_TIMEOUT_S = 30.0
-BACKSTOP_MARGIN_S = 5.0  # the client gives up this long after the runner's --timeout would have
 TRANSPORTS = ("run", "sse")
 OPTIONS = ("keep_sessions", "transport")
 
@@ -134,7 +131,7 @@ class AdkServerAgent(Agent):
         except httpx.TimeoutException:
             raise AgentError(f"{where}: {doing}: no answer from the ADK server at {self.server.base_url} (HTTP client timeout)") from None
         except httpx.HTTPError as error:
-            raise AgentError(f"{where}: {doing}: the ADK server at {self.server.base_url} cannot be reached: {_reason(error)}") from None
+            raise AgentError(f"{where}: {doing}: the ADK server at {self.server.base_url} cannot be reached: {error_reason(error)}") from None
         if not response.is_success:
             raise AgentError(f"{where}: {doing}: the ADK server answered HTTP {response.status_code} "
                              f"to {method} {route}: {snippet(response.content)}{_hint(response.status_code, route)}")
@@ -202,7 +199,7 @@ class AdkServerSession(AgentSession):
         except httpx.TimeoutException:
             raise AgentError(f"{where}: no answer from the ADK server at {self.agent.server.base_url} (HTTP client timeout)") from None
         except httpx.HTTPError as error:
-            raise AgentError(f"{where}: the ADK server at {self.agent.server.base_url} cannot be reached: {_reason(error)}") from None
+            raise AgentError(f"{where}: the ADK server at {self.agent.server.base_url} cannot be reached: {error_reason(error)}") from None
         return events
 
     def _app_details(self, events: list[Any]) -> AppDetails | None:
@@ -279,7 +276,7 @@ def probe(server: ServerSpec, spec: str) -> dict[str, AgentDetails] | None:
                                      f"(its apps: {served}); name one of them as the last part of the URL")
             info = client.get(f"/apps/{_segment(server.app)}/app-info")
     except httpx.HTTPError as error:
-        raise AgentLoadError(f"{where}: cannot reach the ADK server at {server.base_url} ({_reason(error)}); "
+        raise AgentLoadError(f"{where}: cannot reach the ADK server at {server.base_url} ({error_reason(error)}); "
                              "start it (adk api_server AGENTS_DIR) or fix the URL") from None
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise AgentLoadError(f"{where}: {server.base_url}/list-apps did not answer JSON; "
@@ -312,8 +309,3 @@ def _hint(status: int, route: str) -> str:
     if status == 404 and route == "/run_sse":
         return " (a server without /run_sse: drop ?transport=sse)"
     return ""
-
-
-def _reason(error: Exception) -> str:
-    text = str(error).strip()
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__

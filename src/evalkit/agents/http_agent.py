@@ -62,9 +62,9 @@ class HttpAgent(TurnProtocolAgent):
         except httpx.TimeoutException:
             raise AgentError(f"{where}: no reply from {self.url} (HTTP client timeout)") from None
         except httpx.ConnectError as error:
-            raise AgentError(f"{where}: cannot connect to {self.url}: {_reason(error)}") from None
+            raise AgentError(f"{where}: cannot connect to {self.url}: {error_reason(error)}") from None
         except httpx.HTTPError as error:
-            raise AgentError(f"{where}: request to {self.url} failed: {_reason(error)}") from None
+            raise AgentError(f"{where}: request to {self.url} failed: {error_reason(error)}") from None
         body = response.content
         if response.status_code in OVERLOAD_STATUSES:  # too much at once: the run backs off and retries the case
             raise AgentOverloaded(f"{where}: {self.url} answered HTTP {response.status_code}: {snippet(body)}",
@@ -94,6 +94,7 @@ class HttpAgent(TurnProtocolAgent):
             await client.aclose()
 
 
-def _reason(error: Exception) -> str:
+# `Type: message` of a transport error (also the ADK server adapter's).
+def error_reason(error: Exception) -> str:
     text = str(error).strip()
     return f"{type(error).__name__}: {text}" if text else type(error).__name__

@@ -68,6 +68,16 @@ def has_prefix(spec: str) -> bool:
     return spec.strip().startswith(tuple(PREFIXES))
 
 
+def spec_relative_to(spec: str, folder: Path) -> str:
+    """A spec written in a file (a config, pytest's ini): its path taken from that file's
+    folder when it exists there; prefixed specs and other paths as written."""
+    if has_prefix(spec):
+        return spec
+    target, sep, attr = spec.partition(":")
+    candidate = folder / target
+    return f"{candidate}{sep}{attr}" if candidate.exists() else spec
+
+
 def resolve_agent(agent: Any, config_agent: str | None, settings: RunSettings, *, how_to_name: str) -> Agent:
     """The agent of a run: a spec, an object (callable, ADK agent or App), or else the config's `agent`.
 
@@ -93,9 +103,9 @@ def spec_forms() -> str:
 
 def plugin_prefixes() -> dict[str, Any]:
     """Prefixes other packages registered (entry points, not yet loaded), by name."""
-    from importlib.metadata import entry_points
+    from evalkit.plugins import entry_points_of
 
-    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    return entry_points_of(ENTRY_POINT_GROUP)
 
 
 def load_agent(spec: str, settings: RunSettings = DEFAULTS) -> Agent:

@@ -76,9 +76,8 @@ class ReplayAgent(Agent):
 
     async def open_session(self, spec: SessionSpec) -> AgentSession:
         case_id = spec.case.eval_id
-        turns = self.recording_of(spec.eval_set_id, case_id)
+        key = self.key_of(spec.eval_set_id, case_id)
         where = f"{self.description}: case {case_id!r}"
-        if turns is None:
+        if key is None:
             raise AgentError(f"{where}: not in the recorded run")
-        state = self.states.get(self.key_of(spec.eval_set_id, case_id))
-        return ReplaySession([Invocation.model_validate(t) for t in turns], where, state)
+        return ReplaySession([Invocation.model_validate(t) for t in self.recorded[key]], where, self.states.get(key))

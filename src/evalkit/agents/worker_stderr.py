@@ -28,10 +28,6 @@ class StderrTail:
     def add(self, line: str) -> None:
         self._lines.append(line[:LINE_CHARS])
 
-    @property
-    def lines(self) -> list[str]:
-        return list(self._lines)
-
     def text(self) -> str | None:
         return "\n".join(self._lines) or None
 

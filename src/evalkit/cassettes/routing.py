@@ -69,10 +69,6 @@ class CaseTracker:
         with self._lock:
             return self._cases.pop(key, None)
 
-    def in_flight(self) -> int:
-        with self._lock:
-            return len(self._cases)
-
     def candidates(self, request_user_texts: list[str]) -> list[CaseState]:
         """Cases the request may belong to, most likely first (call with `lock` held)."""
         joined = "\n".join(request_user_texts)

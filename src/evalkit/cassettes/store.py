@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from evalkit.errors import UsageError
+from evalkit.results.writer import write_text_atomically
 
 FORMAT_VERSION = 1
 SUFFIX = ".cassette.json"
@@ -75,10 +75,8 @@ class Cassette:
         data = {"evalkit_cassette": FORMAT_VERSION, "eval_set_id": self.eval_set_id,
                 "eval_id": self.eval_id, "run": self.run,
                 "exchanges": [e.to_dict() for e in self.exchanges if e.response is not None]}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self.path.with_name(self.path.name + ".tmp")
-        temporary.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        os.replace(temporary, self.path)  # readers never see half a file, even after Ctrl-C
+        # Atomic: readers never see half a file, even after Ctrl-C.
+        write_text_atomically(self.path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
         self.exists = True
 
 

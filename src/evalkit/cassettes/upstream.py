@@ -14,7 +14,6 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
 
 from evalkit.cassettes.protocols import GEMINI, OPENAI, ModelProtocol
 from evalkit.cassettes.store import RecordedResponse
@@ -53,6 +52,8 @@ class Upstreams:
 
 class Forwarder:
     def __init__(self, upstreams: Upstreams, timeout: float = 600.0):
+        import httpx  # only a recording run forwards: replay never loads the HTTP client
+
         self.upstreams = upstreams
         self._client = httpx.Client(timeout=timeout)
 

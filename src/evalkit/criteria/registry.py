@@ -90,9 +90,9 @@ def get(name: str) -> type[Criterion] | None:
 
 
 def _plugins() -> dict[str, Any]:
-    from importlib.metadata import entry_points
+    from evalkit.plugins import entry_points_of
 
-    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    return entry_points_of(ENTRY_POINT_GROUP)
 
 
 def _load_plugin(entry_point: Any) -> type[Criterion]:

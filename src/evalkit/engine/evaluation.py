@@ -34,8 +34,7 @@ class RunProgress:
     started: float = field(default_factory=time.perf_counter)
     total: int = 0
     cases: list[CaseResult] = field(default_factory=list)  # slim copies (evalkit.engine.case_store)
-    store: CaseStore = field(default_factory=CaseStore)
-    positions: list[int] = field(default_factory=list)  # each slim case's place in the store
+    store: CaseStore = field(default_factory=CaseStore)  # case i of `cases` in full, in finishing order
     judge_stats: dict | None = None
     order: dict[tuple[str, str], int] = field(default_factory=dict)
     listeners: list[Callable[[CaseResult], None]] = field(default_factory=list)
@@ -47,14 +46,14 @@ class RunProgress:
 
     def add(self, result: CaseResult) -> None:
         self.figures.add(result)
-        self.positions.append(self.store.add(result))
+        self.store.add(result)
         self.cases.append(slim(result))
         for listener in self.listeners:
             listener(result)
 
     def stored_cases(self) -> StoredCases:
         """Every finished case in full, in plan order, read back from disk one at a time."""
-        return self.store.in_order([self.positions[i] for i in self._plan_order()])
+        return self.store.in_order(self._plan_order())
 
     def _plan_order(self) -> list[int]:
         def place(index: int) -> int:
@@ -65,8 +64,7 @@ class RunProgress:
 
     def result(self, interrupted: bool = False, full: bool = True) -> RunResult:
         """The run so far; `full=False` holds the slim cases (write files from `stored_cases()`)."""
-        order = self._plan_order()
-        cases = list(self.store.in_order([self.positions[i] for i in order])) if full else [self.cases[i] for i in order]
+        cases = list(self.stored_cases()) if full else [self.cases[i] for i in self._plan_order()]
         return RunResult(
             evalkit_version=__version__,
             started_at=self.started_at,

@@ -135,6 +135,7 @@ def prepare(result: RunResult, result_file: Path, cases: list[CaseResult]) -> li
 
     files: dict[Path, GoldenFile] = {}
     loaded: dict[Path, EvalSet] = {}
+    positions: dict[Path, dict[str, int]] = {}  # file → eval id → its place in eval_cases
     unusable: set[Path] = set()  # reported once, however many of its cases were chosen
     pending: list[Pending] = []
     problems: list[Problem] = []
@@ -166,7 +167,9 @@ def prepare(result: RunResult, result_file: Path, cases: list[CaseResult]) -> li
                 continue
             files[path] = file
         evalset = loaded[path]
-        position = next((i for i, c in enumerate(evalset.eval_cases) if c.eval_id == case.eval_id), None)
+        if path not in positions:  # ids are unique in a loaded eval set
+            positions[path] = {c.eval_id: i for i, c in enumerate(evalset.eval_cases)}
+        position = positions[path].get(case.eval_id)
         if position is None:
             problems.append(Problem(str(path), "", f"{where} is no longer in this file; nothing to accept it into"))
             continue

@@ -17,10 +17,10 @@ from typing import Any
 import yaml
 
 from evalkit.golden.edits import Edit, EditError, Target, apply_edits, check_edited
+from evalkit.loading.documents import fast_yaml_loader
 
 _WIDE = 1 << 16  # never fold long lines: a folded answer is harder to review
-# libyaml's parser, where PyYAML was built with it, is four times faster and gives the same marks.
-FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+FAST_LOADER = fast_yaml_loader()
 
 
 def _block_dumper(indent_lists: bool) -> type[yaml.SafeDumper]:

@@ -223,9 +223,9 @@ def _family(model: str) -> str:
 
 
 def _plugin_judges() -> dict[str, Any]:
-    from importlib.metadata import entry_points
+    from evalkit.plugins import entry_points_of
 
-    return {ep.name: ep for ep in entry_points(group=JUDGE_ENTRY_POINT_GROUP)}
+    return entry_points_of(JUDGE_ENTRY_POINT_GROUP)
 
 
 def _plugin_backend(prefix: str) -> JudgeBackend:

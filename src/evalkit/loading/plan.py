@@ -62,13 +62,10 @@ class Plan:
 
 
 def _resolved_agent(planned: PlannedSet) -> str:
+    from evalkit.agents.registry import spec_relative_to
+
     spec = planned.config.agent or ""
-    if planned.config_file is not None and not spec.startswith(("cmd:", "http://", "https://", "adk-server:", "replay:")):
-        target, sep, attr = spec.partition(":")
-        candidate = planned.config_file.parent / target
-        if candidate.exists():
-            return f"{candidate}{sep}{attr}"
-    return spec
+    return spec_relative_to(spec, planned.config_file.parent) if planned.config_file is not None else spec
 
 
 def parse_selectors(paths: list[str]) -> dict[Path, list[str]]:
@@ -146,9 +143,10 @@ def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_fi
         seen_set_ids[evalset.eval_set_id] = file
         cases, selection_problems = _select(packed_cases[file], file, ids, case_ids)
         problems += selection_problems
+        scenarios = []
         for batch in _unpacked_batches(cases):
             problems += case_problems(batch, criteria, file, config_path)
-        scenarios = [unpacked(case) for case in cases if case.is_scenario]
+            scenarios += [case for case in batch if case.is_scenario]
         problems += simulator_config_problems(config.user_simulator_config, scenarios, file, config_path)
         plan.sets.append(PlannedSet(file, evalset, config, config_path, criteria, cases,
                                     not_evaluated_reasons(cases, config_path)))
