@@ -31,6 +31,7 @@ def test_an_agent_traceback_is_kept_in_error_detail_and_shown_under_debug(tmp_pa
     done = run_evalkit("run", f"{ECHO}:boom", "--agent", f"{AGENTS}:explodes_on_boom", "--config", ROUGE,
                        "--json", str(out))
     assert done.returncode == 3 and "Traceback" not in done.stdout + done.stderr
+    assert "run with --debug to see where the agent failed" in done.stdout
     detail = _cases(out)["boom"]["error_detail"]
     assert detail.startswith("Traceback (most recent call last):")
     assert "agents.py" in detail and "in explodes_on_boom" in detail  # the agent's own frame
@@ -38,6 +39,7 @@ def test_an_agent_traceback_is_kept_in_error_detail_and_shown_under_debug(tmp_pa
     debug = run_evalkit("run", f"{ECHO}:boom", "--agent", f"{AGENTS}:explodes_on_boom", "--config", ROUGE, "--debug")
     assert debug.returncode == 3
     assert "in explodes_on_boom" in debug.stdout + debug.stderr
+    assert "run with --debug" not in debug.stdout
 
 
 ADK_SET = {"eval_set_id": "adk", "eval_cases": [

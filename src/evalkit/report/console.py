@@ -22,6 +22,10 @@ _STYLE = {
 _MARK = {Status.PASSED: "✓", Status.FAILED: "✗", Status.ERROR: "!", Status.NOT_EVALUATED: "–", Status.INFORMATIONAL: ""}
 
 
+# Where an error case's traceback or worker log is, when the console shows only its one line.
+DETAIL_HINT = "(run with --debug to see where the agent failed; the result file keeps it as error_detail)"
+
+
 def render(result: RunResult, console: Console, *, debug: bool = False) -> None:
     from evalkit.report.case_table import case_table
 
@@ -30,6 +34,8 @@ def render(result: RunResult, console: Console, *, debug: bool = False) -> None:
         console.print(case_table(result.cases, columns, console, _cell, _status))
     for line in failure_lines(result.cases, debug=debug) + unmatched_tool_lines(result.cases):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
+    if not debug and any(case.error_detail for case in result.cases):
+        console.print(Text(DETAIL_HINT, style="dim"), soft_wrap=True)
     console.print(Text(summary_line(result), style="bold"))
     if result.judge:
         console.print(judge_line(result.judge), highlight=False)
