@@ -109,7 +109,7 @@ def run(
     html: Optional[Path] = typer.Option(None, "--html", metavar="FILE", help="Write a self-contained HTML report here"),
     repeat: Optional[int] = typer.Option(None, "--repeat", metavar="N", min=1, show_default=False, help=f"Run each case N times [default: {defaults.DEFAULT_REPEAT}]"),
     case: Optional[List[str]] = typer.Option(None, "--case", metavar="ID", help="Only this eval id (repeatable)"),
-    shard: Optional[str] = typer.Option(None, "--shard", metavar="K/N", help="K/N: run the K-th of N stable slices of the cases"),
+    shard: Optional[str] = typer.Option(None, "--shard", metavar="K/N", help="K/N: run the K-th of N stable slices of the cases; auto: the slice from the CI's parallel-job variables"),
     baseline: Optional[str] = typer.Option(None, "--baseline", metavar="FILE|last", help="Compare with an earlier result file (evalkit's or ADK's), or 'last' for the previous run; regressions exit 1"),
     tolerance: Optional[float] = typer.Option(None, "--tolerance", metavar="DELTA", help="With --baseline: a score may drop this much before it counts as a regression (default 0)"),
     pass_rate: Optional[float] = typer.Option(None, "--pass-rate", metavar="RATE", help="With --repeat: share of the runs a case needs to pass (default: all)"),

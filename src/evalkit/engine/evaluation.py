@@ -19,6 +19,7 @@ from evalkit.loading.plan import Plan
 from evalkit.report.latency import RunFigures
 from evalkit.engine.concurrency import AdaptiveLimit
 from evalkit.engine.case_store import CaseStore, StoredCases, slim
+from evalkit.engine.loop_load import BusyMeter
 from evalkit.engine.jobs import CaseJob
 from evalkit.engine.runner import Runner
 from evalkit.schema.results import CaseResult, RunResult, Status, Summary, has_errors
@@ -145,7 +146,7 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
         from evalkit.judge.service import JudgeService
 
         judge = JudgeService(max_concurrency=settings.judge_jobs, use_cache=settings.use_cache)
-    progress.limit = AdaptiveLimit(settings.jobs)
+    progress.limit = AdaptiveLimit(settings.jobs, busy=BusyMeter.for_running_loop())
     runner = Runner(agent, settings, judge=judge, on_case_done=on_case_done, limit=progress.limit)
     try:
         await runner.run(jobs)

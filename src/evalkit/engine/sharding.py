@@ -10,7 +10,9 @@ CI job runs the same command on the same checkout, so each sees the same case li
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from evalkit.errors import UsageError
@@ -28,10 +30,15 @@ class Shard:
         return f"{self.index}/{self.count}"
 
 
-def parse_shard(text: str) -> Shard:
+def parse_shard(text: str, environ: Mapping[str, str] | None = None) -> Shard:
+    """`K/N`, or `auto`: the slice of the CI system's parallel job (evalkit.engine.ci_shard)."""
+    if (text or "").strip().lower() == "auto":
+        from evalkit.engine.ci_shard import shard_from_ci
+
+        return Shard(*shard_from_ci(os.environ if environ is None else environ))
     match = _SHARD.match(text or "")
     if not match:
-        raise UsageError(f"--shard {text}: expected K/N, such as 1/4")
+        raise UsageError(f"--shard {text}: expected K/N, such as 1/4, or auto (from the CI system's variables)")
     index, count = int(match[1]), int(match[2])
     if count < 1 or not 1 <= index <= count:
         raise UsageError(f"--shard {text}: K must be between 1 and N (N at least 1)")
