@@ -116,7 +116,7 @@ def run(
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the judge cache"),
     timeout: Optional[float] = typer.Option(None, "--timeout", metavar="SECONDS", min=0.001, show_default=False, help=f"Seconds allowed per turn [default: {defaults.DEFAULT_TIMEOUT_S}]"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line"),
-    processes: Optional[int] = typer.Option(None, "--processes", metavar="N", min=1, show_default=False, help=f"Worker processes to spread the cases over, for CPU-bound agents [default: {defaults.DEFAULT_PROCESSES}]"),
+    processes: Optional[str] = typer.Option(None, "--processes", metavar="N|auto", show_default=False, help=f"Worker processes to spread the cases over, for CPU-bound agents; 'auto' uses the free cores for an ADK agent folder [default: {defaults.DEFAULT_PROCESSES}]"),
     judge_jobs: Optional[str] = typer.Option(None, "--judge-jobs", metavar="N|auto", show_default=False, help=f"Judge calls in flight at once, per judge endpoint: 'auto' or a number [default: {defaults.DEFAULT_JUDGE_JOBS}]"),
     print_detailed_results: bool = typer.Option(False, "--print_detailed_results", help="Also list every criterion of every turn (ADK's option)"),
     cassettes: Optional[Path] = typer.Option(None, "--cassettes", metavar="DIR", help="Answer the agent's model calls from cassettes in this folder (see docs/cassettes.md)"),

@@ -40,7 +40,7 @@ class RunRequest:
     tolerance: float | None = None  # with baseline: allowed score drop (None: not given, 0)
     cassettes: Path | None = None  # answer the agent's model calls from this folder (docs/cassettes.md)
     cassette_mode: str = "replay"
-    processes: int | None = None  # worker processes, each running a shard of the cases (evalkit.engine.processes)
+    processes: int | str | None = None  # worker processes (a number or "auto"), each running a shard of the cases
 
 
 def run_command(request: RunRequest, plan=None, agent=None) -> int:
@@ -61,7 +61,7 @@ def run_command(request: RunRequest, plan=None, agent=None) -> int:
         return empty_shard(request, settings, shard)
     console = make_console()
     full_cases = None
-    processes = DEFAULT_PROCESSES if request.processes is None else request.processes
+    processes = worker_processes(request, spec if agent is None else None, shard, plan.case_count * settings.repeat)
     if processes > 1 and agent is None:  # each worker process resolves the agent (and its cassettes) itself
         from evalkit.engine.processes import run_in_processes
 
@@ -138,6 +138,20 @@ def run_here(request: RunRequest, plan, spec, agent, settings, console):
         stop_cassettes(cassettes)
     result = progress.result(interrupted=interrupted, full=False)  # slim cases: memory flat in their number
     return result, interrupted, progress.stored_cases
+
+
+def worker_processes(request: RunRequest, spec: str | None, shard, cases: int) -> int:
+    """`--processes N|auto` (evalkit.engine.process_count); `auto` stays at 1 in a shard of a CI split."""
+    from evalkit.engine.process_count import AUTO, choose_processes, parse_processes
+
+    raw = DEFAULT_PROCESSES if request.processes is None else request.processes
+    try:
+        setting = parse_processes(raw)
+    except ValueError as error:
+        raise UsageError(f"--processes {raw}: {error}") from None
+    if setting == AUTO and shard is not None:
+        return 1
+    return choose_processes(setting, spec, cases)
 
 
 def start_cassettes(request: RunRequest, spec: str):
