@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 import threading
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -30,12 +29,12 @@ def run_sync(make_coroutine: Callable[[], Awaitable[T]]) -> T:
     except RuntimeError:
         inside_a_loop = False
     if not inside_a_loop:  # run outside the `except`, or every traceback of the run would carry it
-        _run(main())
+        asyncio.run(main())
         return box["value"]
 
     def work() -> None:
         try:
-            _run(main())
+            asyncio.run(main())
         except BaseException as error:  # re-raised in the caller's thread
             box["error"] = error
 
@@ -45,14 +44,3 @@ def run_sync(make_coroutine: Callable[[], Awaitable[T]]) -> T:
     if "error" in box:
         raise box["error"]
     return box["value"]
-
-
-def _run(coroutine: Coroutine[Any, Any, None]) -> None:
-    """`asyncio.run`, on a loop whose idle time `--jobs auto` reads (evalkit.engine.loop_load)."""
-    if sys.version_info < (3, 11) or sys.platform == "win32":  # no loop factory; Windows needs its own loop
-        asyncio.run(coroutine)
-        return
-    from evalkit.engine.loop_load import timed_loop
-
-    with asyncio.Runner(loop_factory=timed_loop) as runner:
-        runner.run(coroutine)

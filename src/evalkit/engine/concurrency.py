@@ -9,10 +9,10 @@ the current level, at least `min_window`):
   `latency_rise` × the best window seen, and holds it when latency rose;
 - lowers it by a quarter when latency passed `latency_cut` × the best with no more
   throughput (the agent is slowing down, not scaling);
-- lowers it by a quarter when the process was busy for `saturated` of the window or
+- lowers it by a quarter when the process used CPU for `saturated` of the window or
   more and the window brought no more throughput than the last (or latency rose):
-  CPU-bound, the cases' own work leaves the event loop no time to wait, so another
-  case in flight adds contention, not throughput. That level is then treated like one
+  CPU-bound, the cases' own work keeps the process busy, so another case in flight
+  adds contention, not throughput. That level is then treated like one
   that was overrun (below); at the minimum it holds;
 - halves it on an overload signal (HTTP 429/503, `RESOURCE_EXHAUSTED`), once per
   level: signals from work started before the last cut are counted but do not cut
@@ -23,7 +23,7 @@ the current level, at least `min_window`):
 
 Recognising overloads and the hook for a model proxy live in `evalkit.engine.overloads`;
 how busy the process is comes from `evalkit.engine.loop_load` (a `busy` callable: a
-running total of busy seconds; without one, only throughput and latency steer).
+running total of CPU seconds; without one, only throughput and latency steer).
 A fixed level never moves, but still honours `Retry-After`. Time comes from an
 injectable clock and sleep, so the behaviour can be tested without waiting.
 """
@@ -80,7 +80,7 @@ class Tuning:
     backoff: float = 0.5  # on an overload signal
     latency_backoff: float = 0.75  # on rising latency
     probe_every: int = 8  # windows spent just below a level that was overrun before trying it again
-    saturated: float = 0.9  # share of a window the process was busy at which more in flight cannot help
+    saturated: float = 0.9  # share of a window the process used CPU at which more in flight cannot help
     saturation_backoff: float = 0.75  # on a saturated window
 
 
@@ -133,7 +133,7 @@ class AdaptiveLimit:
         self.adaptive = setting == AUTO
         self._clock = clock
         self._sleep = sleep
-        self._busy = busy  # running total of seconds the process was busy (evalkit.engine.loop_load)
+        self._busy = busy  # running total of the process's CPU seconds (evalkit.engine.loop_load)
         start = self.tuning.initial if self.adaptive else int(setting)
         self.level = max(1, start)
         self.in_flight = 0

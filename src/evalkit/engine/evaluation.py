@@ -144,7 +144,7 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
         from evalkit.judge.service import JudgeService
 
         judge = JudgeService(max_concurrency=settings.judge_jobs, use_cache=settings.use_cache)
-    progress.limit = AdaptiveLimit(settings.jobs, busy=BusyMeter.for_running_loop())
+    progress.limit = AdaptiveLimit(settings.jobs, busy=BusyMeter())
     runner = Runner(agent, settings, judge=judge, on_case_done=on_case_done, limit=progress.limit)
     try:
         await runner.run(jobs)
