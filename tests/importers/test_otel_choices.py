@@ -213,3 +213,23 @@ def test_bad_input_is_exit_2_naming_the_file_and_line(day, tmp_path):
                           (tmp_path / "missing.jsonl", "no such file")):
         with pytest.raises(InputError, match=message.replace(".", r"\.")):
             import_otel([path], tmp_path / "x.evalset.json")
+
+
+def test_a_trace_spread_over_several_files_is_put_together(day, tmp_path):
+    lines = day[0].read_text().splitlines()
+    first, second = tmp_path / "part-1.jsonl", tmp_path / "part-2.jsonl.gz"
+    first.write_text("\n".join(lines[1::2]) + "\n")  # odd batches here, even ones in a gzipped file
+    import gzip
+
+    second.write_bytes(gzip.compress(("\n".join(lines[0::2]) + "\n").encode()))
+
+    together = import_otel([second, first], tmp_path / "parts.evalset.json")
+
+    assert together.case_ids == ["conv-a", "conv-b", "conv-c"]
+    assert json.loads((tmp_path / "parts.evalset.json").read_text())["eval_cases"] == \
+        json.loads(import_otel_and_read(day[0], tmp_path))["eval_cases"]
+
+
+def import_otel_and_read(path: Path, tmp_path: Path) -> str:
+    import_otel([path], tmp_path / "whole.evalset.json")
+    return (tmp_path / "whole.evalset.json").read_text()

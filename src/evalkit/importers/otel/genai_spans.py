@@ -29,7 +29,9 @@ ADK_SCOPE = "gcp.vertex.agent"
 AGENT_OPERATIONS = ("invoke_agent", "invoke_workflow")
 MODEL_OPERATIONS = ("chat", "generate_content", "text_completion")
 TOOL_OPERATION = "execute_tool"
-IGNORED_OPERATIONS = ("embeddings", "retrieval", "create_agent")  # known, and no part of a turn
+# Known, and no part of a turn's content: ADK's workflow nodes (`invoke_node`, structure only:
+# what they run has spans of its own) and its history compaction (`compact_events`).
+IGNORED_OPERATIONS = ("embeddings", "retrieval", "create_agent", "invoke_node", "compact_events")
 ADK_MERGED_TOOLS = "(merged tools)"  # ADK's summary span of parallel calls; each call has its own span
 
 AGENT, MODEL, TOOL, UNKNOWN, OTHER = "agent", "model", "tool", "unknown", "other"

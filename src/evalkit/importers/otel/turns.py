@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalkit.importers.otel.genai_spans import (
+    ADK,
+    ADK_LEGACY,
     AGENT,
     MODEL,
     OTHER,
@@ -94,12 +96,14 @@ def turns_of_trace(spans: list[SlimSpan]) -> tuple[list[Turn], list[Unplaced]]:
 
 def _chain(span: SlimSpan, by_id: dict[str, SlimSpan]) -> _Chain:
     line = [span]  # the span, then its ancestors, nearest first
+    seen = {span.span_id}
     orphan = False
     while line[-1].parent_id:
         parent = by_id.get(line[-1].parent_id)
-        if parent is None or parent in line:
+        if parent is None or parent.span_id in seen:  # a parent loop has no top either
             orphan = True
             break
+        seen.add(parent.span_id)
         line.append(parent)
     agents = [index for index, s in enumerate(line) if s.kind == AGENT]
     models = [s for s in line[1:] if s.kind == MODEL]
@@ -124,7 +128,7 @@ def _turn(root: SlimSpan, group: list[SlimSpan], chains: dict[str, _Chain]) -> T
     first_model = min(models, key=lambda s: s.start_ns, default=None)
     user_texts = root.user_texts or (first_model.user_texts if first_model else None)
     sources = {s.source for s in group}
-    turn.source = next((x for x in ("adk-legacy", "adk") if x in sources), root.source)
+    turn.source = next((x for x in (ADK_LEGACY, ADK) if x in sources), root.source)
     if not user_texts:
         turn.missing = "the user's message"
         return turn
