@@ -27,6 +27,8 @@ from tests.importers import otel_support
 AGENTS_FILE = FIXTURES / "traced_agents.py"
 CONTENT_ON_SPANS = {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_ONLY"}
 LEGACY_SCHEMA = {"ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN": "1"}  # content on ADK's legacy spans is on by default
+# The legacy schema with the GenAI conventions opted in: content both on call_llm and on the generate_content inside it.
+LEGACY_WITH_SEMCONV = {**LEGACY_SCHEMA, **CONTENT_ON_SPANS, "OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental"}
 
 
 @pytest.fixture(scope="module")
@@ -62,11 +64,11 @@ def assert_every_score_is_one(result: dict, count: int) -> None:
         assert (scores["tool_trajectory_avg_score"], scores["response_match_score"]) == (1.0, 1.0), case["eval_id"]
 
 
-async def talk_in_both_schemas(monkeypatch) -> dict[str, tuple[list, list[str]]]:
-    """The same conversations, traced in ADK's default (GenAI conventions) and its legacy schema."""
+async def talk_in_every_schema(monkeypatch) -> dict[str, tuple[list, list[str]]]:
+    """The same conversations, traced in ADK's default schema (GenAI conventions), its legacy one, and both."""
     exporter = otel_support.global_exporter()
     made = {}
-    for schema, settings in (("semconv", CONTENT_ON_SPANS), ("legacy", LEGACY_SCHEMA)):
+    for schema, settings in (("semconv", CONTENT_ON_SPANS), ("legacy", LEGACY_SCHEMA), ("both", LEGACY_WITH_SEMCONV)):
         with monkeypatch.context() as patch:
             for name, value in settings.items():
                 patch.setenv(name, value)
@@ -77,23 +79,27 @@ async def talk_in_both_schemas(monkeypatch) -> dict[str, tuple[list, list[str]]]
     return made
 
 
-def test_adk_traces_in_both_schemas_become_eval_sets_that_pass_against_the_same_agent(genai_env, monkeypatch, tmp_path):
+def test_adk_traces_in_each_schema_become_eval_sets_that_pass_against_the_same_agent(genai_env, monkeypatch, tmp_path):
     from evalkit.importers.otel.importer import import_otel
 
-    made = asyncio.run(talk_in_both_schemas(monkeypatch))
+    made = asyncio.run(talk_in_every_schema(monkeypatch))
     semconv_file = otel_support.write_collector_file(made["semconv"][0], tmp_path / "semconv.jsonl")
     legacy_file = otel_support.write_collector_file(made["legacy"][0], tmp_path / "legacy.jsonl.gz", gzipped=True)
     semconv_out, legacy_out = tmp_path / "semconv.evalset.json", tmp_path / "legacy.evalset.json"
 
     done = run_evalkit("import", "otel", str(semconv_file), "--out", str(semconv_out), cwd=tmp_path)
     legacy = import_otel([legacy_file], legacy_out)
+    both_out = tmp_path / "both.evalset.json"
+    both = import_otel([otel_support.write_collector_file(made["both"][0], tmp_path / "both.jsonl")], both_out)
 
     assert done.returncode == 0, done.stdout + done.stderr
     weather, hello, _again = made["semconv"][1]
     assert f"wrote {semconv_out} (2 eval cases: {weather}, {hello})" in done.stdout
     assert "collapsed 1 duplicate conversations" in done.stdout
     assert (legacy.case_ids, legacy.duplicates) == (made["legacy"][1][:2], 1)
-    for out, (_spans, (weather, hello, _again)) in ((semconv_out, made["semconv"]), (legacy_out, made["legacy"])):
+    assert (both.case_ids, both.duplicates) == (made["both"][1][:2], 1)
+    for out, schema in ((semconv_out, "semconv"), (legacy_out, "legacy"), (both_out, "both")):
+        weather, hello, _again = made[schema][1]
         cases = cases_of(out)
         first, second = cases[weather]
         assert [user_text(t) for t in cases[weather]] == ["weather in Paris", "and the forecast for Oslo?"]
