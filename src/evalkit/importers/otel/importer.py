@@ -161,7 +161,20 @@ def _cases(store: Any, chosen: OtelFilter, result: OtelImportResult) -> Iterator
             continue
         seen.add(key)
         result.case_ids.append(eval_id)
-        yield case
+        yield _redacted(case)
+
+
+def _redacted(value: Any) -> Any:
+    """Every string masked on its own: in JSON text an escaped quote could hide the end of a secret."""
+    from evalkit.judge.redact import mask_secrets
+
+    if isinstance(value, str):
+        return mask_secrets(value)
+    if isinstance(value, list):
+        return [_redacted(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _redacted(item) for key, item in value.items()}
+    return value
 
 
 def _identity(case: dict[str, Any]) -> bytes:
@@ -178,13 +191,10 @@ def _identity(case: dict[str, Any]) -> bytes:
 
 
 def _evalset_json(name: str, first: dict[str, Any], rest: Iterator[dict[str, Any]]) -> Iterator[str]:
-    from evalkit.judge.redact import mask_secrets
-
     yield "{\n  " + json.dumps("eval_set_id") + ": " + json.dumps(name, ensure_ascii=False) + ',\n  "eval_cases": ['
     separator = "\n    "
     for case in _chain(first, rest):
-        # Masking the JSON text is masking every string in it: no rule matches across a quote.
-        yield separator + mask_secrets(json.dumps(case, indent=2, ensure_ascii=False)).replace("\n", "\n    ")
+        yield separator + json.dumps(case, indent=2, ensure_ascii=False).replace("\n", "\n    ")
         separator = ",\n    "
     yield "\n  ]\n}\n"
 
