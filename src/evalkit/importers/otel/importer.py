@@ -13,11 +13,14 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalkit.defaults import DEFAULT_SAMPLE_SEED
 from evalkit.errors import InputError, Problem
 from evalkit.importers.otel.genai_spans import ADK, ADK_LEGACY
+
+if TYPE_CHECKING:
+    from evalkit.importers.otel.span_store import SpanStore
 
 CONTENT_HINTS = {
     ADK: "ADK records it on spans when the agent runs with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="
@@ -95,7 +98,7 @@ def import_otel(files: list[Path], out: Path | None = None, chosen: OtelFilter |
     return result
 
 
-def _read(files: list[Path], store: Any, result: OtelImportResult) -> None:
+def _read(files: list[Path], store: SpanStore, result: OtelImportResult) -> None:
     from evalkit.importers.otel.genai_spans import slim
     from evalkit.importers.otel.otlp_json import read_spans
 
@@ -105,7 +108,7 @@ def _read(files: list[Path], store: Any, result: OtelImportResult) -> None:
             store.add_span(slim(span))
 
 
-def _group_turns(store: Any, chosen: OtelFilter, result: OtelImportResult) -> None:
+def _group_turns(store: SpanStore, chosen: OtelFilter, result: OtelImportResult) -> None:
     from evalkit.importers.otel.turns import turns_of_trace
 
     for spans in store.traces():
@@ -123,7 +126,7 @@ def _group_turns(store: Any, chosen: OtelFilter, result: OtelImportResult) -> No
         store.add_turns(kept)
 
 
-def _cases(store: Any, chosen: OtelFilter, result: OtelImportResult) -> Iterator[dict[str, Any]]:
+def _cases(store: SpanStore, chosen: OtelFilter, result: OtelImportResult) -> Iterator[dict[str, Any]]:
     from evalkit.ces.convert import slug
 
     seen: set[bytes] = set()
