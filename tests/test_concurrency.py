@@ -12,8 +12,8 @@ import itertools
 
 import pytest
 
-from evalkit.engine.concurrency import AdaptiveLimit, Tuning, parse_jobs
-from evalkit.engine.overloads import listen_for_upstream_overloads, overload_of, report_upstream_overload
+from evalkit.foundation.concurrency import AdaptiveLimit, Tuning, parse_jobs
+from evalkit.foundation.overloads import listen_for_upstream_overloads, overload_of, report_upstream_overload
 from evalkit.errors import AgentError, AgentOverloaded, UsageError
 
 

@@ -60,7 +60,7 @@ def fail(lines: list[str], code: int) -> None:
 
 def guarded(action):
     """Run a command body, mapping evalkit errors to their messages and exit codes."""
-    from evalkit.errors import EvalkitError, SettingError
+    from evalkit.errors import EvalkitError, InputError
 
     try:
         return action()
@@ -70,13 +70,14 @@ def guarded(action):
 
             traceback.print_exc()
         # A setting's message names the flag the user typed (`--jobs`), not the keyword.
-        flag = SETTING_FLAGS.get(error.name) if isinstance(error, SettingError) else None
-        fail([error.worded_as(flag)] if flag else error.lines(), error.exit_code)
+        fail(error.lines(SETTING_FLAGS) if isinstance(error, InputError) else error.lines(), error.exit_code)
 
 
 # The flag of each run setting, so the settings' messages name what the user typed.
 SETTING_FLAGS = {"jobs": "--jobs", "judge_jobs": "--judge-jobs", "timeout": "--timeout", "repeat": "--repeat",
-                 "pass_rate": "--pass-rate", "use_cache": "--no-cache"}
+                 "pass_rate": "--pass-rate", "use_cache": "--no-cache", "agent": "--agent", "case_ids": "--case",
+                 "config": "--config", "shard": "--shard", "cassettes": "--cassettes", "cassette_mode": "--cassette-mode",
+                 "processes": "--processes", "tolerance": "--tolerance"}
 
 
 def _show_version(value: bool) -> None:
@@ -262,7 +263,7 @@ def schema(which: str = typer.Argument(..., metavar="evalset|config", help='eval
     """Print the JSON Schema of eval set or config files."""
     import json
 
-    from evalkit.schema.json_schema import json_schema
+    from evalkit.loading.json_schema import json_schema
 
     document = guarded(lambda: json_schema(which))
     typer.echo(json.dumps(document, indent=2))

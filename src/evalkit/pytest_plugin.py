@@ -111,7 +111,7 @@ class EvalSetFile(pytest.File):
         try:
             self.plan = build_plan([selector], config_file=_setting(self.config, "evalkit_config"))
         except InputError as error:
-            raise self.CollectError("evalkit: " + "\nevalkit: ".join(error.lines())) from None
+            raise self.CollectError("evalkit: " + "\nevalkit: ".join(_lines(error))) from None
         for planned in self.plan.sets:
             for case in planned.cases:
                 yield EvalCaseItem.from_parent(self, name=case.eval_id, eval_set_id=planned.evalset.eval_set_id)
@@ -119,21 +119,20 @@ class EvalSetFile(pytest.File):
     def setup(self) -> None:
         from dataclasses import replace
 
-        from evalkit.engine.aio import run_sync
-        from evalkit.engine.evaluation import evaluate
-        from evalkit.settings import RunSettings
+        from evalkit.engine.run import run
         from evalkit.loading.plan import Plan
+        from evalkit.settings import RunSettings
 
         chosen = {item.name for item in self.session.items if item.parent is self}
         plan = Plan([replace(s, cases=[c for c in s.cases if c.eval_id in chosen]) for s in self.plan.sets])
         try:
-            settings = RunSettings()
-            agent = _load_agent(self.config, plan, settings)
-            result = run_sync(lambda: evaluate(plan, agent, settings))
+            outcome = run(RunSettings(), agent=_agent_spec(self.config), plan=plan, full=True)
         except EvalkitError as error:
-            problem = "evalkit: " + "\nevalkit: ".join(error.lines())
+            problem = "evalkit: " + "\nevalkit: ".join(_lines(error))
         else:
-            self.results = {case.eval_id: case for case in result.cases}
+            if outcome.interrupted:
+                raise KeyboardInterrupt
+            self.results = {case.eval_id: case for case in outcome.result.cases}
             return
         pytest.fail(problem, pytrace=False)  # outside the handler, so no chained traceback is shown
 
@@ -178,6 +177,14 @@ def describe_failure(case: CaseResult) -> str:
     return "\n".join(lines)
 
 
+# The option of each setting the plugin takes, so errors name what the user wrote.
+OPTIONS = {"agent": "--evalkit-agent", "config": "--evalkit-config"}
+
+
+def _lines(error: EvalkitError) -> list[str]:
+    return error.lines(OPTIONS) if isinstance(error, InputError) else error.lines()
+
+
 def _shown(path: Path) -> Path:
     """Relative to the current folder when inside it, so messages name files as the user does."""
     try:
@@ -196,12 +203,9 @@ def _setting(config: pytest.Config, name: str) -> str | None:
     return str(candidate) if candidate.exists() else str(value)
 
 
-def _load_agent(config: pytest.Config, plan, settings):
-    from evalkit.agents.registry import resolve_agent
-
-    spec = config.getoption("evalkit_agent") or _ini_agent(config)
-    return resolve_agent(spec, plan.agent_from_config(), settings,
-                         how_to_name="pass --evalkit-agent SPEC, set evalkit_agent")
+def _agent_spec(config: pytest.Config) -> str | None:
+    """`--evalkit-agent`, else `evalkit_agent` from the ini (None: the config's agent)."""
+    return config.getoption("evalkit_agent") or _ini_agent(config)
 
 
 def _ini_agent(config: pytest.Config) -> str | None:

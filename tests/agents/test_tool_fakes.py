@@ -223,7 +223,7 @@ def test_unmatched_calls_are_in_the_result_file_and_on_the_console(tmp_path, age
 
 
 def test_the_eval_set_json_schema_describes_the_new_entry_keys():
-    from evalkit.schema.json_schema import json_schema
+    from evalkit.loading.json_schema import json_schema
 
     properties = json_schema("evalset")["$defs"]["ToolMock"]["properties"]
     assert {"name", "args", "response", "responses", "error", "invocation_index"} <= set(properties)

@@ -11,7 +11,7 @@ import pytest
 
 from evalkit.errors import InputError, JudgeError
 from evalkit.judge import JudgeRequest, JudgeService, RetryPolicy
-from evalkit.judge.retry import parse_retry_after
+from evalkit.foundation.retry_after import parse_retry_after
 from evalkit.testing import FakeGemini
 
 MODEL = "gemini-2.5-flash"

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from evalkit.agents.turn_protocol import Turn, TurnProtocolAgent
 from evalkit.defaults import DEFAULT_JOBS
-from evalkit.engine.concurrency import most_in_flight
+from evalkit.foundation.concurrency import most_in_flight
 from evalkit.errors import AgentError
 
 

@@ -77,7 +77,7 @@ def is_config_file(path: Path) -> bool:
     if not path.is_file() or not name.endswith((".json", ".yaml", ".yml")) or name.endswith(
             (".evalset.json", ".evalset.yaml", ".evalset.yml", ".test.json")):
         return False
-    from evalkit.loading.documents import read_document
+    from evalkit.foundation.documents import read_document
 
     try:
         data = read_document(path)

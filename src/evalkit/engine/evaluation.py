@@ -16,8 +16,8 @@ from evalkit import __version__
 from evalkit.errors import ExitCode
 from evalkit.agents.base import Agent
 from evalkit.loading.plan import Plan
-from evalkit.report.latency import RunFigures
-from evalkit.engine.concurrency import AdaptiveLimit
+from evalkit.results.latency import RunFigures
+from evalkit.foundation.concurrency import AdaptiveLimit
 from evalkit.engine.case_store import CaseStore, StoredCases, slim
 from evalkit.engine.jobs import CaseJob
 from evalkit.engine.runner import Runner
@@ -142,9 +142,11 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
         criterion.prepare()
     judge = None
     if needs_judge(plan):
+        from evalkit.judge.retry import RetryPolicy
         from evalkit.judge.service import JudgeService
 
-        judge = JudgeService(max_concurrency=settings.judge_jobs, use_cache=settings.use_cache)
+        judge = JudgeService(max_concurrency=settings.judge_jobs, use_cache=settings.use_cache,
+                             cache_dir=settings.environment.cache_dir, retry=RetryPolicy.of(settings.environment))
     progress.limit = AdaptiveLimit(settings.jobs)
     runner = Runner(agent, settings, judge=judge, on_case_done=on_case_done, limit=progress.limit)
     try:

@@ -13,7 +13,7 @@ import hashlib
 import re
 from dataclasses import dataclass, replace
 
-from evalkit.errors import UsageError
+from evalkit.errors import SettingError
 from evalkit.loading.plan import Plan
 
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
@@ -31,10 +31,10 @@ class Shard:
 def parse_shard(text: str) -> Shard:
     match = _SHARD.match(text or "")
     if not match:
-        raise UsageError(f"--shard {text}: expected K/N, such as 1/4")
+        raise SettingError("shard", text, "expected K/N, such as 1/4")
     index, count = int(match[1]), int(match[2])
     if count < 1 or not 1 <= index <= count:
-        raise UsageError(f"--shard {text}: K must be between 1 and N (N at least 1)")
+        raise SettingError("shard", text, "K must be between 1 and N (N at least 1)")
     return Shard(index, count)
 
 

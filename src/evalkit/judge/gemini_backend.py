@@ -19,7 +19,8 @@ from typing import Any
 from evalkit.errors import JudgeError
 from evalkit.judge.base import JudgeReply, JudgeRequest, JudgeUnavailable, TransientJudgeError, config_dict
 from evalkit.judge.redact import redact
-from evalkit.judge.retry import PERMANENT_STATUSES, is_retryable_status, parse_retry_after
+from evalkit.foundation.retry_after import parse_retry_after
+from evalkit.judge.retry import PERMANENT_STATUSES, is_retryable_status
 
 _GEMINI_DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/"
 

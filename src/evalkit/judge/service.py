@@ -14,8 +14,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from evalkit.engine.concurrency import AUTO, AdaptiveLimit, Held, JobsSetting
-from evalkit.engine.overloads import OVERLOAD_STATUSES
+from evalkit.foundation.concurrency import AUTO, AdaptiveLimit, Held, JobsSetting
+from evalkit.foundation.overloads import OVERLOAD_STATUSES
 from evalkit.defaults import DEFAULT_JUDGE_JOBS
 from evalkit.errors import JudgeError
 from evalkit.judge.base import OPENAI_PREFIX, JudgeBackend, JudgeReply, JudgeRequest, JudgeUnavailable

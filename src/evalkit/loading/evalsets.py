@@ -14,8 +14,8 @@ from typing import Any, NoReturn
 from pydantic import ValidationError
 
 from evalkit.errors import InputError, Problem
-from evalkit.loading.documents import read_document
-from evalkit.loading.problems import known_keys, problems_from
+from evalkit.foundation.documents import read_document
+from evalkit.schema.problems import known_keys, problems_from
 from evalkit.gc_control import gc_paused
 from evalkit.loading.packed import PackedCase
 from evalkit.schema.evalset import EvalCase, EvalSet

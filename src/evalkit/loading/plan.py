@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalkit.criteria.base import Criterion
-from evalkit.errors import InputError, Problem
+from evalkit.errors import InputError, Problem, SettingProblem
 from evalkit.loading.configs import discover_config, load_config
 from evalkit.loading.evalsets import load_packed_evalset, separate_derived_ids
 from evalkit.loading.packed import PlannedCase, unpacked
@@ -54,8 +54,8 @@ class Plan:
         named = {_resolved_agent(planned): planned for planned in self.sets if planned.config.agent}
         if len(named) > 1:
             raise InputError([
-                Problem(str(planned.config_file), "agent", f"names {spec!r}, but another config names a different agent; "
-                        "run these eval sets separately or pass --agent")
+                SettingProblem(str(planned.config_file), "agent", f"names {spec!r}, but another config names a different "
+                               "agent; run these eval sets separately or give {agent}", mentions=("agent",))
                 for spec, planned in named.items()
             ])
         return next(iter(named), None)
@@ -156,10 +156,10 @@ def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_fi
         known = {c.eval_id for cases in packed_cases.values() for c in cases}
         missing = [i for i in case_ids if i not in known]
         if missing:
-            from evalkit.loading.problems import did_you_mean
+            from evalkit.foundation.suggestions import did_you_mean
 
-            raise InputError([Problem("", "", f"--case {i}: no eval case with that id in the given eval sets"
-                                              f"{did_you_mean(i, known)}") for i in missing])
+            raise InputError([SettingProblem("", "", f"no eval case with that id in the given eval sets"
+                                                     f"{did_you_mean(i, known)}", "case_ids", i) for i in missing])
     if plan.case_count == 0 and not allow_empty:
         raise InputError("nothing selected: the given eval sets hold no matching eval cases")
     return plan
@@ -183,7 +183,7 @@ def _unpacked_batches(cases: list[PlannedCase], size: int = 500):
 def _select(all_cases: list[PlannedCase], file: Path, ids: list[str],
             case_ids: list[str] | None) -> tuple[list[PlannedCase], list[Problem]]:
     by_id = {c.eval_id: c for c in all_cases}
-    from evalkit.loading.problems import did_you_mean
+    from evalkit.foundation.suggestions import did_you_mean
 
     problems = [
         Problem(str(file), f"selector {i!r}",

@@ -16,7 +16,7 @@ the current level, at least `min_window`):
   again only every `probe_every` windows;
 - starts nothing new until a `Retry-After` has passed.
 
-Recognising overloads and the hook for a model proxy live in `evalkit.engine.overloads`.
+Recognising overloads and the hook for a model proxy live in `evalkit.foundation.overloads`.
 A fixed level never moves, but still honours `Retry-After`. Time comes from an
 injectable clock and sleep, so the behaviour can be tested without waiting.
 """
