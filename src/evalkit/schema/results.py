@@ -92,6 +92,7 @@ class CriterionResult(ResultModel):
     invocations: list[InvocationScore] = Field(default_factory=list)
     details: dict[str, Any] = Field(default_factory=dict)
     error: str | None = None
+    error_detail: str | None = Field(default=None, description="the traceback of a criterion that raised")
     spread: ScoreSpread | None = None
 
 
