@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from evalkit.errors import InputError, Problem
-from evalkit.schema.results import CaseResult, RunResult, Summary
+from evalkit.schema.results import CaseResult, JudgeStatistics, RunResult, Summary
 
 
 def merge_results(results: list[tuple[Path, RunResult]]) -> RunResult:
@@ -104,15 +104,11 @@ def shard_index(result: RunResult) -> int:
     return int(result.shard.split("/")[0]) if result.shard else 0
 
 
-def _sum_judge_stats(stats: list[dict | None]) -> dict | None:
+def _sum_judge_stats(stats: list[JudgeStatistics | None]) -> JudgeStatistics | None:
     present = [s for s in stats if s]
     if not present:
         return None
-    total: dict = {}
-    for entry in present:
-        for name, value in entry.items():
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                total[name] = total.get(name, 0) + value
-            else:
-                total.setdefault(name, value)
+    total = present[0]
+    for entry in present[1:]:
+        total = total.plus(entry)
     return total

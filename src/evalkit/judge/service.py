@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,29 +20,13 @@ from evalkit.errors import JudgeError
 from evalkit.judge.base import OPENAI_PREFIX, JudgeBackend, JudgeReply, JudgeRequest, JudgeUnavailable
 from evalkit.judge.cache import JudgeCache
 from evalkit.judge.retry import RetryPolicy, call_with_retries
+from evalkit.schema.results import JudgeStatistics
 
 logger = logging.getLogger(__name__)
 
 
-@dataclass
-class JudgeStats:
-    """What the judges of one run did and cost.
-
-    `requests` counts generate() calls; `cache_hits` of them were answered from disk;
-    `calls` counts attempts sent to a model (retries included); `retries` the
-    attempts after a failed one; `failures` the requests that failed for good.
-    """
-
-    requests: int = 0
-    calls: int = 0
-    cache_hits: int = 0
-    retries: int = 0
-    failures: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-
-    def to_dict(self) -> dict[str, int]:
-        return asdict(self)
+# What the judges of one run did and cost: the result file's typed `judge` statistics.
+JudgeStats = JudgeStatistics
 
 
 class JudgeService:
@@ -63,7 +46,7 @@ class JudgeService:
         self._limits: dict[str, AdaptiveLimit] = {}  # one budget of calls in flight per endpoint
         self._backends: dict[str, JudgeBackend] = {}
         self._rng = random.Random()
-        self._stats = JudgeStats()
+        self._stats = JudgeStatistics()
         # Circuit breaker: endpoint → the failure that showed it cannot answer this run.
         self._unavailable: dict[str, JudgeUnavailable] = {}
         # The first call to an endpoint goes alone, so a dead one costs one call, not one per task.

@@ -10,7 +10,7 @@ import json
 from rich.console import Console
 from rich.text import Text
 
-from evalkit.schema.results import CaseResult, CriterionResult, RunResult, Status
+from evalkit.schema.results import CaseResult, CriterionResult, JudgeStatistics, RunResult, Status
 
 _STYLE = {
     Status.PASSED: "green",
@@ -191,13 +191,11 @@ def money(amount: float) -> str:
     return f"{amount:,.4f}"
 
 
-def judge_line(stats: dict) -> str:
+def judge_line(stats: JudgeStatistics) -> str:
     """Judge usage: what the run cost, and what the cache saved."""
-    line = (f"judge: {stats.get('calls', 0)} calls, {stats.get('cache_hits', 0)} from cache, "
-            f"{stats.get('retries', 0)} retries, {stats.get('input_tokens', 0):,} tokens in, "
-            f"{stats.get('output_tokens', 0):,} out")
-    failures = stats.get("failures", 0)
-    return line + (f", {failures} failed for good" if failures else "")
+    line = (f"judge: {stats.calls} calls, {stats.cache_hits} from cache, {stats.retries} retries, "
+            f"{stats.input_tokens:,} tokens in, {stats.output_tokens:,} out")
+    return line + (f", {stats.failures} failed for good" if stats.failures else "")
 
 
 def concurrency_line(figures: dict) -> str:
