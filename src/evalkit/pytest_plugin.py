@@ -24,7 +24,6 @@ import pytest
 from evalkit.errors import EvalkitError, InputError
 from evalkit.schema.results import CaseResult, Status
 
-_PATTERNS = (".evalset.json", ".evalset.yaml", ".evalset.yml", ".test.json")
 
 
 @dataclass
@@ -35,22 +34,23 @@ class Targets:
     folders: list[Path] = field(default_factory=list)
 
     def add(self, raw: str, base: Path) -> Path:
-        target, ids = raw, ""
-        if ":" in raw and not (base / raw).exists() and not Path(raw).exists():
-            target, _, ids = raw.partition(":")
+        from evalkit.loading.evalset_paths import split_selector
+
+        target, ids = split_selector(raw, lambda name: (base / name).exists() or Path(name).exists())
         path = (base / target).resolve()
         if path.is_dir():
             self.folders.append(path)
         else:
-            chosen = self.files.setdefault(path, [])
-            chosen.extend(i.strip() for i in ids.split(",") if i.strip())
+            self.files.setdefault(path, []).extend(ids)
         return path
 
     def wants(self, path: Path) -> bool:
         path = path.resolve()
         if path in self.files:
             return True
-        return path.name.endswith(_PATTERNS) and any(folder in path.parents for folder in self.folders)
+        from evalkit.loading.evalset_paths import is_evalset_name
+
+        return is_evalset_name(path) and any(folder in path.parents for folder in self.folders)
 
 
 _TARGETS = pytest.StashKey[Targets]()

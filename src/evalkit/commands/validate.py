@@ -60,7 +60,7 @@ def validate_command(paths: list[str], case_ids: list[str], config: str | None) 
 
 def config_folder(path: Path) -> list[str]:
     """A folder of configs and no eval sets (such as `configs/`): its config files."""
-    from evalkit.loading.plan import EVALSET_PATTERNS
+    from evalkit.loading.evalset_paths import EVALSET_PATTERNS
 
     if not path.is_dir() or any(next(path.rglob(pattern), None) for pattern in EVALSET_PATTERNS):
         return []

@@ -74,12 +74,9 @@ def configure_criteria(config: EvalConfig, file: str) -> list[Criterion]:
         raise InputError(problems)
     # ADK always appends the informational metrics, after the configured ones (a
     # configured one, given a budget, takes its place).
-    for name in registry.INFORMATIONAL:
-        if name in config.criteria:
-            continue
-        criterion_class = registry.get(name)
-        assert criterion_class is not None
-        criteria.append(criterion_class(None))
+    from evalkit.criteria.adk.efficiency import ALWAYS_APPENDED
+
+    criteria += [metric(None) for metric in ALWAYS_APPENDED if metric.name not in config.criteria]
     return criteria
 
 

@@ -27,15 +27,27 @@ class Shard:
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"
 
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        """`K/N` → Shard: the one parser of the notation (the setting, result files, `merge`).
+
+        Raises ValueError saying what is wrong.
+        """
+        match = _SHARD.match(text or "")
+        if not match:
+            raise ValueError("expected K/N, such as 1/4")
+        index, count = int(match[1]), int(match[2])
+        if count < 1 or not 1 <= index <= count:
+            raise ValueError("K must be between 1 and N (N at least 1)")
+        return cls(index, count)
+
 
 def parse_shard(text: str) -> Shard:
-    match = _SHARD.match(text or "")
-    if not match:
-        raise SettingError("shard", text, "expected K/N, such as 1/4")
-    index, count = int(match[1]), int(match[2])
-    if count < 1 or not 1 <= index <= count:
-        raise SettingError("shard", text, "K must be between 1 and N (N at least 1)")
-    return Shard(index, count)
+    """The `shard` setting; a bad one is a `SettingError` naming it."""
+    try:
+        return Shard.parse(text)
+    except ValueError as error:
+        raise SettingError("shard", text, str(error)) from None
 
 
 def case_key(eval_set_id: str, eval_id: str) -> str:

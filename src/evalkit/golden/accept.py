@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.errors import InputError, Problem, SettingProblem
+from evalkit.foundation.documents import YAML_SUFFIXES
 from evalkit.golden.edits import Edit, EditError, Target, apply_edits, check_edited
 from evalkit.golden.expected import new_members
 from evalkit.schema.evalset import EvalCase, EvalSet, Invocation
 from evalkit.schema.results import CaseResult, RunResult, Status
 
-YAML_SUFFIXES = (".yaml", ".yml")
 
 
 def case_name(case: CaseResult) -> str:

@@ -13,12 +13,12 @@ from pathlib import Path
 from evalkit.criteria.base import Criterion
 from evalkit.errors import InputError, Problem, SettingProblem
 from evalkit.loading.configs import discover_config, load_config
+from evalkit.loading.evalset_paths import evalset_files, named_forms, split_selector
 from evalkit.loading.evalsets import load_packed_evalset, separate_derived_ids
 from evalkit.loading.packed import PlannedCase, unpacked
 from evalkit.schema.config import DEFAULT_CRITERIA, EvalConfig
 from evalkit.schema.evalset import EvalSet
 
-EVALSET_PATTERNS = ("*.evalset.json", "*.evalset.yaml", "*.evalset.yml", "*.test.json")
 
 
 @dataclass
@@ -75,21 +75,17 @@ def parse_selectors(paths: list[str]) -> dict[Path, list[str]]:
     """
     selected: dict[Path, list[str]] = {}
     for raw in paths:
-        target, ids = raw, ""
-        if ":" in raw and not Path(raw).exists():
-            target, _, rest = raw.partition(":")
-            ids = rest.split(":", 1)[0]
+        target, ids = split_selector(raw)
         for file in _expand(Path(target)):
-            chosen = selected.setdefault(file, [])
-            chosen.extend(i.strip() for i in ids.split(",") if i.strip())
+            selected.setdefault(file, []).extend(ids)
     return selected
 
 
 def _expand(path: Path) -> list[Path]:
     if path.is_dir():
-        found = sorted({f for pattern in EVALSET_PATTERNS for f in path.rglob(pattern) if ".evalkit" not in f.parts})
+        found = evalset_files(path)
         if not found:
-            raise InputError(Problem(str(path), "", "no eval set files (*.evalset.json, *.evalset.yaml, *.test.json) in this folder"))
+            raise InputError(Problem(str(path), "", f"no eval set files ({named_forms()}) in this folder"))
         return found
     if not path.exists():
         raise InputError(Problem(str(path), "", "no such file or folder"))
