@@ -55,8 +55,8 @@ def run_evals(
     """
     from evalkit.engine.run import run
 
-    given = dict(jobs=jobs, timeout=timeout, repeat=repeat, pass_rate=pass_rate, judge_jobs=judge_jobs,
-                 use_cache=use_cache)
+    given = {"jobs": jobs, "timeout": timeout, "repeat": repeat, "pass_rate": pass_rate, "judge_jobs": judge_jobs,
+             "use_cache": use_cache}
     if settings is None:
         settings = RunSettings.of(**given)
     elif any(value is not None for value in given.values()):

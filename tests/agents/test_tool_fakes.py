@@ -15,7 +15,6 @@ import pytest
 
 from evalkit.agents.base import SessionSpec
 from evalkit.agents.registry import load_agent
-from evalkit.schema.content import Content
 from evalkit.schema.evalset import EvalCase
 from evalkit.schema.tool_mocks import CaseToolFakes, FakeAnswer, args_include, tool_mocks_for
 from evalkit.schema.views import tool_responses

@@ -114,7 +114,7 @@ class AdkAgent(Agent):
         elif hasattr(holder, "get_agent_async"):
             root = _await_factory(holder.get_agent_async, where)
         else:
-            raise AgentLoadError(where, 
+            raise AgentLoadError(where,
                 f"{AGENT_MODULE}.py defines none of `app` (an App), `root_agent` or `get_agent_async`"
             )
         if not isinstance(root, (BaseAgent, BaseNode)):

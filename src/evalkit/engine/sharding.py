@@ -51,7 +51,7 @@ def parse_shard(text: str) -> Shard:
 
 
 def case_key(eval_set_id: str, eval_id: str) -> str:
-    return hashlib.sha256(f"{eval_set_id}/{eval_id}".encode("utf-8")).hexdigest()
+    return hashlib.sha256(f"{eval_set_id}/{eval_id}".encode()).hexdigest()
 
 
 def assign(keys: list[tuple[str, str]], count: int) -> dict[tuple[str, str], int]:

@@ -28,11 +28,11 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Literal, Union
+from typing import Literal
 
 
 AUTO = "auto"
-JobsSetting = Union[int, Literal["auto"]]
+JobsSetting = int | Literal["auto"]
 
 
 def parse_jobs(value: object) -> JobsSetting:

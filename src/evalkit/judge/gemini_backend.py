@@ -87,7 +87,7 @@ def _is_connection_error(error: BaseException) -> bool:
         return True
     # aiohttp is optional for google-genai; recognise its errors without importing it.
     module = type(error).__module__ or ""
-    return module.startswith("aiohttp") or module.startswith("google.auth.exceptions")
+    return module.startswith(("aiohttp", "google.auth.exceptions"))
 
 
 def _is_unreachable(error: BaseException) -> bool:

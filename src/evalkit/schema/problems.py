@@ -98,7 +98,7 @@ def _message(item: dict[str, Any], loc: list[Any], vocabulary: set[str]) -> str:
 def _on_matching_branch(loc: tuple[Any, ...], data: Any) -> bool:
     """For the intermediate_data union, keep only errors of the form the data is written in."""
     node = data
-    for index, segment in enumerate(loc):
+    for segment in loc:
         if segment in ("IntermediateData", "InvocationEvents"):
             is_events = isinstance(node, dict) and ("invocation_events" in node or "invocationEvents" in node)
             return (segment == "InvocationEvents") == is_events

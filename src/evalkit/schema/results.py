@@ -133,7 +133,7 @@ class Summary(ResultModel):
 
     @classmethod
     def of(cls, cases: list[CaseResult]) -> Summary:
-        counts = {s: 0 for s in Status}
+        counts = dict.fromkeys(Status, 0)
         for case in cases:
             counts[case.status] += 1
         return cls(

@@ -136,7 +136,7 @@ def explain(
     matched_actual = {j for _, j in pairs}
     misses: list[dict] = []
     if options.mode is Mode.SUPERSET:
-        for j, call in enumerate(actual):
+        for call in actual:
             if not any(not call_differences(e, call, options) for e in expected):
                 misses.append(_miss("unexpected", call, expected, options, actual_side=True))
     else:

@@ -10,7 +10,7 @@ the content is defanged, so the content cannot close its own block early.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from string import Template
 from typing import Any
@@ -24,7 +24,7 @@ def json_text(value: Any, *, indent: int | None = 2) -> str:
     return json.dumps(value, indent=indent, ensure_ascii=False, default=str)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _template(name: str) -> Template:
     text = resources.files("evalkit.criteria.judging").joinpath("prompts", f"{name}.txt").read_text(encoding="utf-8")
     return Template(text)
