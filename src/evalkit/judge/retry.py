@@ -88,6 +88,7 @@ async def call_with_retries(
     on_retry: Callable[[str, float], None] | None = None,
     on_transient: Callable[[TransientJudgeError], None] | None = None,
     rng: random.Random | None = None,
+    sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
 ) -> T:
     """Run `attempt` until it succeeds, fails for good, or the budget is spent.
 
@@ -96,7 +97,8 @@ async def call_with_retries(
     The per-attempt timeout starts once the gate is passed. `TransientJudgeError`
     and timeouts are retried; any other `JudgeError` is raised at once. `on_transient`
     sees each transient failure while the gate is still held. After the
-    last attempt a `JudgeError` names `endpoint` and the last reason.
+    last attempt a `JudgeError` names `endpoint` and the last reason. `sleep` waits
+    between attempts (tests pass a clock of their own).
     """
     rng = rng or random.Random()
     last_reason = "no attempt made"
@@ -119,7 +121,7 @@ async def call_with_retries(
         delay = policy.delay_before_retry(attempt_number, retry_after, rng)
         if on_retry is not None:
             on_retry(last_reason, delay)
-        await asyncio.sleep(delay)
+        await sleep(delay)
     attempts = "attempt" if policy.max_attempts == 1 else "attempts"
     raise JudgeError(
         f"judge {endpoint} failed after {policy.max_attempts} {attempts}: {last_reason}"

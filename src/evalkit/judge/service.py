@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ class JudgeService:
         use_cache: bool = True,
         cache_dir: Path | None = None,
         retry: RetryPolicy | None = None,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     ):
         if max_concurrency != AUTO and int(max_concurrency) < 1:
             raise ValueError("max_concurrency must be at least 1 or 'auto'")
@@ -46,6 +48,7 @@ class JudgeService:
         self._limits: dict[str, AdaptiveLimit] = {}  # one budget of calls in flight per endpoint
         self._backends: dict[str, JudgeBackend] = {}
         self._rng = random.Random()
+        self._sleep = sleep  # the wait between a judge call's attempts (a test's clock in tests)
         self._stats = JudgeStatistics()
         # Circuit breaker: endpoint → the failure that showed it cannot answer this run.
         self._unavailable: dict[str, JudgeUnavailable] = {}
@@ -148,6 +151,7 @@ class JudgeService:
                 on_retry=count_retry,
                 on_transient=note_overload,
                 rng=self._rng,
+                sleep=self._sleep,
             )
         except JudgeError as failure:
             self._open_circuit(endpoint, failure)
