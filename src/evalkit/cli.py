@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from typer.core import TyperArgument, TyperCommand
 
 from evalkit import defaults
+from evalkit.cli_format import SETTING_FLAGS, EvalkitCommand
 
 app = typer.Typer(
     name="evalkit",
@@ -28,28 +28,6 @@ app = typer.Typer(
 )
 
 _debug = False
-
-
-class _PlainArgument(TyperArgument):
-    """An argument shown by its metavar alone: typer would add a Python type name (`<list[str]>`)."""
-
-    def display_type_rich(self, ctx):  # noqa: ANN001 - click's signature
-        return None
-
-    def _usage_display_name(self) -> str:
-        # typer writes a required argument as `{PATH}`; CLIs write `PATH`, and `[PATH]` when optional.
-        name = self.display_name_raw if self.required else f"[{self.display_name_raw}]"
-        return name + ("..." if self.nargs != 1 else "")
-
-
-class EvalkitCommand(TyperCommand):
-    """A command whose help reads like any CLI's: metavars, no Python type names."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        for param in self.params:
-            if type(param) is TyperArgument:
-                param.__class__ = _PlainArgument
 
 
 def fail(lines: list[str], code: int) -> None:
@@ -71,13 +49,6 @@ def guarded(action):
             traceback.print_exc()
         # A setting's message names the flag the user typed (`--jobs`), not the keyword.
         fail(error.lines(SETTING_FLAGS) if isinstance(error, InputError) else error.lines(), error.exit_code)
-
-
-# The flag of each run setting, so the settings' messages name what the user typed.
-SETTING_FLAGS = {"jobs": "--jobs", "judge_jobs": "--judge-jobs", "timeout": "--timeout", "repeat": "--repeat",
-                 "pass_rate": "--pass-rate", "use_cache": "--no-cache", "agent": "--agent", "case_ids": "--case",
-                 "config": "--config", "shard": "--shard", "cassettes": "--cassettes", "cassette_mode": "--cassette-mode",
-                 "processes": "--processes", "tolerance": "--tolerance"}
 
 
 def _show_version(value: bool) -> None:
@@ -247,6 +218,32 @@ def accept(
     from evalkit.commands.accept import accept_command
 
     raise typer.Exit(guarded(lambda: accept_command(result_file, case or [], interactive=interactive)))
+
+
+@app.command(cls=EvalkitCommand)
+def label(
+    result_file: Path = typer.Argument(..., metavar="RESULT", help="A result file written by `evalkit run --json`"),
+    labels: Path = typer.Option(..., "--labels", metavar="FILE", help="The labels file (JSON or YAML) to add to; created if missing"),
+    criterion: Optional[List[str]] = typer.Option(None, "--criterion", metavar="NAME", help="Only this judged criterion (repeatable)"),
+    again: bool = typer.Option(False, "--again", help="Also show the cases already labelled"),
+) -> None:
+    """Label the judged cases of RESULT in the terminal: agree or disagree with the judge, case by case."""
+    from evalkit.commands.label import label_command
+
+    raise typer.Exit(guarded(lambda: label_command(result_file, labels, criteria=criterion or [], again=again)))
+
+
+@app.command(cls=EvalkitCommand)
+def calibrate(
+    result_files: List[Path] = typer.Argument(..., metavar="RESULT", help="Result files whose judged cases were labelled"),
+    labels: Path = typer.Option(..., "--labels", metavar="FILE", help="The labels file (JSON or YAML)"),
+    json_out: Optional[Path] = typer.Option(None, "--json", metavar="FILE", help="Write the calibration here (what judge_model_options.calibration reads)"),
+    min_kappa: Optional[float] = typer.Option(None, "--min-kappa", metavar="K", help="Exit 1 when a criterion's Cohen's kappa is below K (or undefined)"),
+) -> None:
+    """How far each judged criterion agrees with people's labels: agreement, Cohen's kappa, confusion."""
+    from evalkit.commands.calibrate import calibrate_command
+
+    raise typer.Exit(guarded(lambda: calibrate_command(result_files, labels, json_out=json_out, min_kappa=min_kappa)))
 
 
 @app.command("criteria", cls=EvalkitCommand)

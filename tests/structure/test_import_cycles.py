@@ -93,10 +93,23 @@ def test_no_import_cycles():
     assert cycles(import_graph()) == []
 
 
+def shared_layers() -> dict[str, str]:
+    """Packages the layers contract joins with ":" (one layer that may import itself), each to its layer's first."""
+    import tomllib
+
+    layers = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"][0]["layers"]
+    joined = [[name.strip() for name in layer.split(":")] for layer in layers if ":" in layer]
+    return {name: group[0] for group in joined for name in group}
+
+
 def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
-    """The module graph folded onto evalkit's top-level packages and modules (`evalkit.engine`, `evalkit.cli`)."""
+    """The module graph folded onto evalkit's top-level packages and modules (`evalkit.engine`, `evalkit.cli`);
+    packages the layers contract declares one layer (":") are one node."""
+    shared = shared_layers()
+
     def package(name: str) -> str:
-        return ".".join(name.split(".")[:2])
+        top = ".".join(name.split(".")[:2])
+        return shared.get(top, top)
 
     folded: dict[str, set[str]] = {}
     for name, targets in graph.items():

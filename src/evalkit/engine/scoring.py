@@ -14,6 +14,7 @@ import traceback
 from dataclasses import dataclass
 
 from evalkit.criteria.base import Criterion, EvalContext, Outcome
+from evalkit.criteria.judging.criterion import JudgeCriterion
 from evalkit.errors import EvalkitError
 from evalkit.schema.results import CriterionResult, InvocationScore, Status
 
@@ -53,6 +54,15 @@ async def _evaluate(criterion: Criterion, context: EvalContext) -> Outcome | _Cr
 
 
 def _result(criterion: Criterion, outcome: Outcome | _Crash, turns: int) -> CriterionResult:
+    result = _plain_result(criterion, outcome, turns)
+    if isinstance(criterion, JudgeCriterion):
+        from evalkit.calibration.requirement import judged_result
+
+        return judged_result(criterion, result)
+    return result
+
+
+def _plain_result(criterion: Criterion, outcome: Outcome | _Crash, turns: int) -> CriterionResult:
     if isinstance(outcome, _Crash):
         return CriterionResult(
             name=criterion.name, threshold=criterion.threshold, status=Status.ERROR, error=outcome.message,
