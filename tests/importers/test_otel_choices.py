@@ -96,7 +96,7 @@ def test_sample_keeps_the_documented_hash_fraction(day, tmp_path):
     for seed, expected in list(chosen.items())[:3]:
         assert ids(day, tmp_path, sample=0.5, seed=seed) == expected
     assert ids(day, tmp_path, sample=1.0) == ["conv-a", "conv-b", "conv-c"]
-    with pytest.raises(UsageError, match="--sample 1.5"):
+    with pytest.raises(UsageError, match=r"--sample 1\.5"):
         import_otel_command([day[0]], tmp_path / "x.evalset.json", sample=1.5)
     with pytest.raises(UsageError, match="--since yesterday: not a date or time"):
         import_otel_command([day[0]], tmp_path / "x.evalset.json", since="yesterday")
