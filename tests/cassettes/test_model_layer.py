@@ -12,7 +12,7 @@ def replay_demo(monkeypatch, tmp_path, change_agent=None):
     pytest.importorskip("google.adk")
     from evalkit.agents.adk_agent import AdkAgent
     from evalkit.cassettes.session import CassetteRun
-    from evalkit.engine.aio import run_sync
+    from evalkit.foundation.aio import run_sync
     from evalkit.engine.evaluation import evaluate
     from evalkit.loading.plan import build_plan
     from evalkit.settings import RunSettings

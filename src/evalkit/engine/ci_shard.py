@@ -21,8 +21,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from evalkit.errors import UsageError
-
 
 @dataclass(frozen=True)
 class ParallelJobVariables:
@@ -41,26 +39,30 @@ SYSTEMS = (
 
 
 def shard_from_ci(environ: Mapping[str, str]) -> tuple[int, int]:
-    """(K, N), K counted from 1, of the parallel job this process runs in; UsageError when none can be read."""
+    """(K, N), K counted from 1, of the parallel job this process runs in.
+
+    Raises ValueError saying what is wrong when none can be read; the message names the
+    `shard` setting as `{shard}` (`evalkit.engine.sharding.parse_shard` words it).
+    """
     for system in SYSTEMS:
         raw_index = (environ.get(system.index) or "").strip()
         if not raw_index:
             continue
         raw_total = (environ.get(system.total) or "").strip()
-        where = f"--shard auto ({system.system}: {system.index}={raw_index!r}, {system.total}={raw_total!r})"
+        where = f"{system.system}: {system.index}={raw_index!r}, {system.total}={raw_total!r}"
         if not raw_total:
-            raise UsageError(f"{where}: {system.total} is not set; set it to the number of parallel jobs "
-                             "(docs/ci.md, \"Sharding\"), or pass --shard K/N")
+            raise ValueError(f"{where}: {system.total} is not set; set it to the number of parallel jobs "
+                             "(docs/ci.md, \"Sharding\"), or pass {shard} K/N")
         try:
             index, total = int(raw_index), int(raw_total)
         except ValueError:
-            raise UsageError(f"{where}: expected whole numbers; pass --shard K/N instead") from None
+            raise ValueError(f"{where}: expected whole numbers; pass {{shard}} K/N instead") from None
         shard = index - system.first_index + 1
         if total < 1 or not 1 <= shard <= total:
             first, last = system.first_index, total - 1 + system.first_index
-            raise UsageError(f"{where}: {system.index} must be between {first} and {last}; "
-                             "check the job's parallel settings, or pass --shard K/N")
+            raise ValueError(f"{where}: {system.index} must be between {first} and {last}; "
+                             "check the job's parallel settings, or pass {shard} K/N")
         return shard, total
     names = "; ".join(f"{s.system} {s.index}/{s.total}" for s in SYSTEMS)
-    raise UsageError(f"--shard auto: none of the CI parallel-job variables is set ({names}); run it in a "
-                     "parallel CI job, or pass --shard K/N (a GitHub Actions matrix: --shard ${{ matrix.shard }}/N)")
+    raise ValueError(f"none of the CI parallel-job variables is set ({names}); run it in a parallel CI job, "
+                     "or pass {shard} K/N (a GitHub Actions matrix: {shard} ${{ matrix.shard }}/N)")

@@ -17,28 +17,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
 
-AUTO: Literal["auto"] = "auto"
-ProcessesSetting = int | Literal["auto"]
+from evalkit.settings import AUTO_PROCESSES as AUTO
+from evalkit.settings import ProcessesSetting, parse_processes
+
+__all__ = ["AUTO", "CASES_PER_PROCESS", "ProcessesSetting", "choose_processes", "free_cores", "parse_processes"]
+
 CASES_PER_PROCESS = 100  # fewer cases than this per worker: its start-up costs more than it saves
-
-
-def parse_processes(value: object) -> ProcessesSetting:
-    """`auto` or a whole number ≥ 1 (the CLI words a `ValueError` with the flag)."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        number = value
-    else:
-        text = str(value).strip().lower()
-        if text == AUTO:
-            return AUTO
-        try:
-            number = int(text)
-        except ValueError:
-            raise ValueError("expected 'auto' or a whole number") from None
-    if number < 1:
-        raise ValueError("must be at least 1 (or 'auto')")
-    return number
 
 
 def burns_cpu_in_process(spec: str | None) -> bool:

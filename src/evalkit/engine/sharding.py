@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from evalkit.errors import UsageError
+from evalkit.errors import SettingError
 from evalkit.loading.plan import Plan
 
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
@@ -29,24 +29,37 @@ class Shard:
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"
 
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        """`K/N` → Shard: the one parser of the notation (the setting, result files, `merge`).
+
+        Raises ValueError saying what is wrong.
+        """
+        match = _SHARD.match(text or "")
+        if not match:
+            raise ValueError("expected K/N, such as 1/4")
+        index, count = int(match[1]), int(match[2])
+        if count < 1 or not 1 <= index <= count:
+            raise ValueError("K must be between 1 and N (N at least 1)")
+        return cls(index, count)
+
 
 def parse_shard(text: str, environ: Mapping[str, str] | None = None) -> Shard:
-    """`K/N`, or `auto`: the slice of the CI system's parallel job (evalkit.engine.ci_shard)."""
-    if (text or "").strip().lower() == "auto":
-        from evalkit.engine.ci_shard import shard_from_ci
+    """The `shard` setting: `K/N`, or `auto`, the slice of the CI system's parallel job
+    (evalkit.engine.ci_shard, read from `environ`, the process's by default); a bad one
+    is a `SettingError` naming it."""
+    try:
+        if (text or "").strip().lower() == "auto":
+            from evalkit.engine.ci_shard import shard_from_ci
 
-        return Shard(*shard_from_ci(os.environ if environ is None else environ))
-    match = _SHARD.match(text or "")
-    if not match:
-        raise UsageError(f"--shard {text}: expected K/N, such as 1/4, or auto (from the CI system's variables)")
-    index, count = int(match[1]), int(match[2])
-    if count < 1 or not 1 <= index <= count:
-        raise UsageError(f"--shard {text}: K must be between 1 and N (N at least 1)")
-    return Shard(index, count)
+            return Shard(*shard_from_ci(os.environ if environ is None else environ))
+        return Shard.parse(text)
+    except ValueError as error:
+        raise SettingError("shard", text, str(error), mentions=("shard",)) from None
 
 
 def case_key(eval_set_id: str, eval_id: str) -> str:
-    return hashlib.sha256(f"{eval_set_id}/{eval_id}".encode("utf-8")).hexdigest()
+    return hashlib.sha256(f"{eval_set_id}/{eval_id}".encode()).hexdigest()
 
 
 def assign(keys: list[tuple[str, str]], count: int) -> dict[tuple[str, str], int]:

@@ -21,9 +21,10 @@ the current level, at least `min_window`):
   again only every `probe_every` windows;
 - starts nothing new until a `Retry-After` has passed.
 
-Recognising overloads and the hook for a model proxy live in `evalkit.engine.overloads`;
-how busy the process is comes from `evalkit.engine.loop_load` (a `busy` callable: a
-running total of CPU seconds; without one, only throughput and latency steer).
+Recognising overloads and the hook for a model proxy live in `evalkit.foundation.overloads`;
+how busy the process is comes from the caller (a `busy` callable: a running total of CPU
+seconds, the engine's `evalkit.engine.loop_load.BusyMeter`; without one, only throughput
+and latency steer).
 A fixed level never moves, but still honours `Retry-After`. Time comes from an
 injectable clock and sleep, so the behaviour can be tested without waiting.
 """
@@ -35,11 +36,11 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Literal, Union
+from typing import Literal
 
 
 AUTO = "auto"
-JobsSetting = Union[int, Literal["auto"]]
+JobsSetting = int | Literal["auto"]
 
 
 def parse_jobs(value: object) -> JobsSetting:
