@@ -57,6 +57,10 @@ def run_command(request: RunRequest, plan=None, agent=None) -> int:
     baseline = load_run_baseline(request, {s.evalset.eval_set_id for s in plan.sets})  # before this run is recorded
     if not spec and agent is None:
         raise UsageError("no agent to run: pass --agent SPEC, or set 'agent' in the config")
+    if request.cassettes is not None and agent is None:
+        from evalkit.cassettes.reach import refuse_agents_started_elsewhere
+
+        refuse_agents_started_elsewhere(spec, request.cassettes, request.cassette_mode)
     if shard is not None and plan.case_count == 0:
         return empty_shard(request, settings, shard)
     console = make_console()
@@ -120,7 +124,7 @@ def run_here(request: RunRequest, plan, spec, agent, settings, console):
     from evalkit.gc_control import start_up_frozen
     from evalkit.report.progress import live_progress
 
-    cassettes = start_cassettes(request, spec) if agent is None else None
+    cassettes = start_cassettes(request) if agent is None else None
     interrupted = False
     progress = RunProgress()
     try:
@@ -140,7 +144,7 @@ def run_here(request: RunRequest, plan, spec, agent, settings, console):
     return result, interrupted, progress.stored_cases
 
 
-def start_cassettes(request: RunRequest, spec: str):
+def start_cassettes(request: RunRequest):
     """`--cassettes DIR`: the model proxy for this run, already started (None without the option)."""
     if request.cassettes is None:
         return None
@@ -155,12 +159,7 @@ def start_cassettes(request: RunRequest, spec: str):
                          "with --cassette-mode record")
     from evalkit.cassettes.session import CassetteRun
 
-    cassettes = CassetteRun(request.cassettes, request.cassette_mode).start()
-    if spec.strip().startswith(("http://", "https://")):
-        variables = " ".join(f"{name}={value}" for name, value in cassettes.proxy.environment().items())
-        print(f"evalkit: {cassettes.describe()}; the agent at {spec} must send its model calls there: "
-              f"start it with {variables}", file=sys.stderr)
-    return cassettes
+    return CassetteRun(request.cassettes, request.cassette_mode).start()
 
 
 def stop_cassettes(cassettes) -> None:
