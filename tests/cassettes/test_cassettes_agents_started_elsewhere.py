@@ -54,3 +54,24 @@ def test_the_configs_agent_is_checked_too(tmp_path):
     done = run_evalkit("run", str(evalset), "--cassettes", str(tmp_path / "cassettes"), cwd=tmp_path)
 
     assert done.returncode == 2 and "evalkit proxy --cassettes" in done.stderr, done.stderr
+
+
+def test_a_run_replay_answers_from_cassettes_only_with_the_live_model_listening(tmp_path, monkeypatch):
+    import httpx
+
+    from evalkit.cassettes.session import CassetteRun
+    from evalkit.testing import FakeGemini
+
+    (tmp_path / "cassettes").mkdir()
+    with FakeGemini(default_reply="live answer") as live:
+        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", live.base_url)  # where a forwarded call would go
+        cassettes = CassetteRun(tmp_path / "cassettes", "replay").start()
+        try:
+            key, _ = cassettes.deck.open_case("hello", "hi")
+            cassettes.deck.tracker.user_turn(key, 1, "hi")
+            answer = httpx.post(f"{cassettes.proxy.url}/v1beta/models/gemini-2.0-flash:generateContent",
+                                json={"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}, timeout=10)
+        finally:
+            cassettes.stop()
+        assert answer.status_code == 404 and "there is no cassette" in answer.text
+        assert live.call_count == 0
