@@ -25,7 +25,8 @@ this one code. google-adk is not imported here.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from evalkit.errors import AgentError, AgentOverloaded
 from evalkit.schema.content import Content
