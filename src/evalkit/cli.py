@@ -317,9 +317,13 @@ def import_adk_session(
 
 def main() -> None:
     """The `evalkit` entry point: every way out of a command ends in a documented exit code."""
-    from evalkit.errors import ExitCode
+    import signal
+
+    from evalkit.errors import ExitCode, Terminated, raise_terminated
     from evalkit.report.closed_pipe import tolerate_closed_stdout
 
+    # CI cancellation and `docker stop` send SIGTERM: end like Ctrl-C, results written (exit 143).
+    signal.signal(signal.SIGTERM, raise_terminated)
     global _debug
     args, _debug = _take_debug_flag(sys.argv[1:])
     if _debug:
@@ -332,8 +336,9 @@ def main() -> None:
     except _USAGE_ERROR as bad_usage:  # unknown option, missing argument, bad value: exit 2
         bad_usage.show()
         code = bad_usage.exit_code
-    except (KeyboardInterrupt, typer.Abort):
-        code = ExitCode.INTERRUPTED
+    except (KeyboardInterrupt, typer.Abort) as stop:  # click turns an interrupt into Abort, its cause kept
+        terminated = isinstance(stop, Terminated) or isinstance(stop.__cause__, Terminated)
+        code = ExitCode.TERMINATED if terminated else ExitCode.INTERRUPTED
     except Exception as bug:  # not evalkit's own error: a bug, never a verdict (exit 1 means "a case failed")
         if _debug:
             import traceback

@@ -307,8 +307,9 @@ class WorkerPool:
             self._notify()
 
     async def _retire(self, worker: AgentProcess) -> None:
-        self._running.discard(worker)
+        # Kept in `_running` until reaped: a stop cut short (a cancelled run) is finished by aclose().
         await worker.stop()
+        self._running.discard(worker)
 
     async def aclose(self) -> None:
         self._closed = True

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from evalkit.defaults import DEFAULT_PROCESSES
 from evalkit.engine.evaluation import exit_code
-from evalkit.errors import EvalkitError, ExitCode, UsageError
+from evalkit.errors import EvalkitError, ExitCode, Terminated, UsageError
 from evalkit.report.console import make_console
 from evalkit.report.writing import write_reports
 from evalkit.schema.results import RunResult
@@ -98,8 +98,9 @@ def run_command(request: RunRequest, plan=None, agent=None) -> int:
     if write_failure is not None:
         raise write_failure
     if interrupted:
-        print("evalkit: interrupted; results of the finished cases were written", file=sys.stderr)
-    code = exit_code(result)
+        never = f"; {result.summary.never_ran} of {result.summary.planned} cases never ran" if result.summary.never_ran else ""
+        print(f"evalkit: interrupted; results of the finished cases were written{never}", file=sys.stderr)
+    code = ExitCode.TERMINATED if isinstance(interrupted, Terminated) else exit_code(result)
     if baseline is not None:
         regressed = report_baseline(baseline, result.model_copy(update={"cases": full_cases()}) if full_cases else result,
                                     request, console)
@@ -109,7 +110,7 @@ def run_command(request: RunRequest, plan=None, agent=None) -> int:
 
 
 def run_here(request: RunRequest, plan, spec, agent, settings, console):
-    """Run the plan in this process: (slim result, interrupted, the full cases to read back).
+    """Run the plan in this process: (slim result, the interrupt or None, the full cases to read back).
 
     The cassettes' proxy, when asked for, starts before the agent loads (the agent must
     see its URLs) and stops however the run ends.
@@ -121,7 +122,7 @@ def run_here(request: RunRequest, plan, spec, agent, settings, console):
     from evalkit.report.progress import live_progress
 
     cassettes = start_cassettes(request, spec) if agent is None else None
-    interrupted = False
+    interrupted: KeyboardInterrupt | None = None  # Ctrl-C, or SIGTERM (errors.Terminated)
     progress = RunProgress()
     try:
         if agent is None:
@@ -132,11 +133,11 @@ def run_here(request: RunRequest, plan, spec, agent, settings, console):
         with start_up_frozen(), live_progress(console, progress, enabled=not request.quiet and console.is_terminal):
             try:
                 run_sync(lambda: evaluate(plan, agent, settings, progress, full=False))
-            except KeyboardInterrupt:
-                interrupted = True
+            except KeyboardInterrupt as stop:
+                interrupted = stop
     finally:
         stop_cassettes(cassettes)
-    result = progress.result(interrupted=interrupted, full=False)  # slim cases: memory flat in their number
+    result = progress.result(interrupted=interrupted is not None, full=False)  # slim cases: memory flat in their number
     return result, interrupted, progress.stored_cases
 
 

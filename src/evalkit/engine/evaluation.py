@@ -69,7 +69,7 @@ class RunProgress:
             evalkit_version=__version__,
             started_at=self.started_at,
             duration_s=round(time.perf_counter() - self.started, 3),
-            summary=Summary.of(self.cases),
+            summary=Summary.of(self.cases, planned=self.total),
             cases=cases,
             interrupted=interrupted,
             judge=self.judge_stats,

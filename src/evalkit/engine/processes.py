@@ -16,7 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from evalkit.errors import AgentError
+from evalkit.errors import AgentError, Terminated
 from evalkit.schema.results import RunResult
 from evalkit.settings import RunSettings
 
@@ -39,13 +39,13 @@ def worker_argv(request, settings: RunSettings, shard: str, out: Path) -> list[s
     return argv
 
 
-def run_in_processes(request, settings: RunSettings, count: int) -> tuple[RunResult, bool]:
-    """Run `count` shard workers side by side; return the merged result and whether it was interrupted."""
+def run_in_processes(request, settings: RunSettings, count: int) -> tuple[RunResult, KeyboardInterrupt | bool]:
+    """Run `count` shard workers side by side; return the merged result and the interrupt (or whether a worker was)."""
     from evalkit.results.merging import merge_results
     from evalkit.results.reader import read_result
 
     env = {**os.environ, "EVALKIT_HISTORY_LIMIT": "0"}  # the parent records the merged run
-    interrupted = False
+    interrupted: KeyboardInterrupt | bool = False
     with tempfile.TemporaryDirectory(prefix="evalkit-processes-") as folder:
         outputs = [Path(folder) / f"shard-{k}.json" for k in range(1, count + 1)]
         workers = [subprocess.Popen(worker_argv(request, settings, f"{k}/{count}", out), env=env,
@@ -55,8 +55,12 @@ def run_in_processes(request, settings: RunSettings, count: int) -> tuple[RunRes
         for worker in workers:
             try:
                 _, stderr = worker.communicate()
-            except KeyboardInterrupt:  # the workers got the Ctrl-C too: let them write what they have
-                interrupted = True
+            except KeyboardInterrupt as stop:  # the workers got the Ctrl-C too: let them write what they have
+                interrupted = stop
+                if isinstance(stop, Terminated):  # SIGTERM came to this process alone: pass it on
+                    for other in workers:
+                        if other.poll() is None:
+                            other.terminate()
                 _, stderr = worker.communicate()
             errors.append(stderr)
         missing = [out for out in outputs if not out.exists()]
@@ -66,5 +70,5 @@ def run_in_processes(request, settings: RunSettings, count: int) -> tuple[RunRes
             raise AgentError(f"--processes: worker {index + 1} of {count} wrote no result: {last}")
         merged = merge_results([(out, read_result(out)) for out in outputs])
     merged.shards = None
-    merged.interrupted = merged.interrupted or interrupted
-    return merged, merged.interrupted
+    merged.interrupted = bool(merged.interrupted or interrupted)
+    return merged, interrupted or merged.interrupted

@@ -65,7 +65,11 @@ class Runner:
         finally:
             stop_listening()
             for worker in workers:
-                worker.cancel()
+                # Once is enough: when the run itself was cancelled (Ctrl-C, SIGTERM), gather has
+                # already cancelled each worker, and a second cancel would cut short the clean-up
+                # under way (closing sessions, reaping agent processes) before the loop closes.
+                if not worker.done() and not worker.cancelling():
+                    worker.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
 
     async def _worker(self, queue: asyncio.Queue[tuple[CaseJob, int]]) -> None:

@@ -172,7 +172,10 @@ def summary_line(result: RunResult) -> str:
         parts.append(f"{result.repeat} runs each")
     if s.cost is not None:
         parts.append(f"cost {money(s.cost)}")
-    tail = " (interrupted)" if result.interrupted else ""
+    tail = ""
+    if result.interrupted:
+        never = s.never_ran
+        tail = f" (interrupted; {never} of {_count(s.planned or 0, 'case')} never ran)" if never else " (interrupted)"
     return f"{_count(s.cases, 'case')}: {', '.join(parts)} in {result.duration_s:.2f} s{tail}"
 
 
