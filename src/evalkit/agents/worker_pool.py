@@ -129,6 +129,21 @@ class AgentProcess:
             except (OSError, asyncio.TimeoutError):
                 self.discard()
 
+    async def exits_within(self, seconds: float, unless: asyncio.Event) -> bool:
+        """Whether the process exits within `seconds` (False as soon as `unless` is set)."""
+        exited = asyncio.ensure_future(self._process.wait())
+        cleared = asyncio.ensure_future(unless.wait())
+        try:
+            await asyncio.wait({exited, cleared}, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiting in (exited, cleared):
+                waiting.cancel()
+        return self._process.returncode is not None
+
+    async def exit_reason(self) -> str:
+        """How the process ended and the stderr line that explains it (once it has exited)."""
+        return await self._exit_reason()
+
     def discard(self) -> None:
         """Mark the process unusable and kill it now (the pool reaps it later)."""
         self._unusable = True
@@ -310,6 +325,16 @@ class WorkerPool:
         # Kept in `_running` until reaped: a stop cut short (a cancelled run) is finished by aclose().
         await worker.stop()
         self._running.discard(worker)
+
+    async def adopt(self, worker: AgentProcess) -> None:
+        """Take a process started outside the pool (the start-up check's) as an idle one, if there is room."""
+        if self._closed or len(self._running) >= self.size or not worker.usable:
+            await worker.stop()
+            return
+        self.started += 1
+        self._running.add(worker)
+        self._idle.append(worker)
+        self._notify()
 
     async def aclose(self) -> None:
         self._closed = True
