@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from evalkit.errors import ExitCode, InputError, Problem
-from evalkit.loading.configs import CONFIG_NAMES, load_config
+from evalkit.loading.configs import CONFIG_NAMES
 from evalkit.loading.plan import EVALSET_PATTERNS, build_plan
 
 
@@ -45,15 +45,16 @@ def validate(files: list[str], config: str | None = None) -> tuple[list[str], li
     for path in evalsets:  # one at a time: unrelated folders may reuse an eval_set_id
         try:
             plan = build_plan([str(path)], config_file=config)
+            plan.agent_from_config()  # the config's agent file or folder exists (nothing is imported)
         except InputError as error:
             problems += error.problems
             continue
         ok += [f"ok  {s.file}: {len(s.cases)} cases, criteria from {s.config_file or 'defaults'}" for s in plan.sets]
     for path in lone_configs:
         try:
-            from evalkit.criteria.configure import configure_criteria
+            from evalkit.commands.validate import check_config
 
-            configure_criteria(load_config(path), str(path))
+            check_config(path)
         except InputError as error:
             problems += error.problems
             continue

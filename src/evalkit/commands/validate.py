@@ -47,6 +47,10 @@ def validate_command(paths: list[str], case_ids: list[str], config: str | None) 
         except InputError as error:
             problems += error.problems
         else:
+            try:
+                plan.agent_from_config()  # the configs' agent paths exist, and agree (nothing is imported)
+            except InputError as error:
+                problems += error.problems
             for planned in plan.sets:
                 count = len(planned.cases)
                 validation.ok.append(f"ok  {planned.file}: {count} case{'' if count == 1 else 's'}, "
@@ -92,8 +96,20 @@ def check_config(path: Path) -> str:
     from evalkit.simulation.config import simulator_config_problems
 
     config = load_config(path)
-    criteria = configure_criteria(config, str(path))
-    problems = simulator_config_problems(config.user_simulator_config, [], path, path)
+    problems: list[Problem] = []
+    try:
+        criteria = configure_criteria(config, str(path))
+    except InputError as error:  # the rest is still checked: every problem at once
+        problems += error.problems
+        criteria = []
+    problems += simulator_config_problems(config.user_simulator_config, [], path, path)
+    if config.agent:
+        from evalkit.agents.registry import config_agent_spec
+
+        try:
+            config_agent_spec(config.agent, path)
+        except InputError as error:
+            problems += error.problems
     if problems:
         raise InputError(problems)
     gating = [criterion.name for criterion in criteria if not criterion.informational]

@@ -62,10 +62,10 @@ class Plan:
 
 
 def _resolved_agent(planned: PlannedSet) -> str:
-    from evalkit.agents.registry import spec_relative_to
+    from evalkit.agents.registry import config_agent_spec
 
     spec = planned.config.agent or ""
-    return spec_relative_to(spec, planned.config_file.parent) if planned.config_file is not None else spec
+    return config_agent_spec(spec, planned.config_file) if planned.config_file is not None else spec
 
 
 def parse_selectors(paths: list[str]) -> dict[Path, list[str]]:
@@ -150,6 +150,15 @@ def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_fi
         problems += simulator_config_problems(config.user_simulator_config, scenarios, file, config_path)
         plan.sets.append(PlannedSet(file, evalset, config, config_path, criteria, cases,
                                     not_evaluated_reasons(cases, config_path)))
+    for file in selection:
+        config_path = explicit_config or discover_config(file)
+        if file not in packed_cases and config_path not in configured:
+            # Its eval set is broken; its config is checked all the same, so every problem shows at once.
+            try:
+                configured[config_path] = _configure(config_path)
+            except InputError as error:
+                problems += error.problems
+                configured[config_path] = None
     if problems:
         raise InputError(problems)
     if case_ids:
