@@ -249,12 +249,14 @@ def accept(
 
 
 @app.command("criteria", cls=EvalkitCommand)
-def list_criteria() -> None:
-    """List the criteria with their options and defaults."""
+def list_criteria(
+    names: Optional[List[str]] = typer.Argument(None, metavar="NAME", help="Show only these criteria"),
+) -> None:
+    """List the criteria with their options and defaults (or only the ones named)."""
     from evalkit.report.console import make_console
     from evalkit.report.criteria_list import render_criteria
 
-    render_criteria(make_console())
+    guarded(lambda: render_criteria(make_console(), names or None))
 
 
 @app.command(cls=EvalkitCommand)

@@ -30,3 +30,15 @@ def test_timeout_and_repeat_out_of_range_are_worded_like_jobs():
         done = run_evalkit("run", ECHO, "--agent", f"{AGENTS}:echo", flag, value)
         assert done.returncode == 2, done.stderr
         assert done.stderr.splitlines() == [f"evalkit: {flag} {value}: {says}"]
+
+
+def test_criteria_name_shows_that_criterion_alone():
+    done = run_evalkit("criteria", "response_match_score")
+    assert done.returncode == 0, done.stderr
+    headings = [line for line in done.stdout.splitlines() if line and not line.startswith(" ")]
+    assert headings == ["response_match_score  (threshold; needs expected turns)"]
+    assert "ROUGE-1" in done.stdout
+    wrong = run_evalkit("criteria", "respons_match_score")
+    assert wrong.returncode == 2 and wrong.stdout == ""
+    assert wrong.stderr.splitlines() == ["evalkit: no criterion named 'respons_match_score'; did you mean "
+                                         "'response_match_score'? (`evalkit criteria` lists them all)"]
