@@ -2,6 +2,8 @@
 
     python -m evalkit.precommit validate [--config FILE] FILE...
 
+(`python -m evalkit.precommit run ARGS...` is the `evalkit-run` hook: evalkit.precommit_run.)
+
 pre-commit passes the staged files that match the hook's pattern. An eval set is checked
 with the config it would run with; a `test_config.json` (or `.yaml`) is checked together
 with the eval sets beside it, since that is where `evalkit run` finds it, or alone when
@@ -63,6 +65,11 @@ def validate(files: list[str], config: str | None = None) -> tuple[list[str], li
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["run"]:  # the evalkit-run hook: everything after `run` is evalkit run's
+        from evalkit.precommit_run import run_hook
+
+        return run_hook(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m evalkit.precommit", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     check = commands.add_parser("validate", help="check eval sets and configs (offline)")
