@@ -23,7 +23,7 @@ def run_hook(args: list[str]) -> int:
         given = _json_path(args)
         result_file = given or Path(folder) / "result.json"
         extra = [] if given else ["--json", str(result_file)]
-        done = subprocess.run([sys.executable, "-m", "evalkit", "run", "--quiet", *extra, *args])
+        done = subprocess.run([sys.executable, "-m", "evalkit", "run", "--quiet", *extra, *args], check=False)
         if done.returncode not in (ExitCode.FAILED, ExitCode.RUN_ERROR) or not result_file.is_file():
             return done.returncode
         for line in blocking_lines(result_file):
@@ -43,8 +43,8 @@ def blocking_lines(result_file: Path) -> list[str]:
         return []
     shown = ", ".join(blocking[:10]) + (f" and {len(blocking) - 10} more" if len(blocking) > 10 else "")
     return [*failure_lines(result.cases),
-            f"evalkit: blocked by {len(blocking)} case{'' if len(blocking) == 1 else 's'} that did not pass: {shown}; "
-            "fix the agent, or accept the new answers with `evalkit accept`"]
+            (f"evalkit: blocked by {len(blocking)} case{'' if len(blocking) == 1 else 's'} that did not pass: "
+             f"{shown}; fix the agent, or accept the new answers with `evalkit accept`")]
 
 
 def _json_path(args: list[str]) -> Path | None:

@@ -311,23 +311,23 @@ def agent(turn):
 '''
 
 # One case of three turns; only the second one's tool call is gone when the agent runs.
-MULTI_TURN = """{
+TURN = """        {{
+          "user_content": {{"role": "user", "parts": [{{"text": "Weather in {city}?"}}]}},
+          "final_response": {{"role": "model", "parts": [{{"text": "It is sunny in {city}."}}]}},
+          "intermediate_data": {{"tool_uses": [{{"name": "get_weather", "args": {{"city": "{city}"}}}}]}}
+        }}"""
+MULTI_TURN = """{{
   "eval_set_id": "trip",
   "eval_cases": [
-    {
+    {{
       "eval_id": "trip",
       "conversation": [
-%s
+{turns}
       ]
-    }
+    }}
   ]
-}
-""" % ",\n".join(
-    '''        {
-          "user_content": {"role": "user", "parts": [{"text": "Weather in %s?"}]},
-          "final_response": {"role": "model", "parts": [{"text": "It is sunny in %s."}]},
-          "intermediate_data": {"tool_uses": [{"name": "get_weather", "args": {"city": "%s"}}]}
-        }''' % (city, city, city) for city in ("Paris", "Rome", "Oslo"))
+}}
+""".format(turns=",\n".join(TURN.format(city=city) for city in ("Paris", "Rome", "Oslo")))
 
 
 def test_accept_rewrites_only_the_member_that_changed_in_the_style_it_had(tmp_path):

@@ -140,8 +140,8 @@ def test_an_http_agent_with_nothing_listening_stops_the_run_before_it_starts(tmp
     done = run_evalkit("run", ECHO, "--agent", url, "--config", ROUGE, "--json", str(tmp_path / "r.json"))
     assert done.returncode == 2, done.stderr
     assert done.stdout == "" and done.stderr.splitlines() == [
-        f"evalkit: --agent {url}: nothing answers at 127.0.0.1:{port} (Connection refused); "
-        "start the agent's server first, or fix the URL"]
+        (f"evalkit: --agent {url}: nothing answers at 127.0.0.1:{port} (Connection refused); "
+         "start the agent's server first, or fix the URL")]
 
 
 DIES_ON_EVERY_TURN = r"""
@@ -161,8 +161,8 @@ def test_cases_that_fail_alike_are_said_once_with_their_count(tmp_path):
                        "--config", ROUGE, "--json", str(out), "--jobs", "1")
     assert done.returncode == 3, done.stderr  # it started fine: each case is an error, the run completes
     error_lines = [line for line in done.stdout.splitlines() if line.startswith("! ")]
-    assert error_lines == ["! 4 cases, the same error: the agent process exited with code 3; "
-                           "stderr: 'the tool backend is down' (echo/hello, echo/boom, echo/slow and 1 more)"]
+    assert error_lines == [("! 4 cases, the same error: the agent process exited with code 3; "
+                            "stderr: 'the tool backend is down' (echo/hello, echo/boom, echo/slow and 1 more)")]
     cases = _cases(out)
     assert cases["slow"]["error"] == ("case 'slow', turn 1: the agent process exited with code 3; "
                                       "stderr: 'the tool backend is down'")  # the result file keeps each

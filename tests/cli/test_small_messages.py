@@ -40,5 +40,5 @@ def test_criteria_name_shows_that_criterion_alone():
     assert "ROUGE-1" in done.stdout
     wrong = run_evalkit("criteria", "respons_match_score")
     assert wrong.returncode == 2 and wrong.stdout == ""
-    assert wrong.stderr.splitlines() == ["evalkit: no criterion named 'respons_match_score'; did you mean "
-                                         "'response_match_score'? (`evalkit criteria` lists them all)"]
+    assert wrong.stderr.splitlines() == [("evalkit: no criterion named 'respons_match_score'; did you mean "
+                                          "'response_match_score'? (`evalkit criteria` lists them all)")]

@@ -7,7 +7,13 @@ import pytest
 
 from evalkit.report.html import render_html
 from evalkit.report.markdown import render_markdown
-from evalkit.schema.results import CaseResult, CriterionResult, RunResult, Status, Summary
+from evalkit.schema.results import (
+    CaseResult,
+    CriterionResult,
+    RunResult,
+    Status,
+    Summary,
+)
 from tests.report.chromium import Chromium, find_chromium
 
 DETAIL = 'Traceback (most recent call last):\n  File "agent.py", line 3, in agent\nRuntimeError: backend <down> & out'

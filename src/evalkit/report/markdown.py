@@ -19,7 +19,12 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from evalkit.report.console import failure_lines, gating_criterion_names, summary_line, unmatched_tool_lines
+from evalkit.report.console import (
+    failure_lines,
+    gating_criterion_names,
+    summary_line,
+    unmatched_tool_lines,
+)
 from evalkit.schema.results import CaseResult, CriterionResult, RunResult, Status
 
 _EDGE_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")

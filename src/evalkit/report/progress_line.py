@@ -12,8 +12,16 @@ from collections.abc import Iterable
 
 from rich.console import Console
 from rich.measure import Measurement
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn,
-                           TimeElapsedColumn, TimeRemainingColumn)
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 BAR_WIDTH = 20
@@ -27,11 +35,11 @@ def run_progress(console: Console) -> Progress:
     counts = TextColumn("[green]{task.fields[passed]} passed[/] [red]{task.fields[failed]} failed[/] "
                         "[magenta]{task.fields[errors]} errors[/]")
     elapsed = TimeElapsedColumn()
-    eta = TextColumn("ETA"), TimeRemainingColumn()
+    eta: list[ProgressColumn] = [TextColumn("ETA"), TimeRemainingColumn()]
     rate = TextColumn("{task.fields[rate]}")
     jobs = TextColumn("{task.fields[jobs]}")
-    shown = [label, bar, done, counts, elapsed, *eta, rate, jobs]
-    by_use = [[done], [elapsed], list(eta), [counts], [bar], [rate], [jobs], [label]]
+    shown: list[ProgressColumn] = [label, bar, done, counts, elapsed, *eta, rate, jobs]
+    by_use: list[list[ProgressColumn]] = [[done], [elapsed], eta, [counts], [bar], [rate], [jobs], [label]]
     return FittingProgress(shown, by_use, console=console, transient=True)
 
 
