@@ -88,7 +88,7 @@ class HttpAgent(TurnProtocolAgent):
             _, writer = await asyncio.wait_for(asyncio.open_connection(parts.hostname, port), CONNECT_TIMEOUT_S)
         except (OSError, asyncio.TimeoutError) as error:
             why = "no answer" if isinstance(error, asyncio.TimeoutError) else (
-                os.strerror(error.errno) if error.errno else str(error))
+                os.strerror(error.errno) if error.errno and error.errno > 0 else error.strerror or str(error))
             raise AgentLoadError(f"--agent {self.url}: nothing answers at {parts.hostname}:{port} ({why}); "
                                  "start the agent's server first, or fix the URL") from None
         writer.close()

@@ -150,7 +150,7 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
     progress.limit = AdaptiveLimit(settings.jobs)
     runner = Runner(agent, settings, judge=judge, on_case_done=on_case_done, limit=progress.limit)
     try:
-        await run_checked(runner.run(jobs), agent.check_ready())
+        await run_checked(runner.run(jobs), agent.check_ready() if jobs else None)
     finally:
         progress.reruns = runner.reruns
         if collector is not None:
@@ -162,13 +162,16 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
     return progress.result(full=full)
 
 
-async def run_checked(run: Coroutine[Any, Any, None], check: Coroutine[Any, Any, None]) -> None:
+async def run_checked(run: Coroutine[Any, Any, None], check: Coroutine[Any, Any, None] | None) -> None:
     """Run the cases while the agent's readiness check runs; a failed check stops the run and is raised.
 
     Side by side, so a working agent pays nothing for the check. An agent that cannot
     start fails every case the same way, so what those cases did before the check
     failed is not worth keeping: the run ends with the check's error (exit 2).
     """
+    if check is None:  # nothing to run, nothing to check
+        await run
+        return
     checking = asyncio.ensure_future(check)
     running = asyncio.ensure_future(run)
     try:

@@ -16,7 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from evalkit.errors import AgentError, Terminated
+from evalkit.errors import AgentError, ExitCode, InputError, Terminated
 from evalkit.schema.results import RunResult
 from evalkit.settings import RunSettings
 
@@ -67,6 +67,8 @@ def run_in_processes(request, settings: RunSettings, count: int) -> tuple[RunRes
         if missing:
             index = outputs.index(missing[0])
             last = (errors[index].strip().splitlines() or ["no output"])[-1]
+            if workers[index].returncode == ExitCode.INPUT:  # bad input (an agent that cannot start): its message
+                raise InputError(last.removeprefix("evalkit: "))
             raise AgentError(f"--processes: worker {index + 1} of {count} wrote no result: {last}")
         merged = merge_results([(out, read_result(out)) for out in outputs])
     merged.shards = None

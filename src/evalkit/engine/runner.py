@@ -60,15 +60,19 @@ class Runner:
         count = max(1, min(self.limit.maximum, queue.qsize()))
         stop_listening = listen_for_upstream_overloads(self.limit)
         workers = [asyncio.create_task(self._worker(queue)) for _ in range(count)]
+        cancelled = False
         try:
             await asyncio.gather(*workers)
+        except asyncio.CancelledError:
+            cancelled = True
+            raise
         finally:
             stop_listening()
-            for worker in workers:
-                # Once is enough: when the run itself was cancelled (Ctrl-C, SIGTERM), gather has
-                # already cancelled each worker, and a second cancel would cut short the clean-up
-                # under way (closing sessions, reaping agent processes) before the loop closes.
-                if not worker.done() and not worker.cancelling():
+            # Once is enough: when the run itself was cancelled (Ctrl-C, SIGTERM), gather has
+            # already cancelled each worker, and a second cancel would cut short the clean-up
+            # under way (closing sessions, reaping agent processes) before the loop closes.
+            if not cancelled:
+                for worker in workers:
                     worker.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
 
