@@ -47,7 +47,8 @@ def validate(files: list[str], config: str | None = None) -> tuple[list[str], li
     for path in evalsets:  # one at a time: unrelated folders may reuse an eval_set_id
         try:
             plan = build_plan([str(path)], config_file=config)
-            plan.agent_from_config()  # the config's agent file or folder exists (nothing is imported)
+            if agent_problems := plan.agent_path_problems():  # the config's agent exists (nothing imported)
+                raise InputError(agent_problems)
         except InputError as error:
             problems += error.problems
             continue

@@ -110,11 +110,8 @@ class SubprocessAgent(TurnProtocolAgent):
             worker = await AgentProcess.start(self.argv, self._pool.env)
         except OSError as error:
             raise AgentLoadError(f"--agent {self.description}: cannot start {self.argv[0]}: {error}") from None
-        try:
-            exited = await worker.exits_within(START_UP_CHECK_S, unless=self._answered)
-        except BaseException:
-            await worker.stop()
-            raise
+        self._pool.watch(worker)  # a run stopped meanwhile (Ctrl-C) still reaps it: aclose()
+        exited = await worker.exits_within(START_UP_CHECK_S, unless=self._answered)
         if not exited:
             await self._pool.adopt(worker)
             return

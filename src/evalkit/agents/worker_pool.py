@@ -266,6 +266,7 @@ class WorkerPool:
         self._slots = asyncio.Semaphore(self.size)
         self._idle: list[AgentProcess] = []
         self._running: set[AgentProcess] = set()
+        self._watched: set[AgentProcess] = set()  # started outside the pool (the start-up check's), not yet adopted
         self._starting = 0
         self._changed: asyncio.Future[None] | None = None
         self._closed = False
@@ -326,11 +327,17 @@ class WorkerPool:
         await worker.stop()
         self._running.discard(worker)
 
+    def watch(self, worker: AgentProcess) -> None:
+        """Own a process started outside the pool until `adopt`: `aclose` reaps it, however its watcher ends."""
+        self._watched.add(worker)
+
     async def adopt(self, worker: AgentProcess) -> None:
-        """Take a process started outside the pool (the start-up check's) as an idle one, if there is room."""
+        """Take a watched process as an idle one if there is room; else stop it."""
         if self._closed or len(self._running) >= self.size or not worker.usable:
             await worker.stop()
+            self._watched.discard(worker)
             return
+        self._watched.discard(worker)
         self.started += 1
         self._running.add(worker)
         self._idle.append(worker)
@@ -338,7 +345,8 @@ class WorkerPool:
 
     async def aclose(self) -> None:
         self._closed = True
-        workers, self._idle = list(self._running), []
+        workers, self._idle = list(self._running | self._watched), []
         self._running.clear()
+        self._watched.clear()
         self._notify()
         await asyncio.gather(*(worker.stop() for worker in workers), return_exceptions=True)

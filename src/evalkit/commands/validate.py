@@ -47,10 +47,7 @@ def validate_command(paths: list[str], case_ids: list[str], config: str | None) 
         except InputError as error:
             problems += error.problems
         else:
-            try:
-                plan.agent_from_config()  # the configs' agent paths exist, and agree (nothing is imported)
-            except InputError as error:
-                problems += error.problems
+            problems += plan.agent_path_problems()  # each config's agent file or folder exists (nothing imported)
             for planned in plan.sets:
                 count = len(planned.cases)
                 validation.ok.append(f"ok  {planned.file}: {count} case{'' if count == 1 else 's'}, "

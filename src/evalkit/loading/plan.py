@@ -51,14 +51,35 @@ class Plan:
         Eval sets whose configs name different agents cannot run in one go: that is an error,
         not a silent choice of the first.
         """
-        named = {_resolved_agent(planned): planned for planned in self.sets if planned.config.agent}
+        problems = self.agent_path_problems()
+        named: dict[str, PlannedSet] = {}
+        for planned in self.sets:
+            if planned.config.agent:
+                try:
+                    named.setdefault(_resolved_agent(planned), planned)
+                except InputError:  # a path that names nothing (said above); still compared with the others
+                    named.setdefault(planned.config.agent, planned)
         if len(named) > 1:
-            raise InputError([
+            problems += [
                 Problem(str(planned.config_file), "agent", f"names {spec!r}, but another config names a different agent; "
                         "run these eval sets separately or pass --agent")
                 for spec, planned in named.items()
-            ])
+            ]
+        if problems:
+            raise InputError(problems)
         return next(iter(named), None)
+
+
+    def agent_path_problems(self) -> list[Problem]:
+        """The configs' `agent` paths that name nothing (checked without importing anything)."""
+        missing: dict[str, list[Problem]] = {}  # by config file: sets sharing a config say it once
+        for planned in self.sets:
+            if planned.config.agent:
+                try:
+                    _resolved_agent(planned)
+                except InputError as error:
+                    missing[str(planned.config_file)] = error.problems
+        return [problem for found in missing.values() for problem in found]
 
 
 def _resolved_agent(planned: PlannedSet) -> str:
