@@ -66,7 +66,8 @@ def run_in_processes(request, settings: RunSettings, count: int) -> tuple[RunRes
         missing = [out for out in outputs if not out.exists()]
         if missing:
             index = outputs.index(missing[0])
-            last = (errors[index].strip().splitlines() or ["no output"])[-1]
+            lines = errors[index].strip().splitlines() or ["no output"]
+            last = next((line for line in reversed(lines) if line.startswith("evalkit: ")), lines[-1])
             if workers[index].returncode == ExitCode.INPUT:  # bad input (an agent that cannot start): its message
                 raise InputError(last.removeprefix("evalkit: "))
             raise AgentError(f"--processes: worker {index + 1} of {count} wrote no result: {last}")
