@@ -18,8 +18,9 @@ import sys
 from pathlib import Path
 
 from evalkit.errors import ExitCode, InputError, Problem
-from evalkit.loading.configs import CONFIG_NAMES
-from evalkit.loading.plan import EVALSET_PATTERNS, build_plan
+from evalkit.loading.configs import CONFIG_NAMES, load_config
+from evalkit.loading.evalset_paths import evalset_files
+from evalkit.loading.plan import build_plan
 
 
 
@@ -30,7 +31,7 @@ def targets(files: list[str]) -> tuple[list[Path], list[Path]]:
     for name in files:
         path = Path(name)
         if path.name in CONFIG_NAMES:
-            beside = sorted({f for pattern in EVALSET_PATTERNS for f in path.parent.glob(pattern)})
+            beside = evalset_files(path.parent, recursive=False)
             if beside:
                 evalsets.update(dict.fromkeys(beside))
             else:
@@ -55,7 +56,7 @@ def validate(files: list[str], config: str | None = None) -> tuple[list[str], li
         ok += [f"ok  {s.file}: {len(s.cases)} cases, criteria from {s.config_file or 'defaults'}" for s in plan.sets]
     for path in lone_configs:
         try:
-            from evalkit.commands.validate import check_config
+            from evalkit.loading.config_check import check_config
 
             check_config(path)
         except InputError as error:

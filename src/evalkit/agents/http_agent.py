@@ -20,10 +20,10 @@ from typing import Any
 from evalkit.agents.turn_protocol import Turn, TurnProtocolAgent
 from evalkit.agents.worker_pool import snippet
 from evalkit.defaults import DEFAULT_JOBS
-from evalkit.engine.concurrency import most_in_flight
-from evalkit.engine.overloads import OVERLOAD_STATUSES
+from evalkit.foundation.concurrency import most_in_flight
+from evalkit.foundation.overloads import OVERLOAD_STATUSES
 from evalkit.errors import AgentError, AgentLoadError, AgentOverloaded
-from evalkit.judge.retry import parse_retry_after
+from evalkit.foundation.retry_after import parse_retry_after
 
 CONNECT_TIMEOUT_S = 10.0
 END_SESSION_TIMEOUT_S = 5.0
@@ -89,7 +89,7 @@ class HttpAgent(TurnProtocolAgent):
         except (OSError, asyncio.TimeoutError) as error:
             why = "no answer" if isinstance(error, asyncio.TimeoutError) else (
                 os.strerror(error.errno) if error.errno and error.errno > 0 else error.strerror or str(error))
-            raise AgentLoadError(f"--agent {self.url}: nothing answers at {parts.hostname}:{port} ({why}); "
+            raise AgentLoadError(self.url, f"nothing answers at {parts.hostname}:{port} ({why}); "
                                  "start the agent's server first, or fix the URL") from None
         writer.close()
         with contextlib.suppress(OSError):

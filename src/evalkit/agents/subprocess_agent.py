@@ -24,7 +24,7 @@ from evalkit.agents.base import AgentSession, SessionSpec
 from evalkit.agents.turn_protocol import Turn, TurnProtocolAgent, TurnProtocolSession
 from evalkit.agents.worker_pool import AgentProcess, WorkerPool
 from evalkit.defaults import DEFAULT_JOBS
-from evalkit.engine.concurrency import most_in_flight
+from evalkit.foundation.concurrency import most_in_flight
 from evalkit.errors import AgentError, AgentLoadError
 
 # A process that exits this soon after it started, before any process of the agent has
@@ -34,15 +34,15 @@ START_UP_CHECK_S = 1.0
 
 def split_command(command_line: str) -> list[str]:
     """The argv for `cmd:COMMAND`, checked before anything runs (a bad one is exit 2)."""
-    where = f"--agent cmd:{command_line}"
+    where = f"cmd:{command_line}"
     try:
         argv = shlex.split(command_line)
     except ValueError as error:
-        raise AgentLoadError(f"{where}: cannot split the command line: {error}") from None
+        raise AgentLoadError(where, f"cannot split the command line: {error}") from None
     if not argv:
-        raise AgentLoadError(f"{where}: no command given")
+        raise AgentLoadError(where, "no command given")
     if shutil.which(argv[0]) is None:
-        raise AgentLoadError(f"{where}: command not found or not executable: {argv[0]}")
+        raise AgentLoadError(where, f"command not found or not executable: {argv[0]}")
     return argv
 
 
@@ -109,14 +109,14 @@ class SubprocessAgent(TurnProtocolAgent):
         try:
             worker = await AgentProcess.start(self.argv, self._pool.env)
         except OSError as error:
-            raise AgentLoadError(f"--agent {self.description}: cannot start {self.argv[0]}: {error}") from None
+            raise AgentLoadError(self.description, f"cannot start {self.argv[0]}: {error}") from None
         self._pool.watch(worker)  # a run stopped meanwhile (Ctrl-C) still reaps it: aclose()
         exited = await worker.exits_within(START_UP_CHECK_S, unless=self._answered)
         if not exited:
             await self._pool.adopt(worker)
             return
         reason = await worker.exit_reason()
-        raise AgentLoadError(f"--agent {self.description}: it stopped as soon as it started, before any case ran: "
+        raise AgentLoadError(self.description, "it stopped as soon as it started, before any case ran: "
                              f"{reason}; run `{self.command_line}` by hand to see why, and fix it "
                              "(a cmd: agent reads turns on stdin until stdin closes: docs/agents.md)")
 

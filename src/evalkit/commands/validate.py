@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalkit.errors import InputError, Problem
+from evalkit.loading.config_check import check_config
 
 
 @dataclass
@@ -61,7 +62,7 @@ def validate_command(paths: list[str], case_ids: list[str], config: str | None) 
 
 def config_folder(path: Path) -> list[str]:
     """A folder of configs and no eval sets (such as `configs/`): its config files."""
-    from evalkit.loading.plan import EVALSET_PATTERNS
+    from evalkit.loading.evalset_paths import EVALSET_PATTERNS
 
     if not path.is_dir() or any(next(path.rglob(pattern), None) for pattern in EVALSET_PATTERNS):
         return []
@@ -78,36 +79,10 @@ def is_config_file(path: Path) -> bool:
     if not path.is_file() or not name.endswith((".json", ".yaml", ".yml")) or name.endswith(
             (".evalset.json", ".evalset.yaml", ".evalset.yml", ".test.json")):
         return False
-    from evalkit.loading.documents import read_document
+    from evalkit.foundation.documents import read_document
 
     try:
         data = read_document(path)
     except InputError:
         return False  # reported when it is loaded as an eval set
     return isinstance(data, dict) and "criteria" in data and "eval_cases" not in data
-
-
-def check_config(path: Path) -> str:
-    from evalkit.criteria.configure import configure_criteria
-    from evalkit.loading.configs import load_config
-    from evalkit.simulation.config import simulator_config_problems
-
-    config = load_config(path)
-    problems: list[Problem] = []
-    try:
-        criteria = configure_criteria(config, str(path))
-    except InputError as error:  # the rest is still checked: every problem at once
-        problems += error.problems
-        criteria = []
-    problems += simulator_config_problems(config.user_simulator_config, [], path, path)
-    if config.agent:
-        from evalkit.agents.registry import config_agent_spec
-
-        try:
-            config_agent_spec(config.agent, path)
-        except InputError as error:
-            problems += error.problems
-    if problems:
-        raise InputError(problems)
-    gating = [criterion.name for criterion in criteria if not criterion.informational]
-    return f"ok  {path}: config: {', '.join(gating) or 'report-only metrics'}"

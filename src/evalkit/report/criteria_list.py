@@ -55,7 +55,7 @@ def render_criteria(console: Console, names: list[str] | None = None) -> None:
     unknown = [name for name in names or () if registry.get(name) is None]
     if unknown:
         from evalkit.errors import UsageError
-        from evalkit.loading.problems import did_you_mean
+        from evalkit.foundation.suggestions import did_you_mean
 
         raise UsageError([Problem("", "", f"no criterion named {name!r}{did_you_mean(name, known, 0.6)} "
                                   "(`evalkit criteria` lists them all)") for name in unknown])
