@@ -344,8 +344,7 @@ def main() -> None:
     from evalkit.errors import ExitCode, Terminated, raise_terminated
     from evalkit.report.closed_pipe import tolerate_closed_stdout
 
-    # CI cancellation and `docker stop` send SIGTERM: end like Ctrl-C, results written (exit 143).
-    signal.signal(signal.SIGTERM, raise_terminated)
+    signal.signal(signal.SIGTERM, raise_terminated)  # CI cancellation, `docker stop`: end like Ctrl-C (exit 143)
     global _debug
     args, _debug = _take_debug_flag(sys.argv[1:])
     if _debug:

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from evalkit.errors import ExitCode, InputError, Problem
-from evalkit.loading.configs import CONFIG_NAMES, load_config
+from evalkit.loading.configs import CONFIG_NAMES
 from evalkit.loading.evalset_paths import evalset_files
 from evalkit.loading.plan import build_plan
 
