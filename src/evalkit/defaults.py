@@ -9,3 +9,6 @@ DEFAULT_JUDGE_JOBS = "auto"  # judge calls in flight at once, per judge endpoint
 DEFAULT_TIMEOUT_S = 300.0  # seconds allowed for one agent turn
 DEFAULT_REPEAT = 1  # runs per case
 DEFAULT_PROCESSES = 1  # worker processes the cases are spread over (run --processes)
+DEFAULT_VIEW_PORT = 8018  # evalkit view's port on 127.0.0.1; when taken, a free one is used instead
+VIEW_PAGE_SIZE = 100  # cases per page of a run's table in evalkit view
+VIEW_POLL_S = 1.0  # how often evalkit view's pages look for runs in progress

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 from evalkit.defaults import DEFAULT_PROCESSES
@@ -12,6 +13,7 @@ from evalkit.engine.evaluation import exit_code
 from evalkit.errors import EvalkitError, ExitCode, UsageError
 from evalkit.report.console import make_console
 from evalkit.report.writing import write_reports
+from evalkit.results.git_info import current_git
 from evalkit.schema.results import RunResult
 from evalkit.settings import RunSettings
 
@@ -61,6 +63,7 @@ def run_command(request: RunRequest, plan=None, agent=None) -> int:
         return empty_shard(request, settings, shard)
     console = make_console()
     full_cases = None
+    live = None
     processes = DEFAULT_PROCESSES if request.processes is None else request.processes
     if processes > 1 and agent is None:  # each worker process resolves the agent (and its cassettes) itself
         from evalkit.engine.processes import run_in_processes
@@ -69,8 +72,10 @@ def run_command(request: RunRequest, plan=None, agent=None) -> int:
             raise UsageError("--processes with --shard: give each CI job its shard, or split one run into processes")
         result, interrupted = run_in_processes(request, settings, min(processes, max(1, plan.case_count)))
     else:
-        result, interrupted, full_cases = run_here(request, plan, spec, agent, settings, console)
+        live = start_live_progress(plan, spec)
+        result, interrupted, full_cases = run_here(request, plan, spec, agent, settings, console, live=live)
         result.shard = str(shard) if shard else None
+    result.git, result.agent = current_git(), spec or None
     # Result files first: a console cut short (`| head`) must not lose them or the exit code.
     write_failure = None
     try:
@@ -80,6 +85,8 @@ def run_command(request: RunRequest, plan=None, agent=None) -> int:
         write_failure = failure
     if not interrupted:
         record_history(result, full_cases() if full_cases else None)
+    if live is not None:
+        live.close()  # after the history has the finished run, so the viewer never loses it
     try:
         if request.quiet:
             from evalkit.report.console import summary_line
@@ -108,11 +115,12 @@ def run_command(request: RunRequest, plan=None, agent=None) -> int:
     return code
 
 
-def run_here(request: RunRequest, plan, spec, agent, settings, console):
+def run_here(request: RunRequest, plan, spec, agent, settings, console, live=None):
     """Run the plan in this process: (slim result, interrupted, the full cases to read back).
 
     The cassettes' proxy, when asked for, starts before the agent loads (the agent must
-    see its URLs) and stops however the run ends.
+    see its URLs) and stops however the run ends. `live`, a ProgressFile, hears of each
+    finished case (the caller closes it once the run is recorded).
     """
     from evalkit.agents.registry import resolve_agent
     from evalkit.engine.aio import run_sync
@@ -123,6 +131,8 @@ def run_here(request: RunRequest, plan, spec, agent, settings, console):
     cassettes = start_cassettes(request, spec) if agent is None else None
     interrupted = False
     progress = RunProgress()
+    if live is not None:
+        progress.listeners.append(lambda case: live.add(case, progress.total))
     try:
         if agent is None:
             agent = resolve_agent(spec, None, settings, how_to_name="pass --agent SPEC")
@@ -134,10 +144,26 @@ def run_here(request: RunRequest, plan, spec, agent, settings, console):
                 run_sync(lambda: evaluate(plan, agent, settings, progress, full=False))
             except KeyboardInterrupt:
                 interrupted = True
+    except BaseException:
+        if live is not None:
+            live.close()
+        raise
     finally:
         stop_cassettes(cassettes)
     result = progress.result(interrupted=interrupted, full=False)  # slim cases: memory flat in their number
     return result, interrupted, progress.stored_cases
+
+
+def start_live_progress(plan, spec):
+    """The run's progress file for `evalkit view`, in the history's folder (None when history is off)."""
+    from evalkit.engine.history import history_limit, runs_dir
+    from evalkit.engine.progress_file import ProgressFile
+
+    if history_limit() == 0:
+        return None
+    header = {"started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "agent": spec or None,
+              "eval_set_ids": [s.evalset.eval_set_id for s in plan.sets], "total": plan.case_count}
+    return ProgressFile.start(runs_dir(), header)
 
 
 def start_cassettes(request: RunRequest, spec: str):

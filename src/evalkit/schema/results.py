@@ -156,6 +156,13 @@ def total_cost(cases: list[CaseResult]) -> float | None:
     return round(sum(costs), 10) if costs else None
 
 
+class GitInfo(ResultModel):
+    """The repository state a run was made on (docs/viewer.md)."""
+
+    commit: str
+    branch: str | None = Field(default=None, description="None when HEAD was detached")
+
+
 class RunResult(ResultModel):
     evalkit_version: str
     started_at: str
@@ -172,3 +179,5 @@ class RunResult(ResultModel):
     concurrency: dict[str, Any] | None = Field(
         default=None, description="cases in flight (--jobs): mode, initial/peak/final level, overloads and back-offs")
     shards: list[str] | None = Field(default=None, description="the shards combined by `evalkit merge`")
+    git: GitInfo | None = Field(default=None, description="commit and branch of the repository the run was made in")
+    agent: str | None = Field(default=None, description="the agent spec the run used (--agent or the config's)")

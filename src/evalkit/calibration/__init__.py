@@ -1,0 +1,1 @@
+"""Judge calibration: human labels of judged criteria (docs/viewer.md, "Labels")."""
