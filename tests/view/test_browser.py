@@ -214,3 +214,26 @@ def test_the_export_works_from_a_static_server(page: Any, tour_folder: Path, tmp
         static.shutdown()
         static.server_close()
     time.sleep(0)  # the static server's thread ends with shutdown()
+
+
+def test_repeats_and_fields_of_newer_versions_show(page: Any, tmp_path: Path):
+    runs = [case("s", "a", "passed"), case("s", "a", "failed", 0.2), case("s", "a", "passed")]
+    repeated = case("s", "a", "passed", repeat={"runs": 3, "passed": 2, "failed": 1, "pass_rate": 2 / 3,
+                                                 "pass_rate_ci": [0.21, 0.94], "stability": "flaky"},
+                    runs=runs, quarantined=True, some_future_field={"answer": 42})
+    repeated["criteria"][0]["details"] = {"judge_model": "gemini-2.5-flash", "prompt_hash": "abc123"}
+    write_result(tmp_path / "r.json", result([repeated], summary_planned=None, interrupted=True))
+    with ViewServer("r.json", cwd=tmp_path) as server:
+        page.goto(server.url + "#/run/r")
+        page.wait_for_selector("#cases tbody tr")
+        assert "quarantined" in page.locator("#cases").inner_text() and "interrupted" in page.locator("h1").inner_text()
+        page.get_by_text("s/a").click()
+        page.wait_for_selector(".repeats")
+        text = page.locator("main").inner_text()
+        assert "Passed 2 of 3 runs" in text and "95% interval 0.210–0.940" in text and "flaky" in text
+        assert page.locator(".runs-of-case tbody tr").count() == 3
+        assert "gemini-2.5-flash" in text and "abc123" in text and "some_future_field" in text
+        screenshot(page, "case-repeats")
+        page.goto(server.url + "#/run/nope")
+        page.get_by_text("This viewer has no such run or case.").wait_for()
+        page.problems[:] = [p for p in page.problems if "status of 404" not in p]  # the browser logs the 404 asked for

@@ -89,3 +89,17 @@ def test_labels_are_written_to_the_labels_file(runs: Path, tmp_path: Path):
     assert http.post("/api/labels", content=json.dumps(label), headers={"content-type": "text/plain"}).status_code == 415
     assert http.post("/api/labels", json=label, headers={"origin": "http://evil.example"}).status_code == 403
     assert client([runs]).post("/api/labels", json=label).status_code == 409  # no --labels: nothing is written
+
+
+def test_a_case_names_the_cassette_it_replayed_from(tmp_path: Path):
+    from evalkit.cassettes.store import cassette_path
+
+    folder = tmp_path / "cassettes"
+    recorded = cassette_path(folder, "s", "a")
+    recorded.parent.mkdir(parents=True)
+    recorded.write_text("{}")
+    write_result(tmp_path / "runs" / "r.json",
+                 result([case("s", "a"), case("s", "b")], cassettes={"folder": str(folder), "mode": "replay"}))
+    http = client([tmp_path / "runs"])
+    assert http.get("/api/runs/r/cases/0").json()["cassette"] == {"path": str(recorded), "mode": "replay", "exists": True}
+    assert http.get("/api/runs/r/cases/1").json()["cassette"]["exists"] is False

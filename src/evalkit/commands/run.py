@@ -76,6 +76,8 @@ def run_command(request: RunRequest, plan=None, agent=None) -> int:
         result, interrupted, full_cases = run_here(request, plan, spec, agent, settings, console, live=live)
         result.shard = str(shard) if shard else None
     result.git, result.agent = current_git(), spec or None
+    if request.cassettes is not None:
+        result.cassettes = {"folder": str(request.cassettes.resolve()), "mode": request.cassette_mode}
     # Result files first: a console cut short (`| head`) must not lose them or the exit code.
     write_failure = None
     try:

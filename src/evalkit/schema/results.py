@@ -181,3 +181,5 @@ class RunResult(ResultModel):
     shards: list[str] | None = Field(default=None, description="the shards combined by `evalkit merge`")
     git: GitInfo | None = Field(default=None, description="commit and branch of the repository the run was made in")
     agent: str | None = Field(default=None, description="the agent spec the run used (--agent or the config's)")
+    cassettes: dict[str, Any] | None = Field(
+        default=None, description="with --cassettes: the folder (absolute) and the mode the model calls came from")

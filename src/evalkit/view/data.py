@@ -65,7 +65,7 @@ class ViewData:
             return None
         case = run.cases[index] if isinstance(run, LiveRun) else run.case(index)
         return {"case": case, "index": index, "run": run_id, "labels": self.case_labels(case),
-                "live": isinstance(run, LiveRun)}
+                "live": isinstance(run, LiveRun), "cassette": None if isinstance(run, LiveRun) else cassette_of(run, case)}
 
     def locate(self, run_id: str, eval_set_id: str, eval_id: str) -> int | None:
         """The index of a case in a run: by eval set and id, else by an id unique in the run (as compare pairs them)."""
@@ -121,3 +121,14 @@ class ViewData:
             raise ValueError(str(error.errors()[0]["msg"])) from None
         save_label(self.labels, label)
         return label.model_dump()
+
+
+def cassette_of(run: Run, case: dict[str, Any]) -> dict[str, Any] | None:
+    """The cassette file a case's model calls were answered from, when its run used `--cassettes`."""
+    cassettes = run.header.get("cassettes")
+    if not isinstance(cassettes, dict) or not isinstance(cassettes.get("folder"), str):
+        return None
+    from evalkit.cassettes.store import cassette_path
+
+    path = cassette_path(Path(cassettes["folder"]), str(case.get("eval_set_id", "")), str(case.get("eval_id", "")))
+    return {"path": str(path), "mode": cassettes.get("mode"), "exists": path.is_file()}

@@ -471,7 +471,7 @@ async function casePage(runId, index) {
     data.live ? el("p", {class: "muted"}, "This run is still going: the case's turns and details appear here when it has finished.") : null,
     whyBox(c),
     c.error_detail ? el("details", {class: "error-detail"}, el("summary", {}, "error_detail (traceback or the agent's last stderr lines)"), el("pre", {}, c.error_detail)) : null,
-    facts(c),
+    facts(c, data.cassette),
     el("h2", {}, "Criteria"),
     criteriaTable(c, data.labels || {}, labelsOn),
     el("h2", {}, "Turns"),
@@ -514,8 +514,9 @@ function explain(details) {
   return null;
 }
 
-function facts(c) {
-  const items = [["Source file", c.source_file], ["Cassette", c.cassette], ["Duration", fmtSeconds(c.duration_s)],
+function facts(c, cassette) {
+  const cassetteText = cassette ? `${cassette.path} (${cassette.mode}${cassette.exists ? "" : "; not on this machine"})` : null;
+  const items = [["Source file", c.source_file], ["Cassette", cassetteText], ["Duration", fmtSeconds(c.duration_s)],
                  ["Session", c.session_id]].filter(([, v]) => v);
   return items.length ? el("dl", {class: "facts"}, items.map(([k, v]) => [el("dt", {}, k), el("dd", {}, String(v))])) : null;
 }
