@@ -14,8 +14,10 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--
          "--disable-sync"]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Module-scoped: Playwright's sync API keeps an event loop running in this thread while it
+    is open, which would stop the async tests that run after this module in the same process."""
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} not found; install it with: apt-get update && apt-get install -y chromium "
                     "(.ci/run does)")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import textwrap
 import threading
-import time
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -213,7 +212,6 @@ def test_the_export_works_from_a_static_server(page: Any, tour_folder: Path, tmp
     finally:
         static.shutdown()
         static.server_close()
-    time.sleep(0)  # the static server's thread ends with shutdown()
 
 
 def test_repeats_and_fields_of_newer_versions_show(page: Any, tmp_path: Path):
