@@ -12,3 +12,4 @@ DEFAULT_PROCESSES = 1  # worker processes the cases are spread over (run --proce
 DEFAULT_VIEW_PORT = 8018  # evalkit view's port on 127.0.0.1; when taken, a free one is used instead
 VIEW_PAGE_SIZE = 100  # cases per page of a run's table in evalkit view
 VIEW_POLL_S = 1.0  # how often evalkit view's pages look for runs in progress
+DEFAULT_SAMPLE_SEED = 0  # import otel --sample: which conversations a fraction keeps (docs/traces.md)
