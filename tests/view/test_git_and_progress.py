@@ -68,7 +68,7 @@ def test_the_viewer_reads_a_progress_file_as_it_grows_and_it_is_gone_at_the_end(
     live.add(_case("b", Status.FAILED), 3)
     [run] = runs.runs()
     assert run.summary() == {"cases": 2, "passed": 1, "failed": 1, "not_evaluated": 0, "errors": 0}
-    assert run.rows[1]["criteria"]["c"] == {"score": 0.0, "status": "failed", "threshold": 1.0}
+    assert run.rows[1]["criteria"]["c"] == {"score": 0.0, "status": "failed", "threshold": 1.0, "at": 0}
     with live.path.open("a") as handle:  # a line still being written is left for the next look
         handle.write('{"total": 3, "case": {"eval_set_id"')
     assert len(runs.runs()[0].rows) == 2

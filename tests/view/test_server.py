@@ -49,6 +49,24 @@ def test_compare_answers_what_evalkit_compare_json_writes(runs: Path, tmp_path: 
     assert answer == expected and answer["summary"]["regressed"] == 1
 
 
+def test_compare_keeps_informational_criteria_and_their_order_as_the_cli_does(tmp_path: Path):
+    def counted(status: str, count_status: str, score: float) -> dict:
+        item = case("s", "a", status, score)
+        item["criteria"].insert(0, {"name": "tool_call_count_v1", "threshold": None, "score": 3.0,
+                                    "status": count_status, "invocations": [], "details": {}})
+        item["criteria"].append({"name": "cost_v1", "threshold": None, "score": 0.01, "status": "informational"})
+        return item
+
+    base = write_result(tmp_path / "runs" / "base.json", result([counted("passed", "informational", 1.0), case("s", "b")],
+                                                                 started_at="2026-01-01T00:00:00+00:00"))
+    new = write_result(tmp_path / "runs" / "new.json", result([counted("failed", "failed", 0.5), case("s", "c")]))
+    done = run_evalkit("compare", str(base), str(new), "--json", str(tmp_path / "c.json"))
+    assert done.returncode == 1, done.stderr
+    answer = client([tmp_path / "runs"]).get("/api/compare", params={"base": "base", "new": "new"}).json()
+    assert answer == json.loads((tmp_path / "c.json").read_text())
+    assert [c["name"] for c in answer["cases"][0]["criteria"]] == ["tool_call_count_v1", "response_match_score"]
+
+
 @pytest.mark.parametrize("url", [
     "/api/runs/nope", "/api/runs/..%2Fsecret", "/api/runs/%2Fetc%2Fpasswd", "/api/runs/run-1/cases/7",
     "/api/runs/secret", "/api/compare?base=run-1&new=secret", "/api/compare?base=run-1", "/api/runs/nope/cases",

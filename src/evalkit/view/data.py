@@ -7,11 +7,14 @@ the server only maps routes to these calls. `None` means "no such run or case" (
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalkit.view.index import Run, RunIndex
 from evalkit.view.live import LiveRun, LiveRuns
 from evalkit.view.query import CaseQuery, select
+
+if TYPE_CHECKING:
+    from evalkit.results.reader import ScoredRun
 
 
 class ViewData:
@@ -91,8 +94,11 @@ class ViewData:
             return None
         key = (base.path, base.stamp, new.path, new.stamp)
         if key not in self._comparisons:
+            base.done.wait()
+            new.done.wait()
             try:
-                comparison = compare_runs(read_scored_run(base.path), read_scored_run(new.path))
+                comparison = compare_runs(scored_run(base) or read_scored_run(base.path),
+                                          scored_run(new) or read_scored_run(new.path))
             except InputError:
                 return None
             self._comparisons = {key: comparison.to_dict()}  # the last one only: memory stays flat
@@ -132,3 +138,23 @@ def cassette_of(run: Run, case: dict[str, Any]) -> dict[str, Any] | None:
 
     path = cassette_path(Path(cassettes["folder"]), str(case.get("eval_set_id", "")), str(case.get("eval_id", "")))
     return {"path": str(path), "mode": cassettes.get("mode"), "exists": path.is_file()}
+
+
+def scored_run(run: Run) -> ScoredRun | None:
+    """What `compare` reads of a run, from its rows: the file is not read again (None: a row it cannot use).
+
+    `evalkit compare --json` and `GET /api/compare` answer the same (tested)."""
+    from evalkit.results.reader import ScoredCase, ScoredCriterion, ScoredRun
+    from evalkit.schema.results import Status
+
+    scored = ScoredRun(label=str(run.path), kind="evalkit")
+    try:
+        for row in run.rows:
+            criteria = {name: ScoredCriterion(name, Status(c["status"]), c["score"], c["threshold"])
+                        for name, c in sorted({**row.get("info", {}), **row["criteria"]}.items(),
+                                              key=lambda item: item[1].get("at", 0))}
+            scored.cases[(row["eval_set_id"], row["eval_id"])] = ScoredCase(
+                row["eval_set_id"], row["eval_id"], Status(row["status"]), criteria=criteria)
+    except ValueError:
+        return None
+    return scored

@@ -14,14 +14,16 @@ _ERROR_CHARS = 300
 
 
 def case_row(index: int, case: dict[str, Any]) -> dict[str, Any]:
-    criteria = {}
-    for criterion in case.get("criteria") or []:
+    criteria, info = {}, {}
+    for position, criterion in enumerate(case.get("criteria") or []):
         if not isinstance(criterion, dict) or not isinstance(criterion.get("name"), str):
             continue
+        figures = {"score": criterion.get("score"), "status": criterion.get("status"),
+                   "threshold": criterion.get("threshold"), "at": position}  # `at`: the file's order
         if criterion.get("status") == _INFORMATIONAL and criterion["name"] != _COST:
-            continue
-        criteria[criterion["name"]] = {"score": criterion.get("score"), "status": criterion.get("status"),
-                                       "threshold": criterion.get("threshold")}
+            info[criterion["name"]] = figures  # not a table column; compare reads it
+        else:
+            criteria[criterion["name"]] = figures
     repeat: dict[str, Any] = case["repeat"] if isinstance(case.get("repeat"), dict) else {}
     error = case.get("error") or ""
     return {
@@ -32,6 +34,7 @@ def case_row(index: int, case: dict[str, Any]) -> dict[str, Any]:
         "error": str(error)[:_ERROR_CHARS] or None,
         "duration_s": case.get("duration_s"),
         "criteria": criteria,
+        "info": info,
         "pass_rate": repeat.get("pass_rate"),
         "stability": repeat.get("stability"),
         "quarantined": bool(case.get("quarantined")),
