@@ -265,6 +265,32 @@ def view(
     raise typer.Exit(guarded(lambda: view_command(request)))
 
 
+@app.command(cls=EvalkitCommand)
+def label(
+    result_file: Path = typer.Argument(..., metavar="RESULT", help="A result file written by `evalkit run --json`"),
+    labels: Path = typer.Option(..., "--labels", metavar="FILE", help="The labels file (JSON or YAML) to add to; created if missing"),
+    criterion: Optional[List[str]] = typer.Option(None, "--criterion", metavar="NAME", help="Only this judged criterion (repeatable)"),
+    again: bool = typer.Option(False, "--again", help="Also show the cases already labelled"),
+) -> None:
+    """Label the judged cases of RESULT in the terminal: agree or disagree with the judge, case by case."""
+    from evalkit.commands.label import label_command
+
+    raise typer.Exit(guarded(lambda: label_command(result_file, labels, criteria=criterion or [], again=again)))
+
+
+@app.command(cls=EvalkitCommand)
+def calibrate(
+    result_files: List[Path] = typer.Argument(..., metavar="RESULT", help="Result files whose judged cases were labelled"),
+    labels: Path = typer.Option(..., "--labels", metavar="FILE", help="The labels file (JSON or YAML)"),
+    json_out: Optional[Path] = typer.Option(None, "--json", metavar="FILE", help="Write the calibration here (what judge_model_options.calibration reads)"),
+    min_kappa: Optional[float] = typer.Option(None, "--min-kappa", metavar="K", help="Exit 1 when a criterion's Cohen's kappa is below K (or undefined)"),
+) -> None:
+    """How far each judged criterion agrees with people's labels: agreement, Cohen's kappa, confusion."""
+    from evalkit.commands.calibrate import calibrate_command
+
+    raise typer.Exit(guarded(lambda: calibrate_command(result_files, labels, json_out=json_out, min_kappa=min_kappa)))
+
+
 @app.command("criteria", cls=EvalkitCommand)
 def list_criteria() -> None:
     """List the criteria with their options and defaults."""

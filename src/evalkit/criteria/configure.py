@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from evalkit.calibration.requirement import bind_calibration
 from evalkit.criteria import registry
 from evalkit.criteria.base import Criterion
 from evalkit.errors import InputError, Problem
@@ -65,7 +66,9 @@ def configure_criteria(config: EvalConfig, file: str) -> list[Criterion]:
         except ValidationError as error:
             problems += problems_from(error, file, options, known_keys(criterion_class.Options), prefix=where)
             continue
-        criteria.append(criterion_class(threshold, parsed))
+        criterion = criterion_class(threshold, parsed)
+        problems += bind_calibration(criterion, file, where)
+        criteria.append(criterion)
     for name in custom:
         if name not in config.criteria:
             problems.append(Problem(file, f"custom_metrics.{name}",

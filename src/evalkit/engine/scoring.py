@@ -10,6 +10,7 @@ import asyncio
 import logging
 
 from evalkit.criteria.base import Criterion, EvalContext, Outcome
+from evalkit.criteria.judging.criterion import JudgeCriterion
 from evalkit.errors import EvalkitError
 from evalkit.schema.results import CriterionResult, InvocationScore, Status
 
@@ -41,6 +42,15 @@ async def _evaluate(criterion: Criterion, context: EvalContext) -> Outcome | str
 
 
 def _result(criterion: Criterion, outcome: Outcome | str, turns: int) -> CriterionResult:
+    result = _plain_result(criterion, outcome, turns)
+    if isinstance(criterion, JudgeCriterion):
+        from evalkit.calibration.requirement import judged_result
+
+        return judged_result(criterion, result)
+    return result
+
+
+def _plain_result(criterion: Criterion, outcome: Outcome | str, turns: int) -> CriterionResult:
     if isinstance(outcome, str):
         return CriterionResult(
             name=criterion.name, threshold=criterion.threshold, status=Status.ERROR, error=outcome,

@@ -83,6 +83,7 @@ class CesExpectationsCriterion(JudgeCriterion[ExpectationsOptions]):
     name = "ces_expectations"
     description = "CES: each expectation of a golden turn or scenario checked and reported by its note (Note: PASS/FAIL)"
     Options = ExpectationsOptions
+    prompt_templates = ("ces_semantic_similarity",)
 
     @property
     def opts(self) -> ExpectationsOptions:

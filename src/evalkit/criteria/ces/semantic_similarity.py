@@ -73,6 +73,7 @@ class CesSemanticSimilarityCriterion(JudgeCriterion[SemanticSimilarityOptions]):
     name = "ces_semantic_similarity"
     description = "CES: a judge rates the agent's reply against the expected one from 0 (unrelated) to 4 (same meaning)"
     Options = SemanticSimilarityOptions
+    prompt_templates = ("ces_semantic_similarity",)
     score_range = (0.0, 4.0)
 
     async def evaluate(self, ctx: EvalContext) -> Outcome:

@@ -37,6 +37,11 @@ def _template(name: str) -> Template:
     return Template(text)
 
 
+def template_text(name: str) -> str:
+    """The unfilled text of template `prompts/<name>.txt` (what a prompt hash is taken of)."""
+    return _template(name).template
+
+
 def render(name: str, **values: str) -> str:
     """Fill template `prompts/<name>.txt`; `$key` placeholders are replaced in one pass.
 
