@@ -168,7 +168,8 @@ def test_a_run_in_progress_fills_in_without_a_reload(page: Any, tmp_path: Path):
             page.wait_for_selector("#page-info")
             assert page.locator("#cases tbody tr").count() == 0
             (tmp_path / "gate" / "case0").touch()
-            page.wait_for_function("() => document.querySelectorAll('#cases tbody tr').length === 1")
+            # The progress file is there before the run has loaded its agent: on a busy machine that takes a while.
+            page.wait_for_function("() => document.querySelectorAll('#cases tbody tr').length === 1", timeout=90_000)
             screenshot(page, "live-run")
             (tmp_path / "gate" / "case1").touch()
             page.wait_for_function("() => document.querySelectorAll('#cases tbody tr').length === 2")
