@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from typer.core import TyperArgument, TyperCommand
 
 from evalkit import defaults
+from evalkit.cli_format import SETTING_FLAGS, EvalkitCommand
 
 app = typer.Typer(
     name="evalkit",
@@ -30,28 +30,6 @@ app = typer.Typer(
 _debug = False
 
 
-class _PlainArgument(TyperArgument):
-    """An argument shown by its metavar alone: typer would add a Python type name (`<list[str]>`)."""
-
-    def display_type_rich(self, ctx):  # noqa: ANN001 - click's signature
-        return None
-
-    def _usage_display_name(self) -> str:
-        # typer writes a required argument as `{PATH}`; CLIs write `PATH`, and `[PATH]` when optional.
-        name = self.display_name_raw if self.required else f"[{self.display_name_raw}]"
-        return name + ("..." if self.nargs != 1 else "")
-
-
-class EvalkitCommand(TyperCommand):
-    """A command whose help reads like any CLI's: metavars, no Python type names."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        for param in self.params:
-            if type(param) is TyperArgument:
-                param.__class__ = _PlainArgument
-
-
 def fail(lines: list[str], code: int) -> None:
     for line in lines:
         typer.echo(f"evalkit: {line}", err=True)
@@ -60,7 +38,7 @@ def fail(lines: list[str], code: int) -> None:
 
 def guarded(action):
     """Run a command body, mapping evalkit errors to their messages and exit codes."""
-    from evalkit.errors import EvalkitError, SettingError
+    from evalkit.errors import EvalkitError, InputError
 
     try:
         return action()
@@ -70,13 +48,7 @@ def guarded(action):
 
             traceback.print_exc()
         # A setting's message names the flag the user typed (`--jobs`), not the keyword.
-        flag = SETTING_FLAGS.get(error.name) if isinstance(error, SettingError) else None
-        fail([error.worded_as(flag)] if flag else error.lines(), error.exit_code)
-
-
-# The flag of each run setting, so the settings' messages name what the user typed.
-SETTING_FLAGS = {"jobs": "--jobs", "judge_jobs": "--judge-jobs", "timeout": "--timeout", "repeat": "--repeat",
-                 "pass_rate": "--pass-rate", "use_cache": "--no-cache"}
+        fail(error.lines(SETTING_FLAGS) if isinstance(error, InputError) else error.lines(), error.exit_code)
 
 
 def _show_version(value: bool) -> None:
@@ -305,7 +277,7 @@ def schema(which: str = typer.Argument(..., metavar="evalset|config", help='eval
     """Print the JSON Schema of eval set or config files."""
     import json
 
-    from evalkit.schema.json_schema import json_schema
+    from evalkit.loading.json_schema import json_schema
 
     document = guarded(lambda: json_schema(which))
     typer.echo(json.dumps(document, indent=2))

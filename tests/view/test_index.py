@@ -86,7 +86,10 @@ def _rows(tmp_path: Path):
 
 def test_the_query_filters_by_status_criterion_and_text(tmp_path: Path):
     rows, texts = _rows(tmp_path)
-    ids = lambda page: [row["eval_id"] for row in page["cases"]]
+
+    def ids(page: dict) -> list[str]:
+        return [row["eval_id"] for row in page["cases"]]
+
     assert ids(select(rows, texts, CaseQuery(status="failed"))) == ["case0", "case3", "case6", "case9"]
     assert ids(select(rows, texts, CaseQuery(criterion="response_match_score", status="error"))) == ["case4"]
     assert ids(select(rows, texts, CaseQuery(text="boom"))) == ["case4"]

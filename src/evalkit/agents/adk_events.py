@@ -20,7 +20,8 @@ this one code. google-adk is not imported here.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import AppDetails, Invocation, InvocationEvent, InvocationEvents, UsageMetadata

@@ -59,7 +59,7 @@ def save_label(path: Path, label: Label) -> None:
 
 
 def _read(path: Path) -> Any:
-    from evalkit.loading.documents import read_document
+    from evalkit.foundation.documents import read_document
 
     try:
         if not path.read_text(encoding="utf-8").strip():
@@ -74,7 +74,7 @@ def _read(path: Path) -> Any:
 
 
 def _parsed(data: Any, path: Path) -> list[Label]:
-    from evalkit.loading.problems import known_keys, problems_from
+    from evalkit.schema.problems import known_keys, problems_from
 
     hint = 'expected {"labels": [{"eval_set_id", "eval_id", "criterion", "verdict": "pass" or "fail"}, ...]}'
     if not isinstance(data, dict) or not isinstance(data.get("labels"), list):
@@ -104,8 +104,8 @@ def _parsed(data: Any, path: Path) -> list[Label]:
 
 
 def _write(path: Path, labels: list[Label]) -> None:
-    from evalkit.loading.documents import YAML_SUFFIXES
-    from evalkit.results.writer import write_text_atomically
+    from evalkit.foundation.documents import YAML_SUFFIXES
+    from evalkit.foundation.files import write_text_atomically
 
     document = {"labels": [label.model_dump(exclude_none=True) for label in labels]}
     if path.suffix.lower() in YAML_SUFFIXES:

@@ -90,8 +90,8 @@ def hold_reason(criterion: JudgeCriterion, requirement: CalibrationRequirement, 
 
 def read_calibration(path: Path) -> dict[str, CalibrationEntry]:
     """The criteria of a calibration file by name; InputError naming the file and place if malformed."""
-    from evalkit.loading.documents import read_document
-    from evalkit.loading.problems import known_keys, problems_from
+    from evalkit.foundation.documents import read_document
+    from evalkit.schema.problems import known_keys, problems_from
 
     data = read_document(path)
     if not isinstance(data, dict) or not isinstance(data.get("criteria"), list):

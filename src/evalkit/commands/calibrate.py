@@ -35,7 +35,7 @@ def calibrate_command(results: list[Path], labels_file: Path, *, json_out: Path 
         for warning in warnings(calibration):
             print(f"evalkit: warning: {warning}", file=sys.stderr)
     if json_out is not None:
-        from evalkit.results.writer import write_text_atomically
+        from evalkit.foundation.files import write_text_atomically
 
         write_text_atomically(json_out, json.dumps(to_json(calibrations), indent=2) + "\n")
     if min_kappa is None:

@@ -33,6 +33,6 @@ def compare_command(base: Path, new: Path, *, tolerance: float = 0.0, json_out: 
 
 
 def write_comparison(comparison: Comparison, path: Path) -> None:
-    from evalkit.results.writer import write_text_atomically
+    from evalkit.foundation.files import write_text_atomically
 
     write_text_atomically(path, json.dumps(comparison.to_dict(), indent=2) + "\n")

@@ -4,22 +4,32 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from evalkit.defaults import DEFAULT_PROCESSES
 from evalkit.engine.evaluation import exit_code
 from evalkit.errors import EvalkitError, ExitCode, UsageError
 from evalkit.report.console import make_console
 from evalkit.report.writing import write_reports
-from evalkit.results.git_info import current_git
-from evalkit.schema.results import RunResult
+from evalkit.schema.results import CaseResult, RunResult
 from evalkit.settings import RunSettings
+
+if TYPE_CHECKING:
+    from evalkit.agents.base import Agent
+    from evalkit.engine.evaluation import RunProgress
+    from evalkit.engine.progress_file import ProgressFile
+    from evalkit.loading.plan import Plan
 
 
 @dataclass
 class RunRequest:
+    """The flags of `evalkit run` as typed: `run_settings` turns the run's own into its
+    `RunSettings`; the rest (outputs, baseline, how to print) are the command's."""
+
     paths: list[str]
     config: str | None = None
     agent: str | None = None
@@ -45,39 +55,39 @@ class RunRequest:
     processes: int | None = None  # worker processes, each running a shard of the cases (evalkit.engine.processes)
 
 
-def run_command(request: RunRequest, plan=None, agent=None) -> int:
+def run_command(request: RunRequest, plan: Plan | None = None, agent: Agent | None = None) -> int:
     """Run and report; `evalkit rescore` passes the plan and the replay agent it built itself."""
-    from evalkit.loading.plan import build_plan
+    from evalkit.engine.run import load_plan, run
     from evalkit.report.console import render
+    from evalkit.report.progress import live_progress
 
-    if plan is None:
-        plan = build_plan(request.paths, case_ids=request.case_ids, config_file=request.config)
-    spec = request.agent or (None if agent else plan.agent_from_config())
-    plan, shard = apply_shard(plan, request.shard)
-    check_loop_options(request)
     settings = run_settings(request)
+    if plan is None:
+        plan = load_plan(settings)
+    check_loop_options(request)
     baseline = load_run_baseline(request, {s.evalset.eval_set_id for s in plan.sets})  # before this run is recorded
-    if not spec and agent is None:
-        raise UsageError("no agent to run: pass --agent SPEC, or set 'agent' in the config")
-    if shard is not None and plan.case_count == 0:
-        return empty_shard(request, settings, shard)
     console = make_console()
-    full_cases = None
-    live = None
-    processes = DEFAULT_PROCESSES if request.processes is None else request.processes
-    if processes > 1 and agent is None:  # each worker process resolves the agent (and its cassettes) itself
-        from evalkit.engine.processes import run_in_processes
+    live: list[ProgressFile] = []  # the run's progress file for `evalkit view`, opened as the run starts
+    planned = plan
+    spec = None if agent is not None else settings.agent or plan.agent_from_config() or None
 
-        if shard is not None:
-            raise UsageError("--processes with --shard: give each CI job its shard, or split one run into processes")
-        result, interrupted = run_in_processes(request, settings, min(processes, max(1, plan.case_count)))
-    else:
-        live = start_live_progress(plan, spec)
-        result, interrupted, full_cases = run_here(request, plan, spec, agent, settings, console, live=live)
-        result.shard = str(shard) if shard else None
-    result.git, result.agent = current_git(), spec or None
-    if request.cassettes is not None:
-        result.cassettes = {"folder": str(request.cassettes.resolve()), "mode": request.cassette_mode}
+    def watch(progress: RunProgress) -> AbstractContextManager[object]:
+        progress_file = start_live_progress(planned, settings, progress, spec)
+        if progress_file is not None:
+            live.append(progress_file)
+        return live_progress(console, progress, enabled=not request.quiet and console.is_terminal)
+
+    try:
+        outcome = run(settings, agent=agent, plan=plan, watch=watch)
+    except BaseException:
+        close_live_progress(live)
+        raise
+    result, interrupted, full_cases = outcome.result, outcome.interrupted, outcome.full_cases
+    if outcome.empty_shard:
+        write_reports(result, json_out=request.json_out, junit=request.junit, markdown=request.markdown,
+                      html=request.html)
+        print(f"evalkit: shard {outcome.shard} holds no eval case; nothing to run", file=sys.stderr)
+        return ExitCode.OK
     # Result files first: a console cut short (`| head`) must not lose them or the exit code.
     write_failure = None
     try:
@@ -86,9 +96,8 @@ def run_command(request: RunRequest, plan=None, agent=None) -> int:
     except EvalkitError as failure:
         write_failure = failure
     if not interrupted:
-        record_history(result, full_cases() if full_cases else None)
-    if live is not None:
-        live.close()  # after the history has the finished run, so the viewer never loses it
+        record_history(result, settings, full_cases() if full_cases else None)
+    close_live_progress(live)  # after the history has the finished run, so the viewer never loses it
     try:
         if request.quiet:
             from evalkit.report.console import summary_line
@@ -117,106 +126,45 @@ def run_command(request: RunRequest, plan=None, agent=None) -> int:
     return code
 
 
-def run_here(request: RunRequest, plan, spec, agent, settings, console, live=None):
-    """Run the plan in this process: (slim result, interrupted, the full cases to read back).
+def start_live_progress(plan: Plan, settings: RunSettings, progress: RunProgress,
+                        spec: str | None) -> ProgressFile | None:
+    """The run's progress file for `evalkit view`, in the history's folder (None when history is off).
 
-    The cassettes' proxy, when asked for, starts before the agent loads (the agent must
-    see its URLs) and stops however the run ends. `live`, a ProgressFile, hears of each
-    finished case (the caller closes it once the run is recorded).
+    Each case the run's progress hears of is appended to it as it finishes; `spec` is the
+    agent the run was given (None when it runs an agent object).
     """
-    from evalkit.agents.registry import resolve_agent
-    from evalkit.engine.aio import run_sync
-    from evalkit.engine.evaluation import RunProgress, evaluate
-    from evalkit.gc_control import start_up_frozen
-    from evalkit.report.progress import live_progress
-
-    cassettes = start_cassettes(request, spec) if agent is None else None
-    interrupted = False
-    progress = RunProgress()
-    if live is not None:
-        progress.listeners.append(lambda case: live.add(case, progress.total))
-    try:
-        if agent is None:
-            agent = resolve_agent(spec, None, settings, how_to_name="pass --agent SPEC")
-            if cassettes is not None:
-                agent = cassettes.wrap(agent)
-        agent.check_cases([(s.evalset.eval_set_id, c.eval_id) for s in plan.sets for c in s.cases_to_run])
-        with start_up_frozen(), live_progress(console, progress, enabled=not request.quiet and console.is_terminal):
-            try:
-                run_sync(lambda: evaluate(plan, agent, settings, progress, full=False))
-            except KeyboardInterrupt:
-                interrupted = True
-    except BaseException:
-        if live is not None:
-            live.close()
-        raise
-    finally:
-        stop_cassettes(cassettes)
-    result = progress.result(interrupted=interrupted, full=False)  # slim cases: memory flat in their number
-    return result, interrupted, progress.stored_cases
-
-
-def start_live_progress(plan, spec):
-    """The run's progress file for `evalkit view`, in the history's folder (None when history is off)."""
-    from evalkit.engine.history import history_limit, runs_dir
     from evalkit.engine.progress_file import ProgressFile
-
-    if history_limit() == 0:
-        return None
-    header = {"started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "agent": spec or None,
-              "eval_set_ids": [s.evalset.eval_set_id for s in plan.sets], "total": plan.case_count}
-    return ProgressFile.start(runs_dir(), header)
-
-
-def start_cassettes(request: RunRequest, spec: str):
-    """`--cassettes DIR`: the model proxy for this run, already started (None without the option)."""
-    if request.cassettes is None:
-        return None
-    from evalkit.cassettes.deck import MODES
-
-    if request.cassette_mode not in MODES:
-        raise UsageError(f"--cassette-mode {request.cassette_mode}: expected one of {', '.join(MODES)}")
-    if request.cassettes.exists() and not request.cassettes.is_dir():
-        raise UsageError(f"--cassettes {request.cassettes}: is a file; name the folder that holds the cassettes")
-    if request.cassette_mode == "replay" and not request.cassettes.is_dir():
-        raise UsageError(f"--cassettes {request.cassettes}: no such folder; record the cassettes first "
-                         "with --cassette-mode record")
-    from evalkit.cassettes.session import CassetteRun
-
-    cassettes = CassetteRun(request.cassettes, request.cassette_mode).start()
-    if spec.strip().startswith(("http://", "https://")):
-        variables = " ".join(f"{name}={value}" for name, value in cassettes.proxy.environment().items())
-        print(f"evalkit: {cassettes.describe()}; the agent at {spec} must send its model calls there: "
-              f"start it with {variables}", file=sys.stderr)
-    return cassettes
-
-
-def stop_cassettes(cassettes) -> None:
-    if cassettes is None:
-        return
-    cassettes.stop()
-    for warning in cassettes.warnings():
-        print(f"evalkit: {warning}", file=sys.stderr)
-
-
-def apply_shard(plan, text: str | None):
-    """`--shard K/N`: the plan's K-th slice, and the shard (None without the option)."""
-    if not text:
-        return plan, None
     from evalkit.engine.sharding import parse_shard, shard_plan
 
-    shard = parse_shard(text)
-    return shard_plan(plan, shard), shard
+    if settings.environment.history_limit == 0:
+        return None
+    if settings.shard:  # the header counts this shard's cases, as the run does
+        plan = shard_plan(plan, parse_shard(settings.shard))
+    header = {"started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "agent": spec,
+              "eval_set_ids": [s.evalset.eval_set_id for s in plan.sets], "total": plan.case_count}
+    progress_file = ProgressFile.start(settings.environment.runs_dir, header)
+    if progress_file is not None:
+        progress.listeners.append(lambda case: progress_file.add(case, progress.total))
+    return progress_file
+
+
+def close_live_progress(live: list[ProgressFile]) -> None:
+    for progress_file in live:
+        progress_file.close()
+    live.clear()
 
 
 def run_settings(request: RunRequest) -> RunSettings:
     """The run's settings: what the flags gave, the defaults for the rest (checked once, here)."""
-    return RunSettings.of(jobs=request.jobs, judge_jobs=request.judge_jobs, timeout=request.timeout,
+    return RunSettings.of(paths=tuple(request.paths), case_ids=tuple(request.case_ids), config=request.config,
+                          agent=request.agent, shard=request.shard or None, cassettes=request.cassettes,
+                          cassette_mode=request.cassette_mode, processes=request.processes,
+                          jobs=request.jobs, judge_jobs=request.judge_jobs, timeout=request.timeout,
                           repeat=request.repeat, pass_rate=request.pass_rate, use_cache=request.use_cache)
 
 
 def check_loop_options(request: RunRequest) -> None:
-    """Reject flags without their partner, a bad `EVALKIT_HISTORY_LIMIT` or output path before anything runs."""
+    """Reject flags without their partner or a bad output path before anything runs."""
     from evalkit.report.output_paths import check_output_paths
 
     check_output_paths({"--json": request.json_out, "--junit": request.junit,
@@ -227,9 +175,6 @@ def check_loop_options(request: RunRequest) -> None:
     if request.tolerance is not None and not request.baseline:
         raise UsageError(f"--tolerance {request.tolerance:g}: only means something with --baseline; "
                          "add --baseline FILE (or last), or drop --tolerance")
-    from evalkit.engine.history import history_limit
-
-    history_limit()
 
 
 def load_run_baseline(request: RunRequest, eval_set_ids: set[str]):
@@ -255,27 +200,11 @@ def report_baseline(baseline, result: RunResult, request: RunRequest, console) -
     return bool(comparison.regressions)
 
 
-def record_history(result: RunResult, cases=None) -> None:
+def record_history(result: RunResult, settings: RunSettings, cases: Iterable[CaseResult] | None = None) -> None:
     from evalkit.engine import history
-    from evalkit.errors import EvalkitError
 
+    folder = settings.environment.runs_dir
     try:
-        history.record(result, cases=cases)
+        history.record(result, directory=folder, limit=settings.environment.history_limit, cases=cases)
     except (OSError, EvalkitError) as error:  # history is a convenience: never fail a run over it
-        print(f"evalkit: could not record this run in {history.runs_dir()}: {error}", file=sys.stderr)
-
-
-def empty_shard(request: RunRequest, settings: RunSettings, shard) -> int:
-    """More shards than cases leaves some shard empty: that job passes, and `merge` still gets its file."""
-    from datetime import datetime, timezone
-
-    from evalkit import __version__
-    from evalkit.schema.results import Summary
-
-    result = RunResult(evalkit_version=__version__, started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                       duration_s=0.0, summary=Summary(), cases=[], repeat=settings.repeat,
-                       pass_rate=settings.pass_rate if settings.repeat > 1 else None, shard=str(shard))
-    write_reports(result, json_out=request.json_out, junit=request.junit, markdown=request.markdown,
-                  html=request.html)
-    print(f"evalkit: shard {shard} holds no eval case; nothing to run", file=sys.stderr)
-    return ExitCode.OK
+        print(f"evalkit: could not record this run in {folder}: {error}", file=sys.stderr)

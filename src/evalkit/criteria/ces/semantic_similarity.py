@@ -17,8 +17,8 @@ from collections.abc import Sequence
 
 from pydantic import Field
 
-from evalkit.ces.case_data import ces_data
-from evalkit.ces.model import GoldenExpectation
+from evalkit.schema.ces_case import ces_data
+from evalkit.schema.ces import GoldenExpectation
 from evalkit.criteria.base import CriterionOptions, EvalContext, Outcome
 from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error, outcome_with_errors
 from evalkit.criteria.judging.prompting import quote, render
