@@ -24,7 +24,7 @@ from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
-from evalkit.agents.adk_events import TurnTiming, invocation_from_events
+from evalkit.agents.adk_events import TurnTiming, invocation_from_events, raise_on_error_event
 from evalkit.agents.base import Agent, AgentSession, SessionSpec
 from evalkit.errors import AgentError, AgentLoadError, MissingExtraError
 from evalkit.schema.content import Content
@@ -200,6 +200,7 @@ class AdkSession(AgentSession):
             ) from error
         wall = time.monotonic() - started
         record = self.plugin.end_turn()
+        raise_on_error_event(events, f"case {self.spec.case.eval_id!r}, turn {index + 1}", "the agent")
         return invocation_from_events(
             events,
             user_content,

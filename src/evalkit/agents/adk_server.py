@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit, urlunsplit
 
-from evalkit.agents.adk_events import invocation_from_events
+from evalkit.agents.adk_events import invocation_from_events, raise_on_error_event
 from evalkit.agents.base import Agent, AgentSession, SessionSpec
 from evalkit.agents.http_agent import BACKSTOP_MARGIN_S, CONNECT_TIMEOUT_S, error_reason
 from evalkit.agents.worker_pool import snippet
@@ -169,6 +169,8 @@ class AdkServerSession(AgentSession):
         else:
             raw_events = await self.agent._call("POST", server.run_route, where, json=request, doing="running the turn")
         events = parse_events(raw_events, where)
+        # ADK for TypeScript answers a failed model call with HTTP 200 and an error event.
+        raise_on_error_event(events, where, "the agent on the ADK server")
         return invocation_from_events(
             events,
             user_content,

@@ -75,6 +75,10 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
         plan = shard_plan(plan, shard)
     if not spec and (given is None or given == ""):
         raise no_agent_error()
+    if settings.cassettes is not None and (given is None or isinstance(given, str)):
+        from evalkit.cassettes.reach import refuse_agents_started_elsewhere
+
+        refuse_agents_started_elsewhere(spec, settings.cassettes, settings.cassette_mode)
     if shard is not None and plan.case_count == 0:
         return RunOutcome(_empty_result(settings, shard), shard=shard, empty_shard=True)
     if settings.processes > 1 and (given is None or isinstance(given, str)):
@@ -144,11 +148,7 @@ def _start_cassettes(settings: RunSettings, spec: str, tell: Callable[[str], Non
                            mentions=("cassette_mode",))
     from evalkit.cassettes.session import CassetteRun
 
-    cassettes = CassetteRun(folder, mode).start()
-    if spec.strip().startswith(("http://", "https://")):
-        variables = " ".join(f"{name}={value}" for name, value in cassettes.proxy.environment().items())
-        tell(f"{cassettes.describe()}; the agent at {spec} must send its model calls there: start it with {variables}")
-    return cassettes
+    return CassetteRun(folder, mode).start()
 
 
 def _stop_cassettes(cassettes: CassetteRun | None, tell: Callable[[str], None]) -> None:
