@@ -79,14 +79,14 @@ def run(
     junit: Optional[Path] = typer.Option(None, "--junit", metavar="FILE", help="Write a JUnit XML report here"),
     markdown: Optional[Path] = typer.Option(None, "--markdown", metavar="FILE", help="Write a Markdown summary here"),
     html: Optional[Path] = typer.Option(None, "--html", metavar="FILE", help="Write a self-contained HTML report here"),
-    repeat: Optional[int] = typer.Option(None, "--repeat", metavar="N", min=1, show_default=False, help=f"Run each case N times [default: {defaults.DEFAULT_REPEAT}]"),
+    repeat: Optional[int] = typer.Option(None, "--repeat", metavar="N", show_default=False, help=f"Run each case N times [default: {defaults.DEFAULT_REPEAT}]"),
     case: Optional[List[str]] = typer.Option(None, "--case", metavar="ID", help="Only this eval id (repeatable)"),
     shard: Optional[str] = typer.Option(None, "--shard", metavar="K/N", help="K/N: run the K-th of N stable slices of the cases"),
     baseline: Optional[str] = typer.Option(None, "--baseline", metavar="FILE|last", help="Compare with an earlier result file (evalkit's or ADK's), or 'last' for the previous run; regressions exit 1"),
     tolerance: Optional[float] = typer.Option(None, "--tolerance", metavar="DELTA", help="With --baseline: a score may drop this much before it counts as a regression (default 0)"),
     pass_rate: Optional[float] = typer.Option(None, "--pass-rate", metavar="RATE", help="With --repeat: share of the runs a case needs to pass (default: all)"),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the judge cache"),
-    timeout: Optional[float] = typer.Option(None, "--timeout", metavar="SECONDS", min=0.001, show_default=False, help=f"Seconds allowed per turn [default: {defaults.DEFAULT_TIMEOUT_S}]"),
+    timeout: Optional[float] = typer.Option(None, "--timeout", metavar="SECONDS", show_default=False, help=f"Seconds allowed per turn [default: {defaults.DEFAULT_TIMEOUT_S}]"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line"),
     processes: Optional[int] = typer.Option(None, "--processes", metavar="N", min=1, show_default=False, help=f"Worker processes to spread the cases over, for CPU-bound agents [default: {defaults.DEFAULT_PROCESSES}]"),
     judge_jobs: Optional[str] = typer.Option(None, "--judge-jobs", metavar="N|auto", show_default=False, help=f"Judge calls in flight at once, per judge endpoint: 'auto' or a number [default: {defaults.DEFAULT_JUDGE_JOBS}]"),
@@ -264,12 +264,14 @@ def calibrate(
 
 
 @app.command("criteria", cls=EvalkitCommand)
-def list_criteria() -> None:
-    """List the criteria with their options and defaults."""
+def list_criteria(
+    names: Optional[List[str]] = typer.Argument(None, metavar="NAME", help="Show only these criteria"),
+) -> None:
+    """List the criteria with their options and defaults (or only the ones named)."""
     from evalkit.report.console import make_console
     from evalkit.report.criteria_list import render_criteria
 
-    render_criteria(make_console())
+    guarded(lambda: render_criteria(make_console(), names or None))
 
 
 @app.command(cls=EvalkitCommand)
@@ -354,9 +356,12 @@ def import_otel(
 
 def main() -> None:
     """The `evalkit` entry point: every way out of a command ends in a documented exit code."""
-    from evalkit.errors import ExitCode
+    import signal
+
+    from evalkit.errors import ExitCode, Terminated, raise_terminated
     from evalkit.report.closed_pipe import tolerate_closed_stdout
 
+    signal.signal(signal.SIGTERM, raise_terminated)  # CI cancellation, `docker stop`: end like Ctrl-C (exit 143)
     global _debug
     args, _debug = _take_debug_flag(sys.argv[1:])
     if _debug:
@@ -369,8 +374,9 @@ def main() -> None:
     except _USAGE_ERROR as bad_usage:  # unknown option, missing argument, bad value: exit 2
         bad_usage.show()
         code = bad_usage.exit_code
-    except (KeyboardInterrupt, typer.Abort):
-        code = ExitCode.INTERRUPTED
+    except (KeyboardInterrupt, typer.Abort) as stop:  # click turns an interrupt into Abort, its cause kept
+        terminated = isinstance(stop, Terminated) or isinstance(stop.__cause__, Terminated)
+        code = ExitCode.TERMINATED if terminated else ExitCode.INTERRUPTED
     except Exception as bug:  # not evalkit's own error: a bug, never a verdict (exit 1 means "a case failed")
         if _debug:
             import traceback

@@ -33,8 +33,8 @@ Concurrency = Annotated[JobsSetting, BeforeValidator(parse_jobs)]
 _REASONS = {
     "jobs": "expected 'auto' or a whole number of cases at a time, at least 1, such as 16",
     "judge_jobs": "expected 'auto' or a whole number of judge calls at a time, at least 1, such as 16",
-    "timeout": "allow a positive number of seconds per turn",
-    "repeat": "run each case at least once",
+    "timeout": "expected a number of seconds per turn above 0, such as 60",
+    "repeat": "expected a whole number of runs per case, at least 1, such as 5",
     "pass_rate": "expected a share of the runs above 0 and at most 1, such as 0.8",
     "use_cache": "expected true or false",
     "processes": "expected a whole number of worker processes, at least 1",

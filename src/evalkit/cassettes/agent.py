@@ -34,6 +34,9 @@ class CassetteAgent(Agent):
             raise
         return CassetteSession(session, self.deck, key, state)
 
+    async def check_ready(self) -> None:
+        await self.inner.check_ready()
+
     async def aclose(self) -> None:
         await self.inner.aclose()
 

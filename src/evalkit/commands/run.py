@@ -116,8 +116,9 @@ def run_command(request: RunRequest, plan: Plan | None = None, agent: Agent | No
     if write_failure is not None:
         raise write_failure
     if interrupted:
-        print("evalkit: interrupted; results of the finished cases were written", file=sys.stderr)
-    code = exit_code(result)
+        never = f"; {result.summary.never_ran} of {result.summary.planned} cases never ran" if result.summary.never_ran else ""
+        print(f"evalkit: interrupted; results of the finished cases were written{never}", file=sys.stderr)
+    code = ExitCode.TERMINATED if outcome.terminated else exit_code(result)
     if baseline is not None:
         regressed = report_baseline(baseline, result.model_copy(update={"cases": full_cases()}) if full_cases else result,
                                     request, console)

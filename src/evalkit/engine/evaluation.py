@@ -7,9 +7,11 @@ in full in a `CaseStore` on disk, and a slim copy in memory.
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
+from typing import Any
 from datetime import datetime, timezone
 
 from evalkit import __version__
@@ -69,7 +71,7 @@ class RunProgress:
             evalkit_version=__version__,
             started_at=self.started_at,
             duration_s=round(time.perf_counter() - self.started, 3),
-            summary=Summary.of(self.cases),
+            summary=Summary.of(self.cases, planned=self.total),
             cases=cases,
             interrupted=interrupted,
             judge=self.judge_stats,
@@ -150,7 +152,7 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
     progress.limit = AdaptiveLimit(settings.jobs)
     runner = Runner(agent, settings, judge=judge, on_case_done=on_case_done, limit=progress.limit)
     try:
-        await runner.run(jobs)
+        await run_checked(runner.run(jobs), agent.check_ready() if jobs else None)
     finally:
         progress.reruns = runner.reruns
         if collector is not None:
@@ -160,6 +162,33 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
             progress.judge_stats = judge.stats.model_copy(update={"concurrency": judge.concurrency()})
             await judge.aclose()
     return progress.result(full=full)
+
+
+async def run_checked(run: Coroutine[Any, Any, None], check: Coroutine[Any, Any, None] | None) -> None:
+    """Run the cases while the agent's readiness check runs; a failed check stops the run and is raised.
+
+    Side by side, so a working agent pays nothing for the check. An agent that cannot
+    start fails every case the same way, so what those cases did before the check
+    failed is not worth keeping: the run ends with the check's error (exit 2).
+    """
+    if check is None:  # nothing to run, nothing to check
+        await run
+        return
+    checking = asyncio.ensure_future(check)
+    running = asyncio.ensure_future(run)
+    try:
+        await asyncio.wait({checking, running}, return_when=asyncio.FIRST_COMPLETED)
+        if checking.done() and checking.exception() is not None:
+            running.cancel()
+            await asyncio.gather(running, return_exceptions=True)
+            checking.result()
+        await running
+        await checking
+    finally:
+        for task in (checking, running):
+            if not task.done():
+                task.cancel()
+        await asyncio.gather(checking, running, return_exceptions=True)
 
 
 def exit_code(result: RunResult) -> int:

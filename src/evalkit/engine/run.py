@@ -20,7 +20,7 @@ from evalkit.agents.base import Agent
 from evalkit.agents.registry import no_agent_error
 from evalkit.engine.evaluation import RunProgress, evaluate
 from evalkit.engine.sharding import Shard, parse_shard, shard_plan
-from evalkit.errors import SettingError, SettingProblem, UsageError
+from evalkit.errors import SettingError, SettingProblem, Terminated, UsageError
 from evalkit.foundation.aio import run_sync
 from evalkit.gc_control import start_up_frozen
 from evalkit.loading.plan import Plan, build_plan
@@ -47,6 +47,7 @@ class RunOutcome:
     shard: Shard | None = None
     full_cases: Callable[[], Iterable[CaseResult]] | None = None
     empty_shard: bool = False  # the shard held no case: nothing ran
+    terminated: bool = False  # the interrupt was SIGTERM (errors.Terminated): the CLI exits 143
 
 
 def load_plan(settings: RunSettings) -> Plan:
@@ -90,7 +91,8 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
         # Each worker process resolves the agent (and its cassettes) itself.
         workers = settings.model_copy(update={"agent": spec})
         result, interrupted = run_in_processes(workers, min(settings.processes, max(1, plan.case_count)))
-        return _where_made(RunOutcome(result, interrupted), settings, spec)
+        return _where_made(RunOutcome(result, bool(interrupted), terminated=isinstance(interrupted, Terminated)),
+                           settings, spec)
     return _where_made(_run_here(settings, plan, given, spec, watch, full, tell, shard), settings, spec)
 
 
@@ -113,7 +115,7 @@ def _run_here(settings: RunSettings, plan: Plan, given: Any, spec: str | None, w
 
     by_spec = given is None or isinstance(given, str)
     cassettes = _start_cassettes(settings, spec or "", tell) if by_spec else None
-    interrupted = False
+    interrupted: KeyboardInterrupt | None = None  # Ctrl-C, or SIGTERM (errors.Terminated)
     progress = RunProgress()
     try:
         loaded: Agent = resolve_agent(spec if by_spec else given, None, settings)
@@ -123,13 +125,14 @@ def _run_here(settings: RunSettings, plan: Plan, given: Any, spec: str | None, w
         with start_up_frozen(), (watch(progress) if watch is not None else nullcontext()):
             try:
                 run_sync(lambda: evaluate(plan, loaded, settings, progress, full=False))
-            except KeyboardInterrupt:
-                interrupted = True
+            except KeyboardInterrupt as stop:
+                interrupted = stop
     finally:
         _stop_cassettes(cassettes, tell)
-    result = progress.result(interrupted=interrupted, full=full)  # slim unless asked: memory flat in the cases
+    result = progress.result(interrupted=interrupted is not None, full=full)  # slim unless asked: memory flat in the cases
     result.shard = str(shard) if shard else None
-    return RunOutcome(result, interrupted, shard, None if full else progress.stored_cases)
+    return RunOutcome(result, interrupted is not None, shard, None if full else progress.stored_cases,
+                      terminated=isinstance(interrupted, Terminated))
 
 
 def _start_cassettes(settings: RunSettings, spec: str, tell: Callable[[str], None]) -> CassetteRun | None:

@@ -171,6 +171,9 @@ def _case(index: int, case: CaseResult, open_failures: bool) -> _Html:
                   _el("span", f"{case.duration_s:.2f} s", class_="chip") if case.duration_s is not None else None)
     body = [
         _el("div", _el("pre", case.error), class_="case-error") if case.error else None,
+        _el("details", _el("summary", "error detail"), _el("pre", case.error_detail), class_="error-detail")
+        if case.error_detail else None,  # a traceback or a worker's stderr: there when wanted, folded
+        _unmatched_calls(case),
         _criteria_table(case.criteria) if case.criteria else None,
         _repeats(case),
         _criteria_details(case.criteria),
@@ -179,6 +182,16 @@ def _case(index: int, case: CaseResult, open_failures: bool) -> _Html:
     return _el("details", summary, _el("div", body, class_="case-body"), class_="case", id=f"case-{index}",
                data_status=case.status.value,
                open=open_failures and case.status is not Status.PASSED)
+
+
+def _unmatched_calls(case: CaseResult) -> _Html | None:
+    """Calls to faked tools that no `tool_mocks` entry matched (they were not faked)."""
+    calls = [call for run in (case.runs or [case]) for call in run.unmatched_tool_calls or ()]
+    if not calls:
+        return None
+    items = [_el("li", f"turn {call['invocation_index'] + 1}: ",
+                 _el("code", f"{call['name']}({_compact_json(call['args'])})")) for call in calls]
+    return _join([_el("h4", "tool calls no tool_mocks entry matched (not faked)"), _el("ul", items)])
 
 
 def _criteria_table(criteria: list[CriterionResult]) -> _Html:

@@ -130,9 +130,11 @@ class Summary(ResultModel):
     errors: int = 0
     flaky: int = 0
     cost: float | None = Field(default=None, description="the cases' cost_v1 added up, in the price table's currency")
+    planned: int | None = Field(default=None, description="the cases the run set out to run; more than `cases` "
+                                "when it was interrupted")
 
     @classmethod
-    def of(cls, cases: list[CaseResult]) -> Summary:
+    def of(cls, cases: list[CaseResult], planned: int | None = None) -> Summary:
         counts = dict.fromkeys(Status, 0)
         for case in cases:
             counts[case.status] += 1
@@ -144,7 +146,13 @@ class Summary(ResultModel):
             errors=counts[Status.ERROR],
             flaky=sum(1 for case in cases if case.repeat is not None and case.repeat.flaky),
             cost=total_cost(cases),
+            planned=planned,
         )
+
+    @property
+    def never_ran(self) -> int:
+        """Planned cases with no result (an interrupted run's)."""
+        return max(0, (self.planned or 0) - self.cases)
 
 
 # The criterion whose scores reports add up into a run's cost (criteria/extended/cost.py).
