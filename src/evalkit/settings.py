@@ -17,7 +17,7 @@ import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
@@ -30,6 +30,32 @@ from evalkit.errors import SettingError, UsageError
 # `evalkit.foundation.concurrency`), parsed here for the CLI, the Python API and the plugin.
 Concurrency = Annotated[JobsSetting, BeforeValidator(parse_jobs)]
 
+AUTO_PROCESSES: Literal["auto"] = "auto"
+ProcessesSetting = int | Literal["auto"]
+
+
+def parse_processes(value: object) -> ProcessesSetting:
+    """`processes`: `auto` (evalkit.engine.process_count chooses) or a whole number ≥ 1.
+
+    Raises ValueError saying what is wrong; `RunSettings.of` words it as a `SettingError`.
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    else:
+        text = str(value).strip().lower()
+        if text == AUTO_PROCESSES:
+            return AUTO_PROCESSES
+        try:
+            number = int(text)
+        except ValueError:
+            raise ValueError("expected 'auto' or a whole number") from None
+    if number < 1:
+        raise ValueError("must be at least 1 (or 'auto')")
+    return number
+
+
+Processes = Annotated[ProcessesSetting, BeforeValidator(parse_processes)]
+
 _REASONS = {
     "jobs": "expected 'auto' or a whole number of cases at a time, at least 1, such as 16",
     "judge_jobs": "expected 'auto' or a whole number of judge calls at a time, at least 1, such as 16",
@@ -37,7 +63,7 @@ _REASONS = {
     "repeat": "expected a whole number of runs per case, at least 1, such as 5",
     "pass_rate": "expected a share of the runs above 0 and at most 1, such as 0.8",
     "use_cache": "expected true or false",
-    "processes": "expected a whole number of worker processes, at least 1",
+    "processes": "expected 'auto' or a whole number of worker processes, at least 1",
 }
 
 
@@ -100,7 +126,7 @@ class RunSettings(BaseModel):
     shard: str | None = None  # "K/N": this run's slice of the cases (evalkit.engine.sharding)
     cassettes: Path | None = None  # answer the agent's model calls from this folder (docs/cassettes.md)
     cassette_mode: str = "replay"
-    processes: int = Field(default=DEFAULT_PROCESSES, ge=1)  # worker processes (evalkit.engine.processes)
+    processes: Processes = DEFAULT_PROCESSES  # worker processes (evalkit.engine.processes), or "auto"
     # The EVALKIT_* variables, as they were when the settings were built.
     environment: Environment = Field(default_factory=Environment.read)
 

@@ -52,7 +52,7 @@ class RunRequest:
     tolerance: float | None = None  # with baseline: allowed score drop (None: not given, 0)
     cassettes: Path | None = None  # answer the agent's model calls from this folder (docs/cassettes.md)
     cassette_mode: str = "replay"
-    processes: int | None = None  # worker processes, each running a shard of the cases (evalkit.engine.processes)
+    processes: int | str | None = None  # worker processes (a number or "auto"), each running a shard of the cases
 
 
 def run_command(request: RunRequest, plan: Plan | None = None, agent: Agent | None = None) -> int:

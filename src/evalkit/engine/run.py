@@ -82,7 +82,9 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
         refuse_agents_started_elsewhere(spec, settings.cassettes, settings.cassette_mode)
     if shard is not None and plan.case_count == 0:
         return RunOutcome(_empty_result(settings, shard), shard=shard, empty_shard=True)
-    if settings.processes > 1 and (given is None or isinstance(given, str)):
+    processes = _worker_processes(settings, spec if given is None or isinstance(given, str) else None, shard,
+                                  plan.case_count * settings.repeat)
+    if processes > 1 and (given is None or isinstance(given, str)):
         from evalkit.engine.processes import run_in_processes
 
         if shard is not None:
@@ -90,7 +92,7 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
                                             "or split one run into processes", mentions=("processes", "shard")))
         # Each worker process resolves the agent (and its cassettes) itself.
         workers = settings.model_copy(update={"agent": spec})
-        result, interrupted = run_in_processes(workers, min(settings.processes, max(1, plan.case_count)))
+        result, interrupted = run_in_processes(workers, min(processes, max(1, plan.case_count)))
         return _where_made(RunOutcome(result, bool(interrupted), terminated=isinstance(interrupted, Terminated)),
                            settings, spec)
     return _where_made(_run_here(settings, plan, given, spec, watch, full, tell, shard), settings, spec)
@@ -105,6 +107,16 @@ def _where_made(outcome: RunOutcome, settings: RunSettings, spec: str | None) ->
     if settings.cassettes is not None:
         result.cassettes = {"folder": str(settings.cassettes.resolve()), "mode": settings.cassette_mode}
     return outcome
+
+
+def _worker_processes(settings: RunSettings, spec: str | None, shard: Shard | None, cases: int) -> int:
+    """`processes`: the number given, or `auto` (evalkit.engine.process_count), which stays at 1
+    in a shard of a CI split (that job's cores are the CI's to share out)."""
+    from evalkit.engine.process_count import AUTO, choose_processes
+
+    if settings.processes == AUTO and shard is not None:
+        return 1
+    return choose_processes(settings.processes, spec, cases)
 
 
 def _run_here(settings: RunSettings, plan: Plan, given: Any, spec: str | None, watch: Watcher | None, full: bool,
