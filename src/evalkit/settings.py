@@ -37,21 +37,10 @@ ProcessesSetting = int | Literal["auto"]
 def parse_processes(value: object) -> ProcessesSetting:
     """`processes`: `auto` (evalkit.engine.process_count chooses) or a whole number ≥ 1.
 
-    Raises ValueError saying what is wrong; `RunSettings.of` words it as a `SettingError`.
+    The same words as `jobs`, so the same parser; `RunSettings.of` words its ValueError
+    as a `SettingError`.
     """
-    if isinstance(value, int) and not isinstance(value, bool):
-        number = value
-    else:
-        text = str(value).strip().lower()
-        if text == AUTO_PROCESSES:
-            return AUTO_PROCESSES
-        try:
-            number = int(text)
-        except ValueError:
-            raise ValueError("expected 'auto' or a whole number") from None
-    if number < 1:
-        raise ValueError("must be at least 1 (or 'auto')")
-    return number
+    return parse_jobs(value)
 
 
 Processes = Annotated[ProcessesSetting, BeforeValidator(parse_processes)]
