@@ -71,8 +71,10 @@ class ViewServer:
         import sys
         import threading
 
+        # As a user starts it: the history is `cwd`'s .evalkit/runs, not the one the suite gives each test.
+        inherited = {name: value for name, value in os.environ.items() if name != "EVALKIT_RUNS_DIR"}
         self.process = subprocess.Popen([sys.executable, "-m", "evalkit", "view", "--no-open", "--port", "0", *args],
-                                        cwd=cwd, env={**os.environ, **(env or {})}, stdout=subprocess.PIPE,
+                                        cwd=cwd, env={**inherited, **(env or {})}, stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, text=True)
         lines: list[str] = []
         reader = threading.Thread(target=lambda: lines.append(self.process.stdout.readline()), daemon=True)

@@ -33,10 +33,10 @@ def export_site(data: ViewData, folder: Path) -> int:
 def _write(data: ViewData, folder: Path) -> int:
     static = folder / "static"
     static.mkdir(parents=True, exist_ok=True)
-    for name in ("app.js", "app.css"):
-        source = resources.files("evalkit.view") / "static" / name
-        with resources.as_file(source) as path:
-            shutil.copyfile(path, static / name)
+    for source in (resources.files("evalkit.view") / "static").iterdir():
+        if source.name.endswith((".js", ".css")):
+            with resources.as_file(source) as path:
+                shutil.copyfile(path, static / source.name)
     (folder / "index.html").write_text(render_page(static=True), encoding="utf-8")
     runs = data.index.wait()
     listing = data.runs()

@@ -1,6 +1,6 @@
 """A run's cases as the table asks for them: filtered, sorted, one page at a time.
 
-The same rules run in the browser for a static export (`static/app.js`, `queryRows`),
+The same rules run in the browser for a static export (`static/data.js`, `queryRows`),
 which has no server to ask: keep the two in step (tests/view/test_browser.py checks both).
 """
 
