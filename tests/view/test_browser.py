@@ -113,20 +113,42 @@ def test_agent_and_judge_text_stays_text(page: Any, tmp_path: Path):
         assert HOSTILE in page.locator("#why").inner_text()
 
 
-def test_a_case_is_labelled_into_the_labels_file(page: Any, tour_folder: Path, tmp_path: Path):
+def judged_case() -> dict[str, Any]:
+    """weather/paris with a judged criterion beside ROUGE: the judge said fail."""
+    judged = case("weather", "paris", status="failed", score=0.5)
+    judged["criteria"].append({"name": "final_response_match_v2", "threshold": 0.8, "score": 0.0, "status": "failed",
+                               "details": {"judge_model": "gemini-2.5-flash", "prompt_hash": "0123456789abcdef"}})
+    return judged
+
+
+def test_a_judged_criterion_is_labelled_into_the_labels_file(page: Any, tmp_path: Path):
+    write_result(tmp_path / "r.json", result([judged_case()]))
     labels = tmp_path / "labels.json"
-    with ViewServer("--labels", str(labels), cwd=tour_folder) as server:
+    with ViewServer("r.json", "--labels", str(labels), cwd=tmp_path) as server:
+        page.goto(server.url + "#/")
+        page.locator("table.runs tbody tr").first.locator("td:nth-child(2) a").click()
+        page.get_by_text("weather/paris").click()
+        row = page.locator("#criteria tr[data-criterion=final_response_match_v2]")
+        row.locator(".label-wrong").click()  # the judge said fail; the human says it should have passed
+        row.locator(".label-state").filter(has_text="labelled pass").wait_for()
+        # ROUGE is no judge: nothing to calibrate, so nothing to label.
+        assert page.locator("#criteria tr[data-criterion=response_match_score] .label-right").count() == 0
+        page.reload()
+        page.locator("#criteria tr[data-criterion=final_response_match_v2] .label-state").filter(
+            has_text="labelled pass").wait_for()
+        screenshot(page, "case-labels")
+    assert json.loads(labels.read_text()) == {"labels": [{"eval_set_id": "weather", "eval_id": "paris",
+                                                          "criterion": "final_response_match_v2", "verdict": "pass"}]}
+
+
+def test_a_case_with_no_judge_offers_no_labels(page: Any, tour_folder: Path, tmp_path: Path):
+    with ViewServer("--labels", str(tmp_path / "labels.json"), cwd=tour_folder) as server:
         page.goto(server.url)
         page.locator("table.runs tbody tr").first.locator("td:nth-child(2) a").click()
         page.get_by_text("weather/paris").click()
-        row = page.locator("#criteria tr[data-criterion=response_match_score]")
-        row.locator(".label-wrong").click()  # the criterion failed; the human says it should have passed
-        row.locator(".label-state").filter(has_text="labelled pass").wait_for()
-        page.reload()
-        page.locator("#criteria tr[data-criterion=response_match_score] .label-state").filter(has_text="labelled pass").wait_for()
-        screenshot(page, "case-labels")
-    assert json.loads(labels.read_text()) == {"labels": [{"eval_set_id": "weather", "eval_id": "paris",
-                                                          "criterion": "response_match_score", "verdict": "pass"}]}
+        assert "No judge decided a criterion of this case" in page.locator("#no-judged").inner_text()
+        assert page.locator("#criteria .label-right").count() == 0
+    assert not (tmp_path / "labels.json").exists()
 
 
 SLOW_AGENT = '''

@@ -35,3 +35,14 @@ def test_a_malformed_label_names_the_file_and_the_place(tmp_path: Path):
     path.write_text("[]")
     with pytest.raises(InputError, match="labels"):
         load_labels(path)
+
+
+def test_only_criteria_a_judge_decided_can_be_labelled():
+    from evalkit.view.data import judged_criteria
+
+    criteria = [{"name": "response_match_score", "details": {}},  # ROUGE: no judge
+                {"name": "final_response_match_v2", "details": {"judge_model": "gemini-2.5-flash"}},
+                {"name": "safety_v1", "details": {}},  # a result file from before judges were recorded
+                {"name": "my_custom_metric", "details": {"judge_model": "my-judge"}}]
+    assert judged_criteria({"criteria": criteria}) == ["final_response_match_v2", "safety_v1", "my_custom_metric"]
+    assert judged_criteria({"criteria": [{"details": {}}, "junk"]}) == []

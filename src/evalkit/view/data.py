@@ -68,6 +68,7 @@ class ViewData:
             return None
         case = run.cases[index] if isinstance(run, LiveRun) else run.case(index)
         return {"case": case, "index": index, "run": run_id, "labels": self.case_labels(case),
+                "judged": judged_criteria(case),
                 "live": isinstance(run, LiveRun), "cassette": None if isinstance(run, LiveRun) else cassette_of(run, case)}
 
     def locate(self, run_id: str, eval_set_id: str, eval_id: str) -> int | None:
@@ -158,3 +159,12 @@ def scored_run(run: Run) -> ScoredRun | None:
     except ValueError:
         return None
     return scored
+
+
+def judged_criteria(case: dict[str, Any]) -> list[str]:
+    """The criteria of `case` that a judge decided: the ones a person can label (`evalkit calibrate`)."""
+    from evalkit.calibration.judged import judge_decided
+
+    return [criterion["name"] for criterion in case.get("criteria") or []
+            if isinstance(criterion, dict) and isinstance(criterion.get("name"), str)
+            and judge_decided(criterion["name"], criterion.get("details") or {})]

@@ -6,8 +6,10 @@
 
 async function casePage(runId, index) {
   const data = await api.case(runId, index);
-  const labelsOn = MODE !== "static" && !!(await labelsFile());
   const c = data.case;
+  const judged = new Set(data.judged || []);
+  const labelling = MODE !== "static" && !!(await labelsFile());
+  const labelsOn = labelling && judged.size > 0;
   const page = el("div", {class: "case-page"});
   append(page, [
     el("p", {class: "crumbs"}, el("a", {href: "#/"}, "Runs"), " › ", el("a", {href: route("run", runId)}, "run"), " › case"),
@@ -17,7 +19,8 @@ async function casePage(runId, index) {
     c.error_detail ? el("details", {class: "error-detail"}, el("summary", {}, "error_detail (traceback or the agent's last stderr lines)"), el("pre", {}, c.error_detail)) : null,
     facts(c, data.cassette),
     el("h2", {}, "Criteria"),
-    criteriaTable(c, data.labels || {}, labelsOn),
+    labelling && !labelsOn ? el("p", {class: "muted", id: "no-judged"}, "No judge decided a criterion of this case, so there is no verdict to label here (labels measure judges: docs/criteria.md, \u201cTrusting a judge\u201d).") : null,
+    criteriaTable(c, data.labels || {}, labelsOn, judged),
     el("h2", {}, "Turns"),
     turns(c.invocations || []),
     repeats(c),
@@ -65,7 +68,7 @@ function facts(c, cassette) {
   return items.length ? el("dl", {class: "facts"}, items.map(([k, v]) => [el("dt", {}, k), el("dd", {}, String(v))])) : null;
 }
 
-function criteriaTable(c, labels, labelsOn) {
+function criteriaTable(c, labels, labelsOn, judged) {
   return tableWrap(el("table", {class: "criteria", id: "criteria"},
     el("thead", {}, el("tr", {}, el("th", {}, "Criterion"), el("th", {class: "num"}, "Score"), el("th", {class: "num"}, "Threshold"),
       el("th", {}, "Status"), el("th", {}, "Details"), labelsOn ? el("th", {}, "Your verdict") : null)),
@@ -75,7 +78,7 @@ function criteriaTable(c, labels, labelsOn) {
       el("td", {class: "num"}, x.threshold == null ? "" : fmtScore(x.threshold)),
       el("td", {}, badge(x.status)),
       el("td", {}, criterionDetails(x)),
-      labelsOn ? el("td", {}, labelControl(c, x, labels[x.name])) : null)))));
+      labelsOn ? el("td", {}, judged.has(x.name) ? labelControl(c, x, labels[x.name]) : null) : null)))));
 }
 
 function criterionDetails(x) {
@@ -97,6 +100,7 @@ function criterionParts(x) {
   return parts;
 }
 
+// Only a judge's verdict can be labelled (judge calibration measures judges against people).
 function labelControl(c, x, label) {
   if (x.status !== "passed" && x.status !== "failed") return null;  // informational, error: no verdict to judge
   const judged = x.status === "passed" ? "pass" : "fail";
