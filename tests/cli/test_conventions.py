@@ -92,7 +92,8 @@ def test_command_line_mistakes_are_usage_errors_with_exit_2_not_internal_errors(
         (["no-such-command"], "No such command 'no-such-command'"),
         (["run", ECHO, "--repeat", "zero"], "Invalid value for '--repeat'"),
     ):
-        done = run_evalkit(*args)
+        # The first as a real process (exit 2 from the interpreter), the rest through the same `main()`.
+        done = (run_evalkit if args[-1] == "--no-such-flag" else invoke_evalkit)(*args)
         assert done.returncode == 2, (args, done.stderr)
         assert says in done.stderr and "internal error" not in done.stderr, (args, done.stderr)
         assert "Try 'evalkit" in done.stderr and "Traceback" not in done.stderr
@@ -114,7 +115,7 @@ def test_an_unexpected_exception_is_one_line_with_exit_4(tmp_path):
     assert len(lines) == 1 and "Traceback" not in done.stderr
     assert lines[0].startswith("evalkit: internal error: RuntimeError: an adapter bug outside any case")
     assert lines[0].endswith("run with --debug for the traceback")
-    debug = run_evalkit("run", f"{ECHO}:hello", "--agent", f"{adapter}:agent", "--config", ROUGE, "--debug")
+    debug = invoke_evalkit("run", f"{ECHO}:hello", "--agent", f"{adapter}:agent", "--config", ROUGE, "--debug")
     assert debug.returncode == 4 and "Traceback (most recent call last)" in debug.stderr
 
 

@@ -103,12 +103,12 @@ def test_replay_rescores_a_saved_run_without_the_agent(tmp_path):
 
 
 def test_case_filter_and_missing_agent(tmp_path):
-    done = run_evalkit("run", WEATHER, "--case", "paris", "--quiet")
+    done = invoke_evalkit("run", WEATHER, "--case", "paris", "--quiet")
     assert done.returncode == 0 and done.stdout.strip().startswith("1 case: 1 passed")
-    no_agent = run_evalkit("run", ECHO)
+    no_agent = run_evalkit("run", ECHO)  # exit 2's contract, as a real process
     assert no_agent.returncode == 2
     assert "no agent to run" in no_agent.stderr
-    bad_agent = run_evalkit("run", ECHO, "--agent", "no_such_module:fn")
+    bad_agent = invoke_evalkit("run", ECHO, "--agent", "no_such_module:fn")
     assert bad_agent.returncode == 2 and "no module named 'no_such_module'" in bad_agent.stderr
 
 
