@@ -291,6 +291,9 @@ def main() -> None:
         detail = f"{type(bug).__name__}: {bug}".splitlines()[0]
         typer.echo(f"evalkit: internal error: {detail}; run with --debug for the traceback", err=True)
         code = ExitCode.INTERNAL
+    from evalkit.gc_control import frozen_for_exit
+
+    frozen_for_exit()
     sys.exit(code if isinstance(code, int) else 0)
 
 
