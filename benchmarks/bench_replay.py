@@ -7,7 +7,8 @@ The workload (`replay_workload.py`): one-turn cases of the demo's Gemini-driven 
 
 - `adk eval` against `FakeGemini` answering at once (ADK's best case);
 - `evalkit run --cassette-mode record` against the same fake model (run once, first);
-- `evalkit run --cassettes` replaying, with default flags, `--jobs 1` and `--processes 2`;
+- `evalkit run --cassettes` replaying, with default flags, `--processes 1` (one process,
+  `--jobs auto`), `--jobs 1 --processes 1` and `--processes 2`;
 - ADK's own flow with a stub model (`adk_floor.py`): the floor.
 
 The rows are run round-robin `--repeat` times, so a change in the machine's load hits
@@ -179,7 +180,8 @@ def main() -> int:
             return Row(name, evalkit_command(folder, *cassettes, "--json", str(result), *flags),
                        same_verdicts(result, expected), result)
 
-        rows = [replay("evalkit replay, default flags"), replay("evalkit replay --jobs 1", "--jobs", "1"),
+        rows = [replay("evalkit replay, default flags"), replay("evalkit replay --processes 1", "--processes", "1"),
+                replay("evalkit replay --jobs 1 --processes 1", "--jobs", "1", "--processes", "1"),
                 replay("evalkit replay --processes 2", "--processes", "2"),
                 Row("ADK's own flow, stub model (the floor)", [sys.executable, str(HERE / "adk_floor.py"), str(folder)],
                     floor_check(args.cases))]
