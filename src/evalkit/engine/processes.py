@@ -19,14 +19,10 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from evalkit.errors import AgentError, ExitCode, InputError, Problem, SettingProblem, Terminated, UsageError
 from evalkit.schema.results import RunResult
 from evalkit.settings import RunSettings
-
-if TYPE_CHECKING:
-    from evalkit.loading.plan import Plan
 
 
 def worker_argv(settings: RunSettings, shard: str, folder: Path, out: Path) -> list[str]:
@@ -37,12 +33,16 @@ def worker_argv(settings: RunSettings, shard: str, folder: Path, out: Path) -> l
     return [sys.executable, "-m", "evalkit.engine.worker", str(settings_file), str(out)]
 
 
-def run_in_processes(settings: RunSettings, count: int, plan: Plan,
-                     tell: Callable[[str], None]) -> tuple[RunResult, KeyboardInterrupt | bool]:
+# Runs one shard's settings in this process: its full result, whether it was interrupted, and
+# whether by SIGTERM (engine/run.py passes its `run`, bound to the plan it already loaded).
+ShardHere = Callable[[RunSettings], tuple[RunResult, bool, bool]]
+
+
+def run_in_processes(settings: RunSettings, count: int,
+                     run_here: ShardHere) -> tuple[RunResult, KeyboardInterrupt | bool]:
     """Run shard 1 of `count` here and the others in workers side by side; return the merged
     result and the interrupt (or whether a worker was interrupted)."""
     from evalkit.engine.merging import merge_results
-    from evalkit.engine.run import run
     from evalkit.results.reader import read_result
 
     interrupted: KeyboardInterrupt | bool = False
@@ -55,14 +55,13 @@ def run_in_processes(settings: RunSettings, count: int, plan: Plan,
                 workers.append(subprocess.Popen(worker_argv(settings, f"{k}/{count}", Path(folder), out),
                                                 stdout=subprocess.DEVNULL, stderr=stderr))
         try:
-            here = run(settings.model_copy(update={"shard": f"1/{count}", "processes": 1}), plan=plan, full=True,
-                       tell=tell)
+            result, stopped, terminated = run_here(settings.model_copy(update={"shard": f"1/{count}", "processes": 1}))
         except BaseException:  # this shard could not run (an agent that cannot load): neither can theirs
             _stop(workers)
             raise
-        if here.interrupted:
+        if stopped:
             interrupted = KeyboardInterrupt()
-            if here.terminated:  # SIGTERM came to this process alone: pass it on
+            if terminated:  # SIGTERM came to this process alone: pass it on
                 interrupted = Terminated()
                 _stop(workers, wait=False)
         for worker in workers:
@@ -85,7 +84,7 @@ def run_in_processes(settings: RunSettings, count: int, plan: Plan,
             if workers[index].returncode == ExitCode.INPUT:  # bad input (an agent that cannot start): its message
                 raise InputError(last.removeprefix("evalkit: "))
             raise AgentError(f"--processes: worker {index + 2} of {count} wrote no result: {last}")
-        merged = merge_results([(Path(folder) / "shard-1.json", here.result),
+        merged = merge_results([(Path(folder) / "shard-1.json", result),
                                 *((out, read_result(out)) for out in outputs)])
     merged.shards = None
     merged.interrupted = bool(merged.interrupted or interrupted)

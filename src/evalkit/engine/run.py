@@ -94,7 +94,11 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
                                             "or split one run into processes", mentions=("processes", "shard")))
         # Each worker process resolves the agent (and its cassettes) itself.
         workers = settings.model_copy(update={"agent": spec})
-        result, interrupted = run_in_processes(workers, min(processes, max(1, plan.case_count)), plan, tell)
+        def shard_here(shard_settings: RunSettings) -> tuple[RunResult, bool, bool]:
+            here = run(shard_settings, plan=plan, full=True, tell=tell)
+            return here.result, here.interrupted, here.terminated
+
+        result, interrupted = run_in_processes(workers, min(processes, max(1, plan.case_count)), shard_here)
         return RunOutcome(result, bool(interrupted), terminated=isinstance(interrupted, Terminated))
     return _run_here(settings, plan, given, spec, watch, full, tell, shard)
 
