@@ -99,8 +99,20 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
             return here.result, here.interrupted, here.terminated
 
         result, interrupted = run_in_processes(workers, min(processes, max(1, plan.case_count)), shard_here)
-        return RunOutcome(result, bool(interrupted), terminated=isinstance(interrupted, Terminated))
-    return _run_here(settings, plan, given, spec, watch, full, tell, shard)
+        return _where_made(RunOutcome(result, bool(interrupted), terminated=isinstance(interrupted, Terminated)),
+                           settings, spec)
+    return _where_made(_run_here(settings, plan, given, spec, watch, full, tell, shard), settings, spec)
+
+
+def _where_made(outcome: RunOutcome, settings: RunSettings, spec: str | None) -> RunOutcome:
+    """The result file's `git`, `agent` and `cassettes`: what the run was made from (docs/viewer.md)."""
+    from evalkit.results.git_info import current_git
+
+    result = outcome.result
+    result.git, result.agent = current_git(), spec or None
+    if settings.cassettes is not None:
+        result.cassettes = {"folder": str(settings.cassettes.resolve()), "mode": settings.cassette_mode}
+    return outcome
 
 
 def _worker_processes(settings: RunSettings, spec: str | None, shard: Shard | None, cases: int) -> int:
