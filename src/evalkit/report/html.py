@@ -48,7 +48,7 @@ def _el(tag: str, *children: Any, **attributes: Any) -> _Html:
 
 
 def _join(children: Any) -> _Html:
-    parts = []
+    parts: list[str] = []
     for child in children:
         if child is None:
             continue
@@ -87,7 +87,7 @@ def render_html(result: RunResult) -> str:
 
 
 def _asset(name: str) -> str:
-    return resources.files("evalkit.report").joinpath("assets", name).read_text(encoding="utf-8")
+    return resources.files("evalkit.report").joinpath("assets").joinpath(name).read_text(encoding="utf-8")
 
 
 def _sha256(text: str) -> str:
@@ -214,7 +214,7 @@ def _repeats(case: CaseResult) -> _Html | None:
     stats = getattr(case, "repeat", None)
     if stats is None:
         return None
-    spreads = {c.name: c.spread.model_dump() for c in case.criteria if getattr(c, "spread", None) is not None}
+    spreads = {c.name: c.spread.model_dump() for c in case.criteria if c.spread is not None}
     blocks = [_el("h4", "repeated runs"), _value(_without_nulls(stats.model_dump()))]
     for name, spread in spreads.items():
         blocks += [_el("h4", f"{name}: over the runs"), _value(_without_nulls(spread))]
@@ -254,7 +254,7 @@ def _conversation(case: CaseResult) -> _Html:
 
 
 def _chat(case: CaseResult) -> _Html:
-    bubbles = []
+    bubbles: list[_Html | None] = []
     for index, record in enumerate(case.invocations):
         turn = _parse_invocation(record.actual)
         if turn is None:
