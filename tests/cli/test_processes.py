@@ -63,8 +63,8 @@ def test_the_parent_runs_one_shard_itself_and_starts_workers_for_the_others(tmp_
     (tmp_path / "which_process.py").write_text(
         "import os\n\ndef answer(turn):\n    return f'{os.getpid()} {os.getppid()}'\n")
     out = tmp_path / "three.json"
-    done = run_evalkit("run", write_set(tmp_path, 12), "--agent", f"{tmp_path / 'which_process.py'}:answer",
-                       "--config", str(FIXTURES / "rouge_only.config.json"), "--json", str(out), "--processes", "3")
+    done = invoke_evalkit("run", write_set(tmp_path, 12), "--agent", f"{tmp_path / 'which_process.py'}:answer",
+                          "--config", str(FIXTURES / "rouge_only.config.json"), "--json", str(out), "--processes", "3")
     assert done.returncode == 1, done.stderr  # the answers match no expected response
     answers = [c["invocations"][0]["actual"]["final_response"]["parts"][0]["text"]
                for c in json.loads(out.read_text())["cases"]]
