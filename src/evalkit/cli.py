@@ -171,12 +171,15 @@ def compare(
     json_out: Optional[Path] = typer.Option(None, "--json", metavar="FILE", help="Write the comparison here as JSON"),
     show_all: bool = typer.Option(False, "--all", help="Also list the unchanged cases"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line"),
+    significance: Optional[float] = typer.Option(None, "--significance", metavar="LEVEL", help="Count a regression only when it is significant at LEVEL, such as 0.05 (see docs/repeats.md)"),
+    gate_scores: bool = typer.Option(False, "--gate-scores", help="With --significance: a significant drop of a criterion's mean score also exits 1"),
 ) -> None:
     """Per case and criterion, what changed from BASE to NEW; exit 1 on regressions."""
     from evalkit.commands.compare import compare_command
 
     raise typer.Exit(guarded(lambda: compare_command(base, new, tolerance=tolerance, json_out=json_out,
-                                                     show_unchanged=show_all, quiet=quiet)))
+                                                     show_unchanged=show_all, quiet=quiet, significance=significance,
+                                                     gate_scores=gate_scores)))
 
 
 @app.command(cls=EvalkitCommand)
