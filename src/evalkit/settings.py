@@ -28,6 +28,7 @@ _REASONS = {
     "repeat": "run each case at least once",
     "pass_rate": "expected a share of the runs above 0 and at most 1, such as 0.8",
     "use_cache": "expected true or false",
+    "confidence": "expected a confidence above 0 and below 1, such as 0.95",
 }
 
 
@@ -42,6 +43,7 @@ class RunSettings(BaseModel):
     repeat: int = Field(default=DEFAULT_REPEAT, ge=1)
     pass_rate: float | None = Field(default=None, gt=0, le=1)  # None: every run must pass
     use_cache: bool = True  # read and write the judge cache
+    confidence: float | None = Field(default=None, gt=0, lt=1)  # with pass_rate: judge by the interval's low end
 
     @classmethod
     def of(cls, **given: Any) -> RunSettings:
@@ -68,9 +70,22 @@ class RunSettings(BaseModel):
     @property
     def required_passes(self) -> int:
         """How many of the `repeat` runs of a case must pass: all, or ceil(pass_rate × runs)."""
+        return self.passes_required(self.repeat)
+
+    def passes_required(self, runs: int) -> int:
+        """Passing runs a case needs out of `runs`: all of them; ceil(pass_rate × runs); or,
+        with a confidence, the fewest whose Wilson interval starts at pass_rate or above
+        (runs + 1 when even all of them do not: docs/repeats.md, "Gating on the interval")."""
         if self.pass_rate is None:
-            return self.repeat
-        return max(1, math.ceil(self.pass_rate * self.repeat - 1e-9))
+            return runs
+        if self.confidence is None:
+            return max(1, math.ceil(self.pass_rate * runs - 1e-9))
+        from evalkit.stats.interval import wilson_interval
+
+        for passed in range(1, runs + 1):
+            if wilson_interval(passed, runs, self.confidence)[0] >= self.pass_rate - 1e-12:
+                return passed
+        return runs + 1
 
 
 DEFAULTS = RunSettings()

@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 from evalkit import __version__
 from evalkit.errors import ExitCode
@@ -24,6 +25,9 @@ from evalkit.engine.runner import Runner
 from evalkit.schema.results import CaseResult, RunResult, Status, Summary, has_errors
 from evalkit.defaults import DEFAULT_REPEAT
 from evalkit.settings import RunSettings
+
+if TYPE_CHECKING:
+    from evalkit.quarantine import Quarantine
 
 
 @dataclass
@@ -43,8 +47,11 @@ class RunProgress:
     limit: AdaptiveLimit | None = None  # the run's cases-in-flight controller, for the progress bar
     reruns: int = 0
     figures: RunFigures = field(default_factory=RunFigures)  # latency and tool figures, fed as cases finish
+    quarantine: Quarantine | None = None  # `--quarantine FILE`: marks the cases it holds out, before they are stored
 
     def add(self, result: CaseResult) -> None:
+        if self.quarantine is not None:
+            self.quarantine.mark(result)
         self.figures.add(result)
         self.store.add(result)
         self.cases.append(slim(result))
@@ -77,6 +84,7 @@ class RunProgress:
             repeat=self.repeat,
             pass_rate=self.pass_rate,
             concurrency=self.concurrency_figures(),
+            quarantine=self.quarantine.summary() if self.quarantine is not None else None,
         )
 
     def concurrency_figures(self) -> dict | None:
@@ -164,9 +172,19 @@ def exit_code(result: RunResult) -> int:
     """The exit code of a finished run: interrupted, errors, all passed, or something failed."""
     if result.interrupted:
         return ExitCode.INTERRUPTED
+    if any(case.quarantined for case in result.cases):
+        return _exit_code_without_quarantined(result)
     # An error outranks a failure: a failed case may hold a criterion that errored.
     if result.summary.errors or any(has_errors(case) for case in result.cases):
         return ExitCode.RUN_ERROR
     if result.summary.cases and result.summary.passed == result.summary.cases:
         return ExitCode.OK
     return ExitCode.FAILED
+
+
+def _exit_code_without_quarantined(result: RunResult) -> int:
+    """Quarantined cases ran and are reported, but only the others decide (evalkit.quarantine)."""
+    counted = [case for case in result.cases if not case.quarantined]
+    if any(case.status is Status.ERROR or has_errors(case) for case in counted):
+        return ExitCode.RUN_ERROR
+    return ExitCode.OK if all(case.status is Status.PASSED for case in counted) else ExitCode.FAILED

@@ -4,7 +4,8 @@ The folded case keeps the usual fields, so every report and the exit code read i
 any other case, and adds:
 
 - `repeat`: passes out of runs, pass@k and pass^k for k = 1…N (the unbiased estimates
-  from N runs), and `flaky` when the runs did not all end the same way;
+  from N runs), `flaky` when the runs did not all end the same way, the pass rate's 95%
+  Wilson interval (`pass_rate_ci`) and the `stability` verdict (evalkit.stats);
 - per criterion, `spread`: mean, standard deviation, min and max of the run scores;
 - `runs`: every run's own case result, in the order they finished.
 
@@ -22,6 +23,8 @@ from dataclasses import replace
 
 from evalkit.engine.jobs import CaseJob
 from evalkit.schema.results import CaseResult, CriterionResult, RepeatStats, ScoreSpread, Status
+from evalkit.stats.interval import wilson_interval
+from evalkit.stats.stability import FLAKY, stability
 
 
 def repeated(jobs: list[CaseJob], runs: int) -> list[CaseJob]:
@@ -89,6 +92,8 @@ def combine_runs(runs: list[CaseResult], required: int) -> CaseResult:
             pass_at_k={k: pass_at(n, passed, k) for k in range(1, n + 1)},
             pass_hat_k={k: pass_hat(n, passed, k) for k in range(1, n + 1)},
             flaky=len(set(statuses)) > 1,
+            pass_rate_ci=[round(bound, 4) for bound in wilson_interval(passed, n)],
+            stability=FLAKY if len(set(statuses)) > 1 else stability([s is Status.PASSED for s in statuses]),
         ),
         runs=runs,
     )

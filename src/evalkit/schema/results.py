@@ -76,6 +76,9 @@ class RepeatStats(ResultModel):
     pass_at_k: dict[int, float] = Field(default_factory=dict, description="k → chance that at least one of k runs passes")
     pass_hat_k: dict[int, float] = Field(default_factory=dict, description="k → chance that all of k runs pass")
     flaky: bool = Field(description="the runs did not all end with the same status")
+    pass_rate_ci: list[float] | None = Field(
+        default=None, description="95% Wilson interval of the pass rate, [low, high] (docs/repeats.md)")
+    stability: str | None = Field(default=None, description="stable_pass, flaky or stable_fail")
 
 
 class InvocationScore(ResultModel):
@@ -119,6 +122,8 @@ class CaseResult(ResultModel):
         default=None, description="the session state the agent left, when it reports one")
     repeat: RepeatStats | None = None
     runs: list[CaseResult] | None = Field(default=None, description="each repeated run, in the order they finished")
+    quarantined: bool | None = Field(
+        default=None, description="true: listed in --quarantine and in force; reported, but not in the exit code")
 
 
 class Summary(ResultModel):
@@ -128,7 +133,11 @@ class Summary(ResultModel):
     not_evaluated: int = 0
     errors: int = 0
     flaky: int = 0
+    quarantined: int = Field(default=0, description="cases held out of the exit code by --quarantine")
     cost: float | None = Field(default=None, description="the cases' cost_v1 added up, in the price table's currency")
+    run_pass_rate: float | None = Field(default=None, description="with --repeat: the share of all runs that passed")
+    run_pass_rate_ci: list[float] | None = Field(
+        default=None, description="with --repeat: the 95% Wilson interval of run_pass_rate, [low, high]")
 
     @classmethod
     def of(cls, cases: list[CaseResult]) -> Summary:
@@ -142,8 +151,23 @@ class Summary(ResultModel):
             not_evaluated=counts[Status.NOT_EVALUATED],
             errors=counts[Status.ERROR],
             flaky=sum(1 for case in cases if case.repeat is not None and case.repeat.flaky),
+            quarantined=sum(1 for case in cases if case.quarantined),
             cost=total_cost(cases),
+            **run_pass_rate(cases),
         )
+
+
+def run_pass_rate(cases: list[CaseResult]) -> dict[str, Any]:
+    """With repeated runs: the share of all runs that passed, and its 95% Wilson interval."""
+    repeats = [case.repeat for case in cases if case.repeat is not None]
+    runs = sum(r.runs for r in repeats)
+    if not runs:
+        return {}
+    from evalkit.stats.interval import wilson_interval
+
+    passed = sum(r.passed for r in repeats)
+    low, high = wilson_interval(passed, runs)
+    return {"run_pass_rate": round(passed / runs, 4), "run_pass_rate_ci": [round(low, 4), round(high, 4)]}
 
 
 # The criterion whose scores reports add up into a run's cost (criteria/extended/cost.py).
@@ -172,3 +196,6 @@ class RunResult(ResultModel):
     concurrency: dict[str, Any] | None = Field(
         default=None, description="cases in flight (--jobs): mode, initial/peak/final level, overloads and back-offs")
     shards: list[str] | None = Field(default=None, description="the shards combined by `evalkit merge`")
+    quarantine: dict[str, Any] | None = Field(
+        default=None, description="--quarantine: the file, and the cases it held out (active), let back in (expired) "
+                                  "or named without a case of the run (unknown)")
