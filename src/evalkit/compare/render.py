@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from evalkit.report.statistics import format_p
 from evalkit.compare.diff import ADDED, IMPROVED, REGRESSED, REMOVED, UNCHANGED, CaseChange, Comparison, CriterionChange
 
 _STYLE = {REGRESSED: "red", IMPROVED: "green", ADDED: "cyan", REMOVED: "yellow"}
@@ -58,10 +59,6 @@ def significance_lines(comparison: Comparison) -> list[str]:
         lines.append(f"  {criterion.name}: mean {criterion.base_mean:.3f} → {criterion.new_mean:.3f} over "
                      f"{criterion.cases} case(s) ({direction}), p = {format_p(p_value)}: {note}{gating}")
     return lines
-
-
-def format_p(p_value: float) -> str:
-    return f"{p_value:.2g}" if p_value < 0.001 else f"{p_value:.3f}"
 
 
 def _p_value(case: CaseChange) -> str:

@@ -23,7 +23,8 @@ from html import escape
 from importlib import resources
 from typing import Any
 
-from evalkit.report.console import summary_line
+from evalkit.report.console import flaky_lines, quarantine_lines, summary_line
+from evalkit.report.statistics import case_note, change_line, overall_line, tested_changes
 from evalkit.schema.results import CaseResult, CriterionResult, RunResult, Status
 
 _MAX_DEPTH = 6
@@ -122,7 +123,19 @@ def _header(result: RunResult) -> _Html:
                _el("h1", "evalkit report"),
                _el("p", summary_line(result), class_="summary-line"),
                _el("div", buttons, class_="counts"),
-               _el("dl", meta_items, class_="meta"))
+               _el("dl", meta_items, class_="meta"),
+               _statistics(result))
+
+
+def _statistics(result: RunResult) -> _Html | None:
+    """Flaky and quarantined cases, and with `--baseline … --significance` the tests (docs/repeats.md)."""
+    notes = flaky_lines(result.cases) + quarantine_lines(result.cases)
+    overall = overall_line(result)
+    if overall is not None:
+        notes += [overall, *(change_line(change) for change in tested_changes(result))]
+    if not notes:
+        return None
+    return _el("ul", [_el("li", note) for note in notes], class_="statistics")
 
 
 def _controls() -> _Html:
@@ -168,6 +181,7 @@ def _case(index: int, case: CaseResult, open_failures: bool) -> _Html:
                   _el("span", case.status.value.replace("_", " "), class_=f"badge {case.status.value}"),
                   _el("span", f"{case.eval_set_id}/{case.eval_id}", class_="case-name"),
                   chips,
+                  _el("span", case_note(case), class_="chip stability") if case_note(case) else None,
                   _el("span", f"{case.duration_s:.2f} s", class_="chip") if case.duration_s is not None else None)
     body = [
         _el("div", _el("pre", case.error), class_="case-error") if case.error else None,

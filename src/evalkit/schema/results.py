@@ -196,6 +196,8 @@ class RunResult(ResultModel):
     concurrency: dict[str, Any] | None = Field(
         default=None, description="cases in flight (--jobs): mode, initial/peak/final level, overloads and back-offs")
     shards: list[str] | None = Field(default=None, description="the shards combined by `evalkit merge`")
+    comparison: dict[str, Any] | None = Field(
+        default=None, description="--baseline: what `evalkit compare --json` gives for the baseline and this run")
     quarantine: dict[str, Any] | None = Field(
         default=None, description="--quarantine: the file, and the cases it held out (active), let back in (expired) "
                                   "or named without a case of the run (unknown)")
