@@ -9,3 +9,5 @@ DEFAULT_JUDGE_JOBS = "auto"  # judge calls in flight at once, per judge endpoint
 DEFAULT_TIMEOUT_S = 300.0  # seconds allowed for one agent turn
 DEFAULT_REPEAT = 1  # runs per case
 DEFAULT_PROCESSES = 1  # worker processes the cases are spread over (run --processes)
+DEFAULT_MAX_REPEAT = 10  # with --repeat auto: the most runs a case gets (--max-repeat)
+DEFAULT_AUTO_REPEAT_ALPHA = 0.05  # --repeat auto calls agreeing runs stable after 2^-k <= this (stats/stability.py)

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
-from evalkit.defaults import DEFAULT_JOBS, DEFAULT_JUDGE_JOBS, DEFAULT_REPEAT, DEFAULT_TIMEOUT_S
+from evalkit.defaults import DEFAULT_JOBS, DEFAULT_JUDGE_JOBS, DEFAULT_MAX_REPEAT, DEFAULT_REPEAT, DEFAULT_TIMEOUT_S
 from evalkit.engine.concurrency import JobsSetting, most_in_flight, parse_jobs
 from evalkit.errors import SettingError
 
@@ -25,7 +25,8 @@ _REASONS = {
     "jobs": "expected 'auto' or a whole number of cases at a time, at least 1, such as 16",
     "judge_jobs": "expected 'auto' or a whole number of judge calls at a time, at least 1, such as 16",
     "timeout": "allow a positive number of seconds per turn",
-    "repeat": "run each case at least once",
+    "repeat": "run each case at least once: a whole number, or 'auto' (see docs/repeats.md)",
+    "max_repeat": "with --repeat auto: a whole number of runs, at least 2, such as 10",
     "pass_rate": "expected a share of the runs above 0 and at most 1, such as 0.8",
     "use_cache": "expected true or false",
     "confidence": "expected a confidence above 0 and below 1, such as 0.95",
@@ -44,6 +45,7 @@ class RunSettings(BaseModel):
     pass_rate: float | None = Field(default=None, gt=0, le=1)  # None: every run must pass
     use_cache: bool = True  # read and write the judge cache
     confidence: float | None = Field(default=None, gt=0, lt=1)  # with pass_rate: judge by the interval's low end
+    auto_repeat: bool = False  # `--repeat auto`: `repeat` is then the most runs a case gets (engine/repeats.py)
 
     @classmethod
     def of(cls, **given: Any) -> RunSettings:
@@ -53,6 +55,12 @@ class RunSettings(BaseModel):
         with its flag, the Python API with its keyword.
         """
         chosen = {name: value for name, value in given.items() if value is not None}
+        max_repeat = chosen.pop("max_repeat", None)
+        if isinstance(chosen.get("repeat"), str) and chosen["repeat"].strip().lower() == "auto":
+            chosen["auto_repeat"] = True
+            chosen["repeat"] = DEFAULT_MAX_REPEAT if max_repeat is None else max_repeat
+            if not isinstance(chosen["repeat"], int) or chosen["repeat"] < 2:
+                raise SettingError("max_repeat", chosen["repeat"], _REASONS["max_repeat"])
         try:
             return cls(**chosen)
         except ValidationError as error:

@@ -26,7 +26,7 @@ class RunRequest:
     junit: Path | None = None
     markdown: Path | None = None
     html: Path | None = None
-    repeat: int | None = None
+    repeat: int | str | None = None  # a number or "auto"
     case_ids: list[str] = field(default_factory=list)
     shard: str | None = None
     baseline: str | None = None
@@ -41,6 +41,11 @@ class RunRequest:
     cassettes: Path | None = None  # answer the agent's model calls from this folder (docs/cassettes.md)
     cassette_mode: str = "replay"
     processes: int | None = None  # worker processes, each running a shard of the cases (evalkit.engine.processes)
+    max_repeat: int | None = None  # with repeat "auto": the most runs a case gets
+    confidence: float | None = None  # with pass_rate: a case passes when its interval's low end reaches it
+    significance: float | None = None  # with baseline: a regression counts only when significant at this level
+    gate_scores: bool = False  # with significance: a significant drop of a criterion's mean score fails too
+    quarantine: Path | None = None  # known-flaky cases that do not set the exit code (evalkit.quarantine)
 
 
 def run_command(request: RunRequest, plan=None, agent=None) -> int:
@@ -54,6 +59,8 @@ def run_command(request: RunRequest, plan=None, agent=None) -> int:
     plan, shard = apply_shard(plan, request.shard)
     check_loop_options(request)
     settings = run_settings(request)
+    check_statistics_options(request, settings)
+    quarantine = load_run_quarantine(request)
     baseline = load_run_baseline(request, {s.evalset.eval_set_id for s in plan.sets})  # before this run is recorded
     if not spec and agent is None:
         raise UsageError("no agent to run: pass --agent SPEC, or set 'agent' in the config")
@@ -68,9 +75,16 @@ def run_command(request: RunRequest, plan=None, agent=None) -> int:
         if shard is not None:
             raise UsageError("--processes with --shard: give each CI job its shard, or split one run into processes")
         result, interrupted = run_in_processes(request, settings, min(processes, max(1, plan.case_count)))
+        if quarantine is not None:
+            result = quarantined_after_merge(result, quarantine)
     else:
-        result, interrupted, full_cases = run_here(request, plan, spec, agent, settings, console)
+        result, interrupted, full_cases = run_here(request, plan, spec, agent, settings, console, quarantine)
         result.shard = str(shard) if shard else None
+    comparison = None
+    if baseline is not None:  # before the reports, which show its tests
+        comparison = compare_with_baseline(baseline, result.model_copy(update={"cases": full_cases()})
+                                           if full_cases else result, request)
+        result.comparison = comparison.to_dict()
     # Result files first: a console cut short (`| head`) must not lose them or the exit code.
     write_failure = None
     try:
@@ -99,16 +113,17 @@ def run_command(request: RunRequest, plan=None, agent=None) -> int:
         raise write_failure
     if interrupted:
         print("evalkit: interrupted; results of the finished cases were written", file=sys.stderr)
+    for warning in quarantine.warnings() if quarantine is not None else ():
+        print(f"evalkit: warning: {warning}", file=sys.stderr)
     code = exit_code(result)
-    if baseline is not None:
-        regressed = report_baseline(baseline, result.model_copy(update={"cases": full_cases()}) if full_cases else result,
-                                    request, console)
+    if comparison is not None:
+        regressed = report_baseline(comparison, result, request, console)
         if regressed and code == ExitCode.OK:
             code = ExitCode.FAILED
     return code
 
 
-def run_here(request: RunRequest, plan, spec, agent, settings, console):
+def run_here(request: RunRequest, plan, spec, agent, settings, console, quarantine=None):
     """Run the plan in this process: (slim result, interrupted, the full cases to read back).
 
     The cassettes' proxy, when asked for, starts before the agent loads (the agent must
@@ -122,7 +137,7 @@ def run_here(request: RunRequest, plan, spec, agent, settings, console):
 
     cassettes = start_cassettes(request, spec) if agent is None else None
     interrupted = False
-    progress = RunProgress()
+    progress = RunProgress(quarantine=quarantine)
     try:
         if agent is None:
             agent = resolve_agent(spec, None, settings, how_to_name="pass --agent SPEC")
@@ -184,7 +199,8 @@ def apply_shard(plan, text: str | None):
 def run_settings(request: RunRequest) -> RunSettings:
     """The run's settings: what the flags gave, the defaults for the rest (checked once, here)."""
     return RunSettings.of(jobs=request.jobs, judge_jobs=request.judge_jobs, timeout=request.timeout,
-                          repeat=request.repeat, pass_rate=request.pass_rate, use_cache=request.use_cache)
+                          repeat=request.repeat, pass_rate=request.pass_rate, use_cache=request.use_cache,
+                          confidence=request.confidence, max_repeat=request.max_repeat)
 
 
 def check_loop_options(request: RunRequest) -> None:
@@ -193,7 +209,7 @@ def check_loop_options(request: RunRequest) -> None:
 
     check_output_paths({"--json": request.json_out, "--junit": request.junit,
                         "--markdown": request.markdown, "--html": request.html})
-    if request.pass_rate is not None and (request.repeat or 1) == 1:
+    if request.pass_rate is not None and str(request.repeat or 1) == "1":
         raise UsageError(f"--pass-rate {request.pass_rate:g}: only means something with --repeat N (N > 1); "
                          "add --repeat, or drop --pass-rate")
     if request.tolerance is not None and not request.baseline:
@@ -213,18 +229,75 @@ def load_run_baseline(request: RunRequest, eval_set_ids: set[str]):
     return load_baseline(request.baseline, eval_set_ids)
 
 
-def report_baseline(baseline, result: RunResult, request: RunRequest, console) -> bool:
-    """Print what changed since the baseline; True when something regressed."""
+def compare_with_baseline(baseline, result: RunResult, request: RunRequest):
+    """What changed since the baseline, with the significance tests when asked for."""
     from evalkit.compare.diff import compare_runs
-    from evalkit.compare.render import render_comparison, summary_line
     from evalkit.results.reader import from_result
 
-    comparison = compare_runs(baseline, from_result(result, "this run"), request.tolerance or 0.0)
+    this_run = from_result(result, "this run")
+    comparison = compare_runs(baseline, this_run, request.tolerance or 0.0)
+    if request.significance is not None:
+        from evalkit.compare.significance import add_significance
+
+        add_significance(comparison, baseline, this_run, request.significance, request.gate_scores)
+    return comparison
+
+
+def report_baseline(comparison, result: RunResult, request: RunRequest, console) -> bool:
+    """Print what changed since the baseline; True when it fails the gate. A quarantined
+    case's own regression does not (the overall test still counts every case)."""
+    from evalkit.compare.render import render_comparison, summary_line
+
     if request.quiet:
         console.print(summary_line(comparison), highlight=False, soft_wrap=True)
     else:
         render_comparison(comparison, console)
-    return bool(comparison.regressions)
+    held = {(case.eval_set_id, case.eval_id) for case in result.cases if case.quarantined}
+    if not held:
+        return comparison.fails_gate
+    counted = [c for c in comparison.gate_regressions if (c.eval_set_id, c.eval_id) not in held]
+    overall = comparison.significance is not None and comparison.significance.fails_gate
+    return bool(counted) or overall
+
+
+def check_statistics_options(request: RunRequest, settings: RunSettings) -> None:
+    """The statistics flags need their partners, and a confidence gate must be reachable."""
+    from evalkit.compare.significance import check_level
+
+    check_level(request.significance)
+    if request.significance is not None and not request.baseline:
+        raise UsageError(f"--significance {request.significance:g}: only means something with --baseline; "
+                         "add --baseline FILE (or last), or compare two result files with evalkit compare")
+    if request.gate_scores and request.significance is None:
+        raise UsageError("--gate-scores: only means something with --significance LEVEL; "
+                         "add --significance 0.05, or drop --gate-scores")
+    if request.max_repeat is not None and not settings.auto_repeat:
+        raise UsageError(f"--max-repeat {request.max_repeat}: only means something with --repeat auto; "
+                         "use --repeat auto, or drop --max-repeat")
+    if settings.confidence is not None and settings.pass_rate is None:
+        raise UsageError(f"--confidence {settings.confidence:g}: only means something with --pass-rate RATE; "
+                         "add --pass-rate (such as 0.8), or drop --confidence")
+    if settings.confidence is not None and settings.required_passes > settings.repeat:
+        needed = next(n for n in range(settings.repeat + 1, 100_000) if settings.passes_required(n) <= n)
+        raise UsageError(f"--pass-rate {settings.pass_rate:g} --confidence {settings.confidence:g}: no case can pass "
+                         f"in {settings.repeat} runs (even all passing leaves the interval's low end below "
+                         f"{settings.pass_rate:g}); use --repeat {needed} or more, or a lower --pass-rate or --confidence")
+
+
+def load_run_quarantine(request: RunRequest):
+    if request.quarantine is None:
+        return None
+    from evalkit.quarantine import load_quarantine
+
+    return load_quarantine(request.quarantine)
+
+
+def quarantined_after_merge(result: RunResult, quarantine) -> RunResult:
+    """`--processes`: the workers' merged cases, marked here (the workers ran without the list)."""
+    from evalkit.schema.results import Summary
+
+    cases = list(quarantine.marked(result.cases))
+    return result.model_copy(update={"cases": cases, "summary": Summary.of(cases), "quarantine": quarantine.summary()})
 
 
 def record_history(result: RunResult, cases=None) -> None:

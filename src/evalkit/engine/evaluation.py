@@ -27,6 +27,7 @@ from evalkit.defaults import DEFAULT_REPEAT
 from evalkit.settings import RunSettings
 
 if TYPE_CHECKING:
+    from evalkit.engine.repeats import AutoRepeat
     from evalkit.quarantine import Quarantine
 
 
@@ -48,6 +49,8 @@ class RunProgress:
     reruns: int = 0
     figures: RunFigures = field(default_factory=RunFigures)  # latency and tool figures, fed as cases finish
     quarantine: Quarantine | None = None  # `--quarantine FILE`: marks the cases it holds out, before they are stored
+    auto_repeat: AutoRepeat | None = None  # `--repeat auto`: how many agent runs it took
+    confidence: float | None = None  # `--confidence`
 
     def add(self, result: CaseResult) -> None:
         if self.quarantine is not None:
@@ -85,6 +88,8 @@ class RunProgress:
             pass_rate=self.pass_rate,
             concurrency=self.concurrency_figures(),
             quarantine=self.quarantine.summary() if self.quarantine is not None else None,
+            repeat_auto=self.auto_repeat.figures() if self.auto_repeat is not None else None,
+            confidence=self.confidence,
         )
 
     def concurrency_figures(self) -> dict | None:
@@ -139,10 +144,22 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
         progress.add(result)
     on_case_done = progress.add
     collector = None
-    if settings.repeat > 1:
+    auto = None
+    if settings.auto_repeat:
+        from evalkit.defaults import DEFAULT_AUTO_REPEAT_ALPHA
+        from evalkit.engine.repeats import AutoRepeat
+        from evalkit.stats.stability import agreeing_runs_needed
+
+        progress.repeat, progress.pass_rate = settings.repeat, settings.pass_rate
+        progress.confidence = settings.confidence
+        auto = progress.auto_repeat = AutoRepeat(settings.repeat, agreeing_runs_needed(DEFAULT_AUTO_REPEAT_ALPHA),
+                                                 settings.passes_required, progress.add)
+        on_case_done = auto.add
+    elif settings.repeat > 1:
         from evalkit.engine.repeats import RepeatCollector, repeated
 
         progress.repeat, progress.pass_rate = settings.repeat, settings.pass_rate
+        progress.confidence = settings.confidence
         collector = RepeatCollector(settings.repeat, settings.required_passes, progress.add)
         on_case_done = collector.add
         jobs = repeated(jobs, settings.repeat)
@@ -157,10 +174,14 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
     runner = Runner(agent, settings, judge=judge, on_case_done=on_case_done, limit=progress.limit)
     try:
         await runner.run(jobs)
+        while auto is not None and (jobs := auto.next_round(jobs)):
+            await runner.run(jobs)
     finally:
         progress.reruns = runner.reruns
         if collector is not None:
             collector.flush()
+        if auto is not None:
+            auto.flush()
         await agent.aclose()
         if judge is not None:
             progress.judge_stats = {**judge.stats.to_dict(), "concurrency": judge.concurrency()}

@@ -25,9 +25,11 @@ def worker_argv(request, settings: RunSettings, shard: str, out: Path) -> list[s
     """The `evalkit run --shard` command of one worker, with the settings the parent resolved."""
     argv = [sys.executable, "-m", "evalkit", "run", *request.paths, "--shard", shard, "--json", str(out),
             "--quiet", "--jobs", str(settings.jobs), "--judge-jobs", str(settings.judge_jobs),
-            "--repeat", str(settings.repeat)]
+            "--repeat", "auto" if settings.auto_repeat else str(settings.repeat)]
+    if settings.auto_repeat:
+        argv += ["--max-repeat", str(settings.repeat)]
     for flag, value in (("--config", request.config), ("--agent", request.agent), ("--pass-rate", settings.pass_rate),
-                        ("--timeout", settings.timeout)):
+                        ("--timeout", settings.timeout), ("--confidence", settings.confidence)):
         if value is not None:
             argv += [flag, str(value)]
     for case_id in request.case_ids:

@@ -205,7 +205,11 @@ def summary_line(result: RunResult) -> str:
         parts.append(f"{s.flaky} flaky")
     if s.quarantined:
         parts.append(f"{s.quarantined} quarantined")
-    if result.repeat > 1:
+    if result.repeat_auto:
+        auto = result.repeat_auto
+        parts.append(f"up to {result.repeat} runs each (auto): {auto.get('agent_runs')} agent runs, "
+                     f"{auto.get('runs_saved')} fewer than --repeat {result.repeat}")
+    elif result.repeat > 1:
         parts.append(f"{result.repeat} runs each")
     if s.run_pass_rate is not None and s.run_pass_rate_ci:
         low, high = s.run_pass_rate_ci

@@ -192,6 +192,10 @@ class RunResult(ResultModel):
         default=None, description="progress counts, turn latency percentiles and per-tool figures")
     repeat: int = Field(default=1, description="runs per case (--repeat)")
     pass_rate: float | None = Field(default=None, description="share of runs a case needs to pass (--pass-rate)")
+    confidence: float | None = Field(
+        default=None, description="--confidence: a case passes when its Wilson interval's low end reaches pass_rate")
+    repeat_auto: dict[str, Any] | None = Field(
+        default=None, description="--repeat auto: max_repeat, agreeing_runs, agent_runs, runs_saved (repeat is the cap)")
     shard: str | None = Field(default=None, description="K/N when this run was one shard (--shard)")
     concurrency: dict[str, Any] | None = Field(
         default=None, description="cases in flight (--jobs): mode, initial/peak/final level, overloads and back-offs")

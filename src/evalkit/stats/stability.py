@@ -11,6 +11,7 @@ most `alpha`: 2^-k ≤ alpha, so 5 runs at alpha 0.05 (1 in 32).
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable, Sequence
 
 STABLE_PASS, FLAKY, STABLE_FAIL = "stable_pass", "flaky", "stable_fail"
 STABILITIES = (STABLE_PASS, FLAKY, STABLE_FAIL)
@@ -30,8 +31,9 @@ def agreeing_runs_needed(alpha: float) -> int:
     return max(2, math.ceil(math.log2(1 / alpha) - 1e-9))
 
 
-def another_run(outcomes: list[bool], max_runs: int, agreeing: int) -> bool:
-    """Whether `--repeat auto` runs the case again after these outcomes."""
+def another_run(outcomes: Sequence[Hashable], max_runs: int, agreeing: int) -> bool:
+    """Whether `--repeat auto` runs the case again after these outcomes (pass/fail, or the
+    runs' statuses: any two that differ make the case flaky)."""
     if len(outcomes) >= max_runs:
         return False
     if len(set(outcomes)) > 1:
