@@ -89,7 +89,7 @@ def test_command_line_mistakes_are_usage_errors_with_exit_2_not_internal_errors(
         (["run", ECHO, "--no-such-flag"], "No such option: --no-such-flag"),
         (["run"], "Missing argument 'PATH'"),
         (["no-such-command"], "No such command 'no-such-command'"),
-        (["run", ECHO, "--repeat", "zero"], "Invalid value for '--repeat'"),
+        (["run", ECHO, "--repeat", "zero"], "--repeat zero: run each case at least once"),
     ):
         done = run_evalkit(*args)
         assert done.returncode == 2, (args, done.stderr)
