@@ -325,6 +325,28 @@ def import_adk_session(
         typer.echo(line)
 
 
+@import_app.command("otel", cls=EvalkitCommand)
+def import_otel(
+    files: List[Path] = typer.Argument(..., metavar="FILE", help="OTLP JSON traces: one document per line (the Collector's file exporter) or per file; gzip allowed"),
+    out: Optional[Path] = typer.Option(None, "--out", metavar="PATH", help="Where to write the eval set (default <name>.evalset.json here)"),
+    since: Optional[str] = typer.Option(None, "--since", metavar="TIME", help="Only conversations begun at or after this (ISO 8601; UTC unless an offset is given)"),
+    until: Optional[str] = typer.Option(None, "--until", metavar="TIME", help="Only conversations begun before this"),
+    services: Optional[List[str]] = typer.Option(None, "--service", metavar="NAME", help="Only turns of this service.name (repeatable)"),
+    conversations: Optional[List[str]] = typer.Option(None, "--conversation", metavar="ID", help="Only this conversation (repeatable)"),
+    max_cases: Optional[int] = typer.Option(None, "--max-cases", metavar="N", help="At most N cases, the earliest conversations first"),
+    sample: Optional[float] = typer.Option(None, "--sample", metavar="FRACTION", help="Keep this fraction of the conversations, chosen by a hash of their id and --seed"),
+    seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help=f"Which conversations --sample keeps (default {defaults.DEFAULT_SAMPLE_SEED})"),
+) -> None:
+    """Turn OpenTelemetry traces of an agent (GenAI conventions or ADK's spans) into an eval set of what happened."""
+    from evalkit.commands.import_otel import import_otel_command
+
+    lines = guarded(lambda: import_otel_command(files, out, since=since, until=until, services=services,
+                                                conversations=conversations, max_cases=max_cases, sample=sample,
+                                                seed=seed))
+    for line in lines:
+        typer.echo(line)
+
+
 def main() -> None:
     """The `evalkit` entry point: every way out of a command ends in a documented exit code."""
     from evalkit.errors import ExitCode

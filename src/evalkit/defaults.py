@@ -11,3 +11,4 @@ DEFAULT_REPEAT = 1  # runs per case
 DEFAULT_PROCESSES = 1  # worker processes the cases are spread over (run --processes)
 DEFAULT_MAX_REPEAT = 10  # with --repeat auto: the most runs a case gets (--max-repeat)
 DEFAULT_AUTO_REPEAT_ALPHA = 0.05  # --repeat auto calls agreeing runs stable after 2^-k <= this (stats/stability.py)
+DEFAULT_SAMPLE_SEED = 0  # import otel --sample: which conversations a fraction keeps (docs/traces.md)

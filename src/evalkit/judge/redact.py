@@ -26,6 +26,15 @@ _MAX_LENGTH = 300
 
 def redact(text: str, *, max_length: int = _MAX_LENGTH) -> str:
     """`text` with known secret values masked, on one line, shortened."""
+    text = mask_secrets(text)
+    text = " ".join(text.split())
+    if len(text) > max_length:
+        text = text[: max_length - 1] + "…"
+    return text
+
+
+def mask_secrets(text: str) -> str:
+    """`text` with known secret values masked and nothing else changed (imported content keeps its layout)."""
     for name in SECRET_ENV_VARS:
         secret = os.environ.get(name, "").strip()
         # Very short values would mask ordinary words; real keys are long.
@@ -33,7 +42,4 @@ def redact(text: str, *, max_length: int = _MAX_LENGTH) -> str:
             text = text.replace(secret, _MASK)
     for pattern in _KEY_PATTERNS:
         text = pattern.sub(lambda m: m.group(1) + _MASK, text)
-    text = " ".join(text.split())
-    if len(text) > max_length:
-        text = text[: max_length - 1] + "…"
     return text

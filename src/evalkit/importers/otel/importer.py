@@ -1,0 +1,241 @@
+"""`evalkit import otel FILE...`: OpenTelemetry traces → an eval set of the conversations that happened.
+
+Spans are read one document at a time (`otlp_json`), reduced to what a turn needs
+(`genai_spans`), grouped by trace on disk (`span_store`), turned into turns
+(`turns`), grouped again by conversation, filtered, redacted and de-duplicated, and
+written one case at a time. docs/traces.md describes the result and every filter.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalkit.defaults import DEFAULT_SAMPLE_SEED
+from evalkit.errors import InputError, Problem
+from evalkit.importers.otel.genai_spans import ADK, ADK_LEGACY
+
+CONTENT_HINTS = {
+    ADK: "ADK records it on spans when the agent runs with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="
+         "SPAN_ONLY (or SPAN_AND_EVENT)",
+    ADK_LEGACY: "ADK's legacy schema records it on spans unless ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=false "
+                "(or the run config's telemetry capture_message_content is NO_CONTENT or EVENT_ONLY)",
+    "genai": "set OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental and "
+             "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY (or true, as the instrumentation reads it) "
+             "on the agent",
+}
+SHOWN_IDS = 10  # case ids listed in the summary line
+
+
+@dataclass(frozen=True)
+class OtelFilter:
+    since_ns: int | None = None  # a conversation is kept when its first turn began at or after this
+    until_ns: int | None = None  # ... and before this
+    services: tuple[str, ...] = ()  # turns whose agent span comes from one of these services
+    conversations: tuple[str, ...] = ()
+    max_cases: int | None = None
+    sample: float | None = None  # the fraction of conversations kept, chosen by a hash of their id
+    seed: int = DEFAULT_SAMPLE_SEED
+
+    def samples(self, conversation: str) -> bool:
+        if self.sample is None:
+            return True
+        digest = hashlib.sha256(f"{self.seed}:{conversation}".encode()).digest()
+        return int.from_bytes(digest[:8], "big") / 2**64 < self.sample
+
+
+@dataclass
+class _Tally:
+    count: int = 0
+    example: str = ""
+    sources: set[str] = field(default_factory=set)
+
+
+@dataclass
+class OtelImportResult:
+    evalset_path: Path
+    case_ids: list[str] = field(default_factory=list)
+    spans: int = 0
+    traces: int = 0
+    conversations: int = 0
+    duplicates: int = 0
+    left_out: dict[str, int] = field(default_factory=dict)  # by filter
+    unplaced: dict[str, _Tally] = field(default_factory=dict)  # spans, by reason
+    incomplete: dict[str, _Tally] = field(default_factory=dict)  # conversations, by what was not recorded
+
+    def leave_out(self, why: str) -> None:
+        self.left_out[why] = self.left_out.get(why, 0) + 1
+
+
+def import_otel(files: list[Path], out: Path | None = None, chosen: OtelFilter | None = None,
+                cwd: Path | None = None) -> OtelImportResult:
+    from evalkit.ces.convert import slug
+    from evalkit.ces.importer import _target
+    from evalkit.importers.otel.span_store import SpanStore
+
+    chosen = chosen or OtelFilter()
+    name = slug(Path(out).stem.removesuffix(".evalset") if out and Path(out).suffix else _stem(files[0]))
+    result = OtelImportResult(_target(out, name, cwd or Path.cwd()))
+    with SpanStore() as store:
+        _read(files, store, result)
+        _group_turns(store, chosen, result)
+        cases = _cases(store, chosen, result)
+        first = next(cases, None)
+        if first is None:
+            raise InputError([Problem(str(files[0]) if len(files) == 1 else "", "", "no conversation could be placed"),
+                              *(Problem("", "", line) for line in detail_lines(result))])
+        from evalkit.results.writer import write_pieces_atomically
+
+        write_pieces_atomically(result.evalset_path, _evalset_json(name, first, cases))
+    _self_check(result.evalset_path)
+    return result
+
+
+def _read(files: list[Path], store: Any, result: OtelImportResult) -> None:
+    from evalkit.importers.otel.genai_spans import slim
+    from evalkit.importers.otel.otlp_json import read_spans
+
+    for file in files:
+        for span in read_spans(Path(file)):
+            result.spans += 1
+            store.add_span(slim(span))
+
+
+def _group_turns(store: Any, chosen: OtelFilter, result: OtelImportResult) -> None:
+    from evalkit.importers.otel.turns import turns_of_trace
+
+    for spans in store.traces():
+        result.traces += 1
+        turns, unplaced = turns_of_trace(spans)
+        for item in unplaced:
+            tally = result.unplaced.setdefault(item.reason, _Tally(example=item.trace_id))
+            tally.count += item.count
+        kept = []
+        for turn in turns:
+            if chosen.services and turn.service not in chosen.services:
+                result.leave_out("turns of other services (--service)")
+            else:
+                kept.append(turn)
+        store.add_turns(kept)
+
+
+def _cases(store: Any, chosen: OtelFilter, result: OtelImportResult) -> Iterator[dict[str, Any]]:
+    from evalkit.ces.convert import slug
+
+    seen: set[bytes] = set()
+    used: set[str] = set()
+    for turns in store.conversations():
+        result.conversations += 1
+        began = turns[0].start_ns
+        if chosen.conversations and turns[0].conversation not in chosen.conversations:
+            result.leave_out("conversations not named by --conversation")
+            continue
+        if not chosen.samples(turns[0].conversation):
+            result.leave_out("conversations not in the --sample")
+            continue
+        if chosen.since_ns is not None and began < chosen.since_ns:
+            result.leave_out("conversations begun before --since")
+            continue
+        if chosen.until_ns is not None and began >= chosen.until_ns:
+            result.leave_out("conversations begun at or after --until")
+            continue
+        missing = next((turn for turn in turns if turn.invocation is None), None)
+        if missing is not None:
+            tally = result.incomplete.setdefault(missing.missing or "content", _Tally(example=missing.conversation))
+            tally.count += 1
+            tally.sources.add(missing.source)
+            continue
+        eval_id = _unique(slug(turns[0].conversation), used)
+        case: dict[str, Any] = {"eval_id": eval_id, "conversation": [turn.invocation for turn in turns]}
+        key = _identity(case)
+        if key in seen:
+            result.duplicates += 1
+            used.discard(eval_id)
+            continue
+        if chosen.max_cases is not None and len(result.case_ids) >= chosen.max_cases:
+            result.leave_out("conversations past --max-cases")
+            continue
+        seen.add(key)
+        result.case_ids.append(eval_id)
+        yield case
+
+
+def _identity(case: dict[str, Any]) -> bytes:
+    """Two conversations are the same case when their users said the same and their agents called the same tools."""
+    shape = []
+    for turn in case["conversation"]:
+        said = [part.get("text") for part in turn["user_content"].get("parts") or ()]
+        events = (turn.get("intermediate_data") or {}).get("invocation_events") or ()
+        calls = [[part["function_call"].get("name"), part["function_call"].get("args")]
+                 for event in events for part in (event.get("content") or {}).get("parts") or ()
+                 if part.get("function_call")]
+        shape.append([said, calls])
+    return hashlib.sha256(json.dumps(shape, sort_keys=True, ensure_ascii=False).encode()).digest()
+
+
+def _evalset_json(name: str, first: dict[str, Any], rest: Iterator[dict[str, Any]]) -> Iterator[str]:
+    from evalkit.judge.redact import mask_secrets
+
+    yield "{\n  " + json.dumps("eval_set_id") + ": " + json.dumps(name, ensure_ascii=False) + ',\n  "eval_cases": ['
+    separator = "\n    "
+    for case in _chain(first, rest):
+        # Masking the JSON text is masking every string in it: no rule matches across a quote.
+        yield separator + mask_secrets(json.dumps(case, indent=2, ensure_ascii=False)).replace("\n", "\n    ")
+        separator = ",\n    "
+    yield "\n  ]\n}\n"
+
+
+def _chain(first: dict[str, Any], rest: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    yield first
+    yield from rest
+
+
+def _unique(candidate: str, used: set[str]) -> str:
+    base, number = candidate, 2
+    while candidate in used:
+        candidate, number = f"{base}_{number}", number + 1
+    used.add(candidate)
+    return candidate
+
+
+def _stem(path: Path) -> str:
+    name = Path(path).name
+    for suffix in (".gz", ".jsonl", ".json", ".ndjson", ".otlp"):
+        name = name.removesuffix(suffix)
+    return name or "traces"
+
+
+def _self_check(evalset_path: Path) -> None:
+    from evalkit.loading.plan import build_plan
+
+    build_plan([str(evalset_path)], case_ids=[])
+
+
+def detail_lines(result: OtelImportResult) -> list[str]:
+    """What was read, left out, collapsed and not placed (and how to record what was missing)."""
+    lines = [f"read {result.spans} spans in {result.traces} traces; {result.conversations} conversations"]
+    if result.duplicates:
+        lines.append(f"collapsed {result.duplicates} duplicate conversations (same user texts and tool calls) "
+                     "into the first of each")
+    lines += [f"left out {count} {why}" for why, count in result.left_out.items()]
+    for reason, tally in result.unplaced.items():
+        lines.append(f"not placed: {tally.count} {reason} (e.g. trace {tally.example})")
+    for what, tally in result.incomplete.items():
+        hints = "; ".join(CONTENT_HINTS[source] for source in sorted(tally.sources) if source in CONTENT_HINTS)
+        lines.append(f"not placed: {tally.count} conversations whose traces do not record {what} "
+                     f"(e.g. {tally.example}): {hints}")
+    return lines
+
+
+def summary_lines(result: OtelImportResult) -> list[str]:
+    count = len(result.case_ids)
+    shown = ", ".join(result.case_ids[:SHOWN_IDS]) + (", …" if count > SHOWN_IDS else "")
+    lines = [f"wrote {result.evalset_path} ({count} eval case{'s' if count != 1 else ''}: {shown})"]
+    lines += [f"note: {line}" for line in detail_lines(result)]
+    lines.append("review the expected turns, trim what should not be checked, then: evalkit run "
+                 f"{result.evalset_path} --agent SPEC")
+    return lines
