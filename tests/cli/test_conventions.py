@@ -89,13 +89,19 @@ def test_command_line_mistakes_are_usage_errors_with_exit_2_not_internal_errors(
         (["run", ECHO, "--no-such-flag"], "No such option: --no-such-flag"),
         (["run"], "Missing argument 'PATH'"),
         (["no-such-command"], "No such command 'no-such-command'"),
-        (["run", ECHO, "--repeat", "zero"], "--repeat zero: run each case at least once"),
     ):
         done = run_evalkit(*args)
         assert done.returncode == 2, (args, done.stderr)
         assert says in done.stderr and "internal error" not in done.stderr, (args, done.stderr)
         assert "Try 'evalkit" in done.stderr and "Traceback" not in done.stderr
 
+
+
+def test_a_repeat_that_is_neither_a_number_nor_auto_is_a_usage_error():
+    done = run_evalkit("run", ECHO, "--repeat", "zero")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip() == ("evalkit: --repeat zero: run each case at least once: a whole number, "
+                                   "or 'auto' (see docs/repeats.md)")
 
 def test_a_bad_setting_under_debug_is_still_exit_2_naming_the_flag():
     done = run_evalkit("run", ECHO, "--agent", f"{AGENTS}:echo", "--jobs", "0", "--debug")
