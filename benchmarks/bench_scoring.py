@@ -24,8 +24,7 @@ from evalkit.criteria.adk.trajectory import MatchType, ToolTrajectoryCriterion, 
 from evalkit.schema.evalset import EvalCase, Invocation
 
 ROOT = Path(__file__).resolve().parents[1]
-WORDS = ("sunny rainy cloudy windy Paris London Tokyo Rome today tomorrow degrees the weather is will be "
-         "in and with a light breeze high low temperature forecast expected showers").split()
+WORDS = ["sunny", "rainy", "cloudy", "windy", "Paris", "London", "Tokyo", "Rome", "today", "tomorrow", "degrees", "the", "weather", "is", "will", "be", "in", "and", "with", "a", "light", "breeze", "high", "low", "temperature", "forecast", "expected", "showers"]
 
 
 def sentence(rng: random.Random) -> str:

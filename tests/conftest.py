@@ -18,11 +18,24 @@ def root() -> Path:
     return ROOT
 
 
+@pytest.fixture(autouse=True)
+def own_state_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test its own `.evalkit/` (run history, judge cache), so tests running side by side never share one."""
+    monkeypatch.setenv("EVALKIT_CACHE_DIR", str(tmp_path / ".evalkit" / "cache"))
+    monkeypatch.setenv("EVALKIT_RUNS_DIR", str(tmp_path / ".evalkit" / "runs"))
+
+
 def run_evalkit(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    """Run `python -m evalkit` as a real process, as a user or a CI job would."""
-    state = (cwd or ROOT) / ".evalkit"
-    environment = {**os.environ, "EVALKIT_CACHE_DIR": str(state / "cache"), "EVALKIT_RUNS_DIR": str(state / "test-runs"),
-                   "GITHUB_STEP_SUMMARY": "", **(env or {})}
+    """Run `python -m evalkit` as a real process, as a user or a CI job would.
+
+    Its `.evalkit/` is the one in `cwd`, or else the test's own (`own_state_folder`).
+    """
+    if cwd is not None:
+        state = {"EVALKIT_CACHE_DIR": str(cwd / ".evalkit" / "cache"), "EVALKIT_RUNS_DIR": str(cwd / ".evalkit" / "test-runs")}
+    else:
+        state = {name: os.environ.get(name) or str(ROOT / ".evalkit" / folder)
+                 for name, folder in (("EVALKIT_CACHE_DIR", "cache"), ("EVALKIT_RUNS_DIR", "test-runs"))}
+    environment = {**os.environ, **state, "GITHUB_STEP_SUMMARY": "", **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "evalkit", *args],
         cwd=cwd or ROOT, env=environment, capture_output=True, text=True, timeout=timeout,

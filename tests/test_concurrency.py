@@ -12,9 +12,9 @@ import itertools
 
 import pytest
 
-from evalkit.engine.concurrency import AdaptiveLimit, Tuning, parse_jobs
-from evalkit.engine.overloads import listen_for_upstream_overloads, overload_of, report_upstream_overload
-from evalkit.errors import AgentError, AgentOverloaded, UsageError
+from evalkit.foundation.concurrency import AdaptiveLimit, Tuning, parse_jobs
+from evalkit.foundation.overloads import listen_for_upstream_overloads, overload_of, report_upstream_overload
+from evalkit.errors import AgentError, AgentOverloaded
 
 
 class VirtualTime:
@@ -104,7 +104,7 @@ async def run_cases(limit: AdaptiveLimit, server: ScriptedServer, time: VirtualT
             limit.release(slot, latency)
             levels.append(limit.level)
 
-    done = asyncio.ensure_future(asyncio.gather(*(worker() for _ in range(workers))))
+    done = asyncio.ensure_future(asyncio.gather(*(worker() for _ in range(workers))))  # noqa: RUF006
     await time.drive(done)
     await done
     return levels

@@ -24,7 +24,7 @@ print("HEAVY:" + ",".join(heavy))
 def loaded_modules(*args: str) -> list[str]:
     code = PROBE.format(heavy=HEAVY)
     done = subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, capture_output=True, text=True, timeout=60)
-    line = next(l for l in done.stdout.splitlines() if l.startswith("HEAVY:"))
+    line = next(text for text in done.stdout.splitlines() if text.startswith("HEAVY:"))
     return [m for m in line.removeprefix("HEAVY:").split(",") if m]
 
 

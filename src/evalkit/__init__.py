@@ -4,7 +4,7 @@ __version__ = "0.1.0"
 
 # The Python API is imported on first use, so `import evalkit` (and `evalkit --help`) stays cheap.
 _LAZY = {"assert_passes": "evalkit.api", "run_evals": "evalkit.api", "EvalFailed": "evalkit.api"}
-__all__ = ["__version__", *_LAZY]
+__all__ = ["EvalFailed", "__version__", "assert_passes", "run_evals"]  # the names of _LAZY, and the version
 
 
 def __getattr__(name):

@@ -17,10 +17,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from evalkit.engine.aio import run_sync
-from evalkit.errors import UsageError
+from evalkit.errors import InputError, UsageError
 from evalkit.schema.results import RunResult, Status
 from evalkit.settings import RunSettings
+
+
+# The keyword of each setting whose name differs from it, so errors name what the caller wrote.
+KEYWORDS = {"case_ids": "cases"}
 
 
 class EvalFailed(AssertionError):
@@ -50,19 +53,23 @@ def run_evals(
     Options left at None take the defaults of `evalkit.settings.RunSettings`; `settings`
     gives them all at once instead.
     """
-    from evalkit.agents.registry import resolve_agent
-    from evalkit.engine.evaluation import evaluate
-    from evalkit.loading.plan import build_plan
+    from evalkit.engine.run import run
 
-    given = dict(jobs=jobs, timeout=timeout, repeat=repeat, pass_rate=pass_rate, judge_jobs=judge_jobs,
-                 use_cache=use_cache)
+    given = {"jobs": jobs, "timeout": timeout, "repeat": repeat, "pass_rate": pass_rate, "judge_jobs": judge_jobs,
+             "use_cache": use_cache}
     if settings is None:
         settings = RunSettings.of(**given)
     elif any(value is not None for value in given.values()):
         raise UsageError("give either settings= or the separate options, not both")
-    plan = build_plan(_as_list(paths), case_ids=list(cases or []), config_file=str(config) if config else None)
-    loaded = resolve_agent(agent, plan.agent_from_config(), settings, how_to_name="pass agent=...")
-    return run_sync(lambda: evaluate(plan, loaded, settings))
+    settings = settings.model_copy(update={"paths": tuple(_as_list(paths)), "case_ids": tuple(cases or ()),
+                                           "config": str(config) if config else None})
+    try:
+        outcome = run(settings, agent=agent, full=True)
+    except InputError as error:
+        raise error.renamed(KEYWORDS) from None
+    if outcome.interrupted:
+        raise KeyboardInterrupt
+    return outcome.result
 
 
 def assert_passes(

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from typer.core import TyperArgument, TyperCommand
 
 from evalkit import defaults
+from evalkit.cli_format import SETTING_FLAGS, EvalkitCommand
 
 app = typer.Typer(
     name="evalkit",
@@ -30,28 +30,6 @@ app = typer.Typer(
 _debug = False
 
 
-class _PlainArgument(TyperArgument):
-    """An argument shown by its metavar alone: typer would add a Python type name (`<list[str]>`)."""
-
-    def display_type_rich(self, ctx):  # noqa: ANN001 - click's signature
-        return None
-
-    def _usage_display_name(self) -> str:
-        # typer writes a required argument as `{PATH}`; CLIs write `PATH`, and `[PATH]` when optional.
-        name = self.display_name_raw if self.required else f"[{self.display_name_raw}]"
-        return name + ("..." if self.nargs != 1 else "")
-
-
-class EvalkitCommand(TyperCommand):
-    """A command whose help reads like any CLI's: metavars, no Python type names."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        for param in self.params:
-            if type(param) is TyperArgument:
-                param.__class__ = _PlainArgument
-
-
 def fail(lines: list[str], code: int) -> None:
     for line in lines:
         typer.echo(f"evalkit: {line}", err=True)
@@ -60,7 +38,7 @@ def fail(lines: list[str], code: int) -> None:
 
 def guarded(action):
     """Run a command body, mapping evalkit errors to their messages and exit codes."""
-    from evalkit.errors import EvalkitError, SettingError
+    from evalkit.errors import EvalkitError, InputError
 
     try:
         return action()
@@ -70,14 +48,7 @@ def guarded(action):
 
             traceback.print_exc()
         # A setting's message names the flag the user typed (`--jobs`), not the keyword.
-        flag = SETTING_FLAGS.get(error.name) if isinstance(error, SettingError) else None
-        fail([error.worded_as(flag)] if flag else error.lines(), error.exit_code)
-
-
-# The flag of each run setting, so the settings' messages name what the user typed.
-SETTING_FLAGS = {"jobs": "--jobs", "judge_jobs": "--judge-jobs", "timeout": "--timeout", "repeat": "--repeat",
-                 "pass_rate": "--pass-rate", "use_cache": "--no-cache", "confidence": "--confidence",
-                 "max_repeat": "--max-repeat"}
+        fail(error.lines(SETTING_FLAGS) if isinstance(error, InputError) else error.lines(), error.exit_code)
 
 
 def _show_version(value: bool) -> None:
@@ -136,9 +107,7 @@ def run(
         markdown=markdown, html=html, repeat=repeat, case_ids=case or [], shard=shard,
         baseline=baseline, tolerance=tolerance, pass_rate=pass_rate, use_cache=False if no_cache else None, timeout=timeout, quiet=quiet,
         judge_jobs=judge_jobs, detailed=print_detailed_results, debug=_debug, cassettes=cassettes,
-        cassette_mode=cassette_mode, processes=processes, max_repeat=max_repeat, confidence=confidence,
-        significance=significance, gate_scores=gate_scores, quarantine=quarantine,
-    )
+        cassette_mode=cassette_mode, processes=processes, max_repeat=max_repeat, confidence=confidence, significance=significance, gate_scores=gate_scores, quarantine=quarantine)
     raise typer.Exit(guarded(lambda: run_command(request)))
 
 
@@ -185,8 +154,7 @@ def compare(
     from evalkit.commands.compare import compare_command
 
     raise typer.Exit(guarded(lambda: compare_command(base, new, tolerance=tolerance, json_out=json_out,
-                                                     show_unchanged=show_all, quiet=quiet, significance=significance,
-                                                     gate_scores=gate_scores)))
+                                                     show_unchanged=show_all, quiet=quiet, significance=significance, gate_scores=gate_scores)))
 
 
 @app.command(cls=EvalkitCommand)
@@ -258,6 +226,32 @@ def accept(
     raise typer.Exit(guarded(lambda: accept_command(result_file, case or [], interactive=interactive)))
 
 
+@app.command(cls=EvalkitCommand)
+def label(
+    result_file: Path = typer.Argument(..., metavar="RESULT", help="A result file written by `evalkit run --json`"),
+    labels: Path = typer.Option(..., "--labels", metavar="FILE", help="The labels file (JSON or YAML) to add to; created if missing"),
+    criterion: Optional[List[str]] = typer.Option(None, "--criterion", metavar="NAME", help="Only this judged criterion (repeatable)"),
+    again: bool = typer.Option(False, "--again", help="Also show the cases already labelled"),
+) -> None:
+    """Label the judged cases of RESULT in the terminal: agree or disagree with the judge, case by case."""
+    from evalkit.commands.label import label_command
+
+    raise typer.Exit(guarded(lambda: label_command(result_file, labels, criteria=criterion or [], again=again)))
+
+
+@app.command(cls=EvalkitCommand)
+def calibrate(
+    result_files: List[Path] = typer.Argument(..., metavar="RESULT", help="Result files whose judged cases were labelled"),
+    labels: Path = typer.Option(..., "--labels", metavar="FILE", help="The labels file (JSON or YAML)"),
+    json_out: Optional[Path] = typer.Option(None, "--json", metavar="FILE", help="Write the calibration here (what judge_model_options.calibration reads)"),
+    min_kappa: Optional[float] = typer.Option(None, "--min-kappa", metavar="K", help="Exit 1 when a criterion's Cohen's kappa is below K (or undefined)"),
+) -> None:
+    """How far each judged criterion agrees with people's labels: agreement, Cohen's kappa, confusion."""
+    from evalkit.commands.calibrate import calibrate_command
+
+    raise typer.Exit(guarded(lambda: calibrate_command(result_files, labels, json_out=json_out, min_kappa=min_kappa)))
+
+
 @app.command("criteria", cls=EvalkitCommand)
 def list_criteria() -> None:
     """List the criteria with their options and defaults."""
@@ -272,7 +266,7 @@ def schema(which: str = typer.Argument(..., metavar="evalset|config", help='eval
     """Print the JSON Schema of eval set or config files."""
     import json
 
-    from evalkit.schema.json_schema import json_schema
+    from evalkit.loading.json_schema import json_schema
 
     document = guarded(lambda: json_schema(which))
     typer.echo(json.dumps(document, indent=2))

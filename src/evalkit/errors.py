@@ -6,6 +6,7 @@ every message is shaped here and nowhere else.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -34,6 +35,42 @@ class Problem:
         return ": ".join([*parts, self.message])
 
 
+@dataclass(frozen=True)
+class SettingProblem(Problem):
+    """A problem with a setting's value, worded by whoever the user gave it to.
+
+    The library names the setting (`shard='3/2': ...`); the CLI words it with its flag
+    (`--shard 3/2: ...`), the Python API with its keyword, the pytest plugin with its
+    option: `worded(words)`. The message may name other settings as `{name}` for the
+    same rewording; `mentions` lists them.
+    """
+
+    setting: str = ""  # the setting whose value is wrong ("" when the message names them all)
+    value: object = None
+    mentions: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return self.worded()
+
+    def worded(self, words: Mapping[str, str] | None = None) -> str:
+        """The problem with each setting called what `words` calls it (a flag starts with "-")."""
+        def word(name: str) -> str:
+            return (words or {}).get(name, name)
+
+        message = self.message
+        for name in self.mentions:
+            message = message.replace("{" + name + "}", word(name))
+        head = []
+        if self.setting:
+            called = word(self.setting)
+            if called.startswith("-"):
+                value = f"{self.value:g}" if isinstance(self.value, float) else str(self.value)
+                head = [f"{called} {value}"]
+            else:
+                head = [f"{called}={self.value!r}"]
+        return ": ".join([p for p in (self.file, self.location) if p] + head + [message])
+
+
 class EvalkitError(Exception):
     """Base class. `exit_code` is what the CLI exits with when this escapes a command."""
 
@@ -57,8 +94,18 @@ class InputError(EvalkitError):
         self.problems = list(problems)
         super().__init__("\n".join(str(p) for p in self.problems))
 
-    def lines(self) -> list[str]:
-        return [str(p) for p in self.problems]
+    def lines(self, words: Mapping[str, str] | None = None) -> list[str]:
+        """One line per problem; `words` names the settings as the user's tool does (the CLI's flags)."""
+        return [p.worded(words) if isinstance(p, SettingProblem) else str(p) for p in self.problems]
+
+    def renamed(self, words: Mapping[str, str]) -> InputError:
+        """This error worded with `words` (the Python API's keywords), of the same class."""
+        copy = self.__class__.__new__(self.__class__)
+        copy.__dict__.update(self.__dict__)
+        copy.problems = [Problem(p.file, p.location, p.worded(words)) if isinstance(p, SettingProblem) else p
+                         for p in self.problems]
+        Exception.__init__(copy, "\n".join(str(p) for p in copy.problems))
+        return copy
 
 
 class UsageError(InputError):
@@ -66,22 +113,33 @@ class UsageError(InputError):
 
 
 class SettingError(UsageError):
-    """A run setting out of range (exit 2), named as the Python API spells it (`pass_rate=1.5`).
+    """A setting's value is wrong (exit 2), named as the Python API spells it (`pass_rate=1.5`).
 
-    The CLI rewords it with the flag the user typed (`--pass-rate 1.5`): see `worded_as`.
+    The CLI rewords it with the flag the user typed (`--pass-rate 1.5`): see `SettingProblem`.
     """
 
-    def __init__(self, name: str, value: object, reason: str):
+    def __init__(self, name: str, value: object, reason: str, mentions: tuple[str, ...] = ()):
         self.name, self.value, self.reason = name, value, reason
-        super().__init__(f"{name}={value!r}: {reason}")
+        super().__init__(SettingProblem("", "", reason, name, value, mentions))
 
     def worded_as(self, flag: str) -> str:
-        value = f"{self.value:g}" if isinstance(self.value, float) else str(self.value)
-        return f"{flag} {value}: {self.reason}"
+        return self.lines({self.name: flag})[0]
 
 
-class AgentLoadError(InputError):
-    """The agent named by `--agent` cannot be loaded (exit 2); nothing ran."""
+class AgentLoadError(SettingError):
+    """The agent the `agent` setting names cannot be loaded (exit 2); nothing ran.
+
+    Worded as the setting (`agent='my_agent.py': no such file`); the CLI words it with
+    `--agent`, the pytest plugin with `--evalkit-agent`. `spec` is None when the problem
+    is not the spec's (google-adk missing).
+    """
+
+    def __init__(self, spec: str | None, reason: str):
+        if spec is None:
+            UsageError.__init__(self, reason)
+            self.name, self.value, self.reason = "", None, reason
+        else:
+            super().__init__("agent", spec, reason)
 
 
 class MissingExtraError(InputError):

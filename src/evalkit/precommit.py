@@ -17,7 +17,8 @@ from pathlib import Path
 
 from evalkit.errors import ExitCode, InputError, Problem
 from evalkit.loading.configs import CONFIG_NAMES, load_config
-from evalkit.loading.plan import EVALSET_PATTERNS, build_plan
+from evalkit.loading.evalset_paths import evalset_files
+from evalkit.loading.plan import build_plan
 
 
 
@@ -28,7 +29,7 @@ def targets(files: list[str]) -> tuple[list[Path], list[Path]]:
     for name in files:
         path = Path(name)
         if path.name in CONFIG_NAMES:
-            beside = sorted({f for pattern in EVALSET_PATTERNS for f in path.parent.glob(pattern)})
+            beside = evalset_files(path.parent, recursive=False)
             if beside:
                 evalsets.update(dict.fromkeys(beside))
             else:

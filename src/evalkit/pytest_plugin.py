@@ -28,7 +28,6 @@ import pytest
 from evalkit.errors import EvalkitError, InputError
 from evalkit.schema.results import CaseResult, Status
 
-_PATTERNS = (".evalset.json", ".evalset.yaml", ".evalset.yml", ".test.json")
 
 
 @dataclass
@@ -39,22 +38,23 @@ class Targets:
     folders: list[Path] = field(default_factory=list)
 
     def add(self, raw: str, base: Path) -> Path:
-        target, ids = raw, ""
-        if ":" in raw and not (base / raw).exists() and not Path(raw).exists():
-            target, _, ids = raw.partition(":")
+        from evalkit.loading.evalset_paths import split_selector
+
+        target, ids = split_selector(raw, lambda name: (base / name).exists() or Path(name).exists())
         path = (base / target).resolve()
         if path.is_dir():
             self.folders.append(path)
         else:
-            chosen = self.files.setdefault(path, [])
-            chosen.extend(i.strip() for i in ids.split(",") if i.strip())
+            self.files.setdefault(path, []).extend(ids)
         return path
 
     def wants(self, path: Path) -> bool:
         path = path.resolve()
         if path in self.files:
             return True
-        return path.name.endswith(_PATTERNS) and any(folder in path.parents for folder in self.folders)
+        from evalkit.loading.evalset_paths import is_evalset_name
+
+        return is_evalset_name(path) and any(folder in path.parents for folder in self.folders)
 
 
 _TARGETS = pytest.StashKey[Targets]()
@@ -127,7 +127,7 @@ class EvalSetFile(pytest.File):
         try:
             self.plan = build_plan([selector], config_file=_setting(self.config, "evalkit_config"))
         except InputError as error:
-            raise self.CollectError("evalkit: " + "\nevalkit: ".join(error.lines())) from None
+            raise self.CollectError("evalkit: " + "\nevalkit: ".join(_lines(error))) from None
         for planned in self.plan.sets:
             for case in planned.cases:
                 yield EvalCaseItem.from_parent(self, name=case.eval_id, eval_set_id=planned.evalset.eval_set_id)
@@ -135,22 +135,24 @@ class EvalSetFile(pytest.File):
     def setup(self) -> None:
         from dataclasses import replace
 
-        from evalkit.engine.aio import run_sync
-        from evalkit.engine.evaluation import RunProgress, evaluate
-        from evalkit.settings import RunSettings
+        from evalkit.engine.run import run
         from evalkit.loading.plan import Plan
+        from evalkit.settings import RunSettings
 
         chosen = {item.name for item in self.session.items if item.parent is self}
         plan = Plan([replace(s, cases=[c for c in s.cases if c.eval_id in chosen]) for s in self.plan.sets])
         try:
-            settings = RunSettings()
-            agent = _load_agent(self.config, plan, settings)
-            progress = RunProgress(quarantine=self.config.stash.get(_QUARANTINE, None))
-            result = run_sync(lambda: evaluate(plan, agent, settings, progress))
+            quarantine = self.config.stash.get(_QUARANTINE, None)
+            settings = RunSettings.of(quarantine=Path(quarantine.file) if quarantine is not None else None)
+            outcome = run(settings, agent=_agent_spec(self.config), plan=plan, full=True)
         except EvalkitError as error:
-            problem = "evalkit: " + "\nevalkit: ".join(error.lines())
+            problem = "evalkit: " + "\nevalkit: ".join(_lines(error))
         else:
-            self.results = {case.eval_id: case for case in result.cases}
+            if outcome.interrupted:
+                raise KeyboardInterrupt
+            self.results = {case.eval_id: case for case in outcome.result.cases}
+            if quarantine is not None:  # the session's list learns which of its entries this file's cases meet
+                list(quarantine.marked(outcome.result.cases))
             return
         pytest.fail(problem, pytrace=False)  # outside the handler, so no chained traceback is shown
 
@@ -210,6 +212,14 @@ def describe_failure(case: CaseResult) -> str:
     return "\n".join(lines)
 
 
+# The option of each setting the plugin takes, so errors name what the user wrote.
+OPTIONS = {"agent": "--evalkit-agent", "config": "--evalkit-config"}
+
+
+def _lines(error: EvalkitError) -> list[str]:
+    return error.lines(OPTIONS) if isinstance(error, InputError) else error.lines()
+
+
 def _shown(path: Path) -> Path:
     """Relative to the current folder when inside it, so messages name files as the user does."""
     try:
@@ -228,12 +238,9 @@ def _setting(config: pytest.Config, name: str) -> str | None:
     return str(candidate) if candidate.exists() else str(value)
 
 
-def _load_agent(config: pytest.Config, plan, settings):
-    from evalkit.agents.registry import resolve_agent
-
-    spec = config.getoption("evalkit_agent") or _ini_agent(config)
-    return resolve_agent(spec, plan.agent_from_config(), settings,
-                         how_to_name="pass --evalkit-agent SPEC, set evalkit_agent")
+def _agent_spec(config: pytest.Config) -> str | None:
+    """`--evalkit-agent`, else `evalkit_agent` from the ini (None: the config's agent)."""
+    return config.getoption("evalkit_agent") or _ini_agent(config)
 
 
 def _ini_agent(config: pytest.Config) -> str | None:

@@ -83,7 +83,7 @@ class Quarantine:
 
 
 def load_quarantine(path: Path, today: date | None = None) -> Quarantine:
-    from evalkit.loading.documents import read_document
+    from evalkit.foundation.documents import read_document
 
     data = read_document(path)
     problems: list[Problem] = []

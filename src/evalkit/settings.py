@@ -1,24 +1,34 @@
-"""How a run runs: one frozen settings object that applies the run defaults and checks itself.
+"""What a run runs and how: one frozen settings object that applies the run defaults and checks itself.
 
 The CLI, the Python API and the pytest plugin all build a `RunSettings` from what their
-user gave (`None` meaning "not given") with `RunSettings.of(...)`, and pass it on: the
-engine, the runner and the agent adapters read their limits from it and from nowhere
-else. The default numbers are in `evalkit.defaults` (docs/architecture.md).
+user gave (`None` meaning "not given") with `RunSettings.of(...)`, and pass it to
+`evalkit.engine.run.run`: the engine, the runner and the agent adapters read their
+limits from it and from nowhere else; `--processes` workers receive it serialized. The
+default numbers are in `evalkit.defaults` (docs/architecture.md).
+
+The `EVALKIT_*` environment variables are read here too, and only here: `Environment`
+(docs/config.md, "Environment variables", lists them). A run's settings hold the environment they were
+built in, so the engine, the judge and the history take them from there.
 """
 
 from __future__ import annotations
 
 import math
+import os
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
-from evalkit.defaults import DEFAULT_JOBS, DEFAULT_JUDGE_JOBS, DEFAULT_MAX_REPEAT, DEFAULT_REPEAT, DEFAULT_TIMEOUT_S
-from evalkit.engine.concurrency import JobsSetting, most_in_flight, parse_jobs
-from evalkit.errors import SettingError
+from evalkit import defaults
+from evalkit.defaults import (DEFAULT_JOBS, DEFAULT_JUDGE_JOBS, DEFAULT_MAX_REPEAT, DEFAULT_PROCESSES, DEFAULT_REPEAT,
+                              DEFAULT_TIMEOUT_S)
+from evalkit.foundation.concurrency import JobsSetting, most_in_flight, parse_jobs
+from evalkit.errors import SettingError, UsageError
 
 # How many things run at once: a whole number ≥ 1 or "auto" (the adaptive controller of
-# `evalkit.engine.concurrency`), parsed here for the CLI, the Python API and the plugin.
+# `evalkit.foundation.concurrency`), parsed here for the CLI, the Python API and the plugin.
 Concurrency = Annotated[JobsSetting, BeforeValidator(parse_jobs)]
 
 _REASONS = {
@@ -30,13 +40,73 @@ _REASONS = {
     "pass_rate": "expected a share of the runs above 0 and at most 1, such as 0.8",
     "use_cache": "expected true or false",
     "confidence": "expected a confidence above 0 and below 1, such as 0.95",
+    "quarantine": "expected a quarantine file (JSON or YAML; see docs/repeats.md)",
+    "processes": "expected a whole number of worker processes, at least 1",
+}
+
+
+class Environment(BaseModel):
+    """The `EVALKIT_*` environment variables, checked together: the one place they are read.
+
+    An unset or empty variable takes its default (`evalkit.defaults`). Built from a plain
+    mapping (`Environment.read()`), not pydantic-settings: that library's import costs
+    a run's start-up a tenth of a second or more for seven values (docs/dependencies.md).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
+
+    runs_dir: Path = Field(default=Path(defaults.DEFAULT_RUNS_DIR), alias="EVALKIT_RUNS_DIR")
+    history_limit: int = Field(default=defaults.DEFAULT_HISTORY_LIMIT, ge=0, alias="EVALKIT_HISTORY_LIMIT")
+    cache_dir: Path = Field(default=Path(defaults.DEFAULT_CACHE_DIR), alias="EVALKIT_CACHE_DIR")
+    judge_max_attempts: int = Field(default=defaults.DEFAULT_JUDGE_MAX_ATTEMPTS, ge=1,
+                                    alias="EVALKIT_JUDGE_MAX_ATTEMPTS")
+    judge_timeout: float = Field(default=defaults.DEFAULT_JUDGE_ATTEMPT_TIMEOUT_S, gt=0, alias="EVALKIT_JUDGE_TIMEOUT")
+    judge_retry_base_delay: float = Field(default=defaults.DEFAULT_JUDGE_RETRY_BASE_DELAY_S, ge=0,
+                                          alias="EVALKIT_JUDGE_RETRY_BASE_DELAY")
+    judge_retry_max_delay: float = Field(default=defaults.DEFAULT_JUDGE_RETRY_MAX_DELAY_S, ge=0,
+                                         alias="EVALKIT_JUDGE_RETRY_MAX_DELAY")
+
+    @classmethod
+    def read(cls, environ: Mapping[str, str] | None = None) -> Environment:
+        """The variables of `environ` (the process's by default); a bad one raises `UsageError` naming it."""
+        environ = os.environ if environ is None else environ
+        given = {field.alias: environ[field.alias].strip() for field in cls.model_fields.values()
+                 if field.alias and environ.get(field.alias, "").strip()}
+        try:
+            return cls.model_validate(given)
+        except ValidationError as error:
+            variable = str(error.errors()[0]["loc"][0])
+            name = next(n for n, f in cls.model_fields.items() if f.alias == variable)
+            raise UsageError(f"{variable}={given[variable]}: {_ENVIRONMENT_REASONS[name]}") from None
+
+
+_ENVIRONMENT_REASONS = {
+    "runs_dir": "expected a folder",
+    "history_limit": "expected a whole number of runs to keep (0 turns history off)",
+    "cache_dir": "expected a folder",
+    "judge_max_attempts": "expected a whole number of tries per judge call (max_attempts), at least 1",
+    "judge_timeout": "expected a positive number of seconds per judge call",
+    "judge_retry_base_delay": "expected a number of seconds, 0 or more",
+    "judge_retry_max_delay": "expected a number of seconds, 0 or more",
 }
 
 
 class RunSettings(BaseModel):
-    """The knobs of one run. Frozen: what the run started with is what it ran with."""
+    """One run: what it runs and its knobs. Frozen: what the run started with is what it ran with."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # What to run. Empty or None: given another way (the Python API's arguments, the config's agent).
+    paths: tuple[str, ...] = ()  # eval set files and folders, `file.json:id,id` selectors
+    case_ids: tuple[str, ...] = ()  # run only these eval cases
+    config: str | None = None  # the EvalConfig file for every eval set
+    agent: str | None = None  # the agent SPEC; an agent object is passed beside the settings
+    shard: str | None = None  # "K/N": this run's slice of the cases (evalkit.engine.sharding)
+    cassettes: Path | None = None  # answer the agent's model calls from this folder (docs/cassettes.md)
+    cassette_mode: str = "replay"
+    processes: int = Field(default=DEFAULT_PROCESSES, ge=1)  # worker processes (evalkit.engine.processes)
+    # The EVALKIT_* variables, as they were when the settings were built.
+    environment: Environment = Field(default_factory=Environment.read)
 
     jobs: Concurrency = DEFAULT_JOBS
     judge_jobs: Concurrency = DEFAULT_JUDGE_JOBS
@@ -46,6 +116,7 @@ class RunSettings(BaseModel):
     use_cache: bool = True  # read and write the judge cache
     confidence: float | None = Field(default=None, gt=0, lt=1)  # with pass_rate: judge by the interval's low end
     auto_repeat: bool = False  # `--repeat auto`: `repeat` is then the most runs a case gets (engine/repeats.py)
+    quarantine: Path | None = None  # known-flaky cases left out of the exit code until their date (evalkit.quarantine)
 
     @classmethod
     def of(cls, **given: Any) -> RunSettings:
@@ -95,5 +166,3 @@ class RunSettings(BaseModel):
                 return passed
         return runs + 1
 
-
-DEFAULTS = RunSettings()

@@ -212,7 +212,7 @@ def test_unloadable_folders_are_agent_load_errors(folder, message):
     with pytest.raises(AgentLoadError) as raised:
         AdkAgent.from_directory(AGENTS / folder)
 
-    assert str(raised.value) == f"--agent {AGENTS / folder}: {message}"
+    assert raised.value.worded_as("--agent") == f"--agent {AGENTS / folder}: {message}"
 
 
 def test_a_folder_without_init_is_not_an_agent_folder(tmp_path):

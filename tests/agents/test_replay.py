@@ -38,7 +38,7 @@ def test_the_eval_set_id_picks_between_cases_of_the_same_eval_id(tmp_path):
     assert agent.recording_of("c", "greet") is None  # two candidates: no guessing
     with pytest.raises(InputError) as caught:
         agent.check_cases([("a", "greet"), ("c", "greet")])
-    assert [str(p) for p in caught.value.problems] == [
+    assert caught.value.lines({"case_ids": "--case"}) == [
         f"{tmp_path / 'recorded.json'}: no recorded run of case c/greet; record it again, "
         "or select the recorded cases with --case"]
 

@@ -23,7 +23,8 @@ _private = 1
 def message(spec: str) -> str:
     with pytest.raises(AgentLoadError) as caught:
         load_agent(spec)
-    return str(caught.value)
+    assert str(caught.value).startswith(f"agent={spec!r}: ")  # the library names the setting...
+    return caught.value.worded_as("--agent")  # ...the CLI its flag
 
 
 def test_a_python_file_alone_lists_what_to_name(tmp_path, monkeypatch):
@@ -50,7 +51,9 @@ def test_case_ids_in_another_case_are_suggested(tmp_path):
                        '[{"user_content": {"role": "user", "parts": [{"text": "hi"}]}}]}]}')
     with pytest.raises(InputError) as caught:
         build_plan([str(evalset)], case_ids=["Paris"])
-    assert str(caught.value) == "--case Paris: no eval case with that id in the given eval sets; did you mean 'paris'?"
+    assert caught.value.lines({"case_ids": "--case"}) == [
+        "--case Paris: no eval case with that id in the given eval sets; did you mean 'paris'?"]
+    assert str(caught.value).startswith("case_ids='Paris': no eval case")
     with pytest.raises(InputError) as caught:
         build_plan([f"{evalset}:Paris"])
     assert "selector 'Paris': no eval case with that id; did you mean 'paris'?" in str(caught.value)

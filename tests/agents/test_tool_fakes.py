@@ -15,7 +15,6 @@ import pytest
 
 from evalkit.agents.base import SessionSpec
 from evalkit.agents.registry import load_agent
-from evalkit.schema.content import Content
 from evalkit.schema.evalset import EvalCase
 from evalkit.schema.tool_mocks import CaseToolFakes, FakeAnswer, args_include, tool_mocks_for
 from evalkit.schema.views import tool_responses
@@ -223,7 +222,7 @@ def test_unmatched_calls_are_in_the_result_file_and_on_the_console(tmp_path, age
 
 
 def test_the_eval_set_json_schema_describes_the_new_entry_keys():
-    from evalkit.schema.json_schema import json_schema
+    from evalkit.loading.json_schema import json_schema
 
     properties = json_schema("evalset")["$defs"]["ToolMock"]["properties"]
     assert {"name", "args", "response", "responses", "error", "invocation_index"} <= set(properties)

@@ -63,7 +63,9 @@ async def test_a_case_cut_short_keeps_its_old_cassette_and_a_finished_one_is_wri
             inner = OneCallAgent(proxy.url)
             agent = CassetteAgent(inner, deck)
             interrupted = asyncio.create_task(play(agent, case("cut")))
+            deadline = asyncio.get_running_loop().time() + 30
             while deck.stats["recorded"] < 1:  # its model call is recorded; the turn is still running
+                assert asyncio.get_running_loop().time() < deadline, "the agent's model call was never recorded"
                 await asyncio.sleep(0.01)
             interrupted.cancel()
             await asyncio.gather(interrupted, return_exceptions=True)

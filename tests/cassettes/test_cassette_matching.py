@@ -59,6 +59,25 @@ def test_the_difference_names_the_field_and_both_values():
                        "recorded 'Be brief.' → now 'Be chatty.'")
 
 
+def test_a_difference_past_the_excerpt_shows_the_text_around_it():
+    preamble = "You answer questions about the weather in European capitals, briefly and politely. "
+    recorded = GEMINI.normalise(PATH, gemini_body(system=preamble + "Always call get_weather first; never guess."))
+    now = GEMINI.normalise(PATH, gemini_body(system=preamble + "Always call get_forecast first; never guess."))
+    message = closest_difference(now, [recorded])
+    before, after = message.split(": recorded ", 1)[1].split(" → now ")
+    assert before != after  # the two excerpts differ: each shows where the texts part
+    assert "get_weather" in before and "get_forecast" in after
+    assert before.startswith("'…") and after.startswith("'…")  # cut at the front, where both agree
+    assert len(before) < 100 and len(after) < 100
+
+
+def test_a_difference_near_the_end_of_a_long_text_keeps_the_end_in_view():
+    recorded = {"model": "m", "stop": ["x" * 100 + "a"]}
+    now = {"model": "m", "stop": ["x" * 100 + "b"]}
+    before, after = closest_difference(now, [recorded]).split(": recorded ", 1)[1].split(" → now ")
+    assert before.endswith("a'") and after.endswith("b'")
+
+
 def test_the_closest_of_several_recordings_is_compared():
     first = {"model": "m", "messages": [{"role": "user", "content": "a"}]}
     second = {"model": "m", "messages": [{"role": "user", "content": "b"}], "temperature": 0}

@@ -10,7 +10,7 @@ import pytest
 
 from evalkit.agents.turn_protocol import AgentReply, reply_to_invocation
 from evalkit.criteria.ces.checks import match_calls, parameter_correctness, response_matches
-from evalkit.ces.case_data import ces_data
+from evalkit.schema.ces_case import ces_data
 from evalkit.criteria.base import EvalContext
 from evalkit.criteria.ces.expectations import CesExpectationsCriterion, ExpectationsOptions
 from evalkit.criteria.ces.semantic_similarity import (

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from evalkit.ces import import_ces
-from evalkit.report.latency import run_report
+from evalkit.results.latency import run_report
 from evalkit.schema.results import CaseResult
 from evalkit.testing import FakeGemini
 from tests.conftest import run_evalkit

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from evalkit.ces import import_ces
-from evalkit.ces.case_data import ces_data
+from evalkit.schema.ces_case import ces_data
 from evalkit.ces.importer import import_ces_file, summary_lines
 from evalkit.errors import InputError
 from evalkit.loading.plan import build_plan

@@ -39,7 +39,7 @@ def validate(tmp_path, criteria):
 def test_bad_options(tmp_path, criteria, place, message):
     done, config = validate(tmp_path, criteria)
     assert done.returncode == 2, done.stdout + done.stderr
-    line = next((l for l in done.stderr.splitlines() if place in l), None)
+    line = next((text for text in done.stderr.splitlines() if place in text), None)
     assert line is not None, done.stderr
     assert line.startswith(f"evalkit: {config}: {place}:") and message in line, line
     assert "Traceback" not in done.stderr

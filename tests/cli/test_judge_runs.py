@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from evalkit.testing import FakeGemini
-from tests.conftest import ROOT, run_evalkit
+from tests.conftest import run_evalkit
 
 MARKER_KEY = "MARKER-KEY-7f3a9c"
 REGRESSED = "examples/weather_agent/regressed_agent.py:weather_agent"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.devloop.helpers import case, evalkit, load, save, seeded
+from tests.devloop.helpers import case as case_of, evalkit, load, save, seeded
 
 ADK_STATUS = {"passed": 1, "failed": 2, "not_evaluated": 3, "informational": 4}
 
@@ -162,7 +162,6 @@ def test_unreadable_inputs_exit_2_with_a_readable_message(demo_result, tmp_path)
     assert "Traceback" not in missing.stderr + wrong.stderr + wrong_status.stderr + negative.stderr
 
 
-
 def with_repeats(data: dict, eval_id: str, passed: int, runs: int) -> dict:
     """A copy of a result in which one case ran `runs` times and passed `passed` of them."""
     import copy
@@ -190,7 +189,7 @@ def test_significance_tells_a_real_regression_from_noise(demo_result, tmp_path):
     assert "0.016 (10/10 → 5/10), significant" in row
     assert "1 significant regression(s)" in done.stdout.strip().splitlines()[-1]
     diff = load(tmp_path / "real-diff.json")
-    assert round(case(diff, "paris")["p_value"], 4) == 0.0163
+    assert round(case_of(diff, "paris")["p_value"], 4) == 0.0163
     assert set(diff["overall"]) >= {"test", "p_value", "regressed", "improved"}
 
     done = evalkit("compare", str(base), str(noise), "--significance", "0.05", tmp_path=tmp_path)

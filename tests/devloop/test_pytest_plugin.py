@@ -110,7 +110,7 @@ def test_an_agent_that_cannot_load_errors_each_case_once_with_its_reason(project
     result.assert_outcomes(passed=1, errors=3)
     result.stdout.fnmatch_lines([
         "*_ ERROR at setup of eval case weather/paris _*",
-        "evalkit: --agent no_such_module: no module named 'no_such_module'",
+        "evalkit: --evalkit-agent no_such_module: no module named 'no_such_module'",
         "*_ ERROR at setup of eval case weather/london_then_tokyo _*",
     ])
     assert "During handling" not in result.stdout.str()

@@ -7,6 +7,11 @@ or 1 (a shown failure), and never print a traceback. The commands build on each 
 writes the file the next compares), so the suite keeps this file's tests in one process,
 in order (`--dist loadfile` in pyproject.toml). The README tour's table must be
 what an 80-column terminal prints.
+
+A command ending in `&` starts a server the block's later commands use (an HTTP agent):
+it runs in the background until the docs' commands are done, on a free port that
+replaces the one the docs show (`--port N` and `127.0.0.1:N` in later commands), so
+runs on one machine never collide. Commands that need Node.js skip where it is missing.
 """
 
 from __future__ import annotations
@@ -14,8 +19,10 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
+import time
 from io import StringIO
 from pathlib import Path
 
@@ -45,8 +52,54 @@ def console_commands() -> list[tuple[str, str, int | None]]:
     return found
 
 
+SERVER_START_TIMEOUT_S = 60.0
+_servers: list[subprocess.Popen] = []  # background commands, stopped with the checkout
+_ports: dict[str, str] = {}  # the port a doc shows -> the free port it runs on
+
+
 @pytest.fixture(scope="module")
-def checkout(tmp_path_factory) -> tuple[Path, dict[str, str]]:
+def checkout(tmp_path_factory):
+    yield _checkout(tmp_path_factory)
+    for server in _servers:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+    _servers.clear()
+
+
+def _with_free_ports(command: str) -> str:
+    shown = re.search(r"--port (\d+)", command)
+    if command.endswith("&") and shown and shown[1] not in _ports:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            _ports[shown[1]] = str(sock.getsockname()[1])
+    for port, free in _ports.items():
+        command = re.sub(rf"(--port |127\.0\.0\.1:){port}\b", rf"\g<1>{free}", command)
+    return command
+
+
+def _start_server(command: str, folder: Path, env: dict[str, str]) -> None:
+    """`$ COMMAND &`: start it, and wait until its port answers."""
+    log = open(folder / f"server-{len(_servers)}.log", "wb")  # noqa: SIM115 (the server keeps it)
+    server = subprocess.Popen(["bash", "-c", f"exec {command.removesuffix('&').strip()}"], cwd=folder, env=env,
+                              stdout=log, stderr=subprocess.STDOUT)
+    _servers.append(server)
+    port = int(re.search(r"--port (\d+)", command)[1])
+    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        assert server.poll() is None, f"{command} exited: {(folder / log.name).read_text()}"
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    pytest.fail(f"{command}: nothing listens on port {port} after {SERVER_START_TIMEOUT_S:.0f} s")
+
+
+def _checkout(tmp_path_factory) -> tuple[Path, dict[str, str]]:
     copy = tmp_path_factory.mktemp("checkout")
     for folder in ("evalsets", "examples", "configs"):
         shutil.copytree(ROOT / folder, copy / folder, ignore=shutil.ignore_patterns("__pycache__"))
@@ -66,6 +119,12 @@ def test_the_docs_have_runnable_examples():
 @pytest.mark.parametrize("doc, command, expected", console_commands(), ids=lambda v: str(v)[:60])
 def test_docs_command_runs_as_written(checkout, doc, command, expected):
     folder, env = checkout
+    if re.search(r"\bnode\b", command) and shutil.which("node") is None:
+        pytest.skip("Node.js is not installed")
+    command = _with_free_ports(command)
+    if command.endswith("&"):
+        _start_server(command, folder, env)
+        return
     done = subprocess.run(["bash", "-c", command], cwd=folder, env=env, capture_output=True, text=True, timeout=300)
     output = done.stdout + done.stderr
     assert "Traceback" not in output, f"{doc}: {command}\n{output}"

@@ -96,7 +96,7 @@ def test_sample_keeps_the_documented_hash_fraction(day, tmp_path):
     for seed, expected in list(chosen.items())[:3]:
         assert ids(day, tmp_path, sample=0.5, seed=seed) == expected
     assert ids(day, tmp_path, sample=1.0) == ["conv-a", "conv-b", "conv-c"]
-    with pytest.raises(UsageError, match="--sample 1.5"):
+    with pytest.raises(UsageError, match=r"--sample 1\.5"):
         import_otel_command([day[0]], tmp_path / "x.evalset.json", sample=1.5)
     with pytest.raises(UsageError, match="--since yesterday: not a date or time"):
         import_otel_command([day[0]], tmp_path / "x.evalset.json", since="yesterday")
@@ -104,14 +104,15 @@ def test_sample_keeps_the_documented_hash_fraction(day, tmp_path):
 
 def test_secrets_are_redacted_with_the_cassette_rules(gemini, monkeypatch, tmp_path):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789")
-    said = "weather in Oslo? my key is sk-test-0123456789, see https://example.com/v1?key=AIzaSyLEAKED&alt=sse"
+    said = ("weather in Oslo? my key is sk-test-0123456789, see https://example.com/v1?key=AIzaSyLEAKED&alt=sse "
+            'with x-goog-api-key: "AIzaSyQUOTED"')
     spans = bot_spans("bot", {"conv-secret": [said]})
     path = otel_support.write_collector_file(spans, tmp_path / "secret.jsonl")
 
     import_otel([path], tmp_path / "secret.evalset.json")
 
     written = (tmp_path / "secret.evalset.json").read_text()
-    assert "sk-test-0123456789" not in written and "AIzaSyLEAKED" not in written
+    assert "sk-test-0123456789" not in written and "AIzaSyLEAKED" not in written and "AIzaSyQUOTED" not in written
     assert "my key is [redacted], see https://example.com/v1?key=[redacted]&alt=sse" in written
 
 

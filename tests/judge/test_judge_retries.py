@@ -5,41 +5,50 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-import time
 
 import pytest
 
 from evalkit.errors import InputError, JudgeError
 from evalkit.judge import JudgeRequest, JudgeService, RetryPolicy
-from evalkit.judge.retry import parse_retry_after
+from evalkit.foundation.retry_after import parse_retry_after
 from evalkit.testing import FakeGemini
 
 MODEL = "gemini-2.5-flash"
+
+
+class Waits:
+    """The clock the retries wait on: it records each wait and returns at once (no wall-clock in tests)."""
+
+    def __init__(self) -> None:
+        self.seconds: list[float] = []
+
+    async def __call__(self, delay: float) -> None:
+        self.seconds.append(delay)
+        await asyncio.sleep(0)
 
 
 async def test_429_with_retry_after_is_honoured(fake_gemini: FakeGemini) -> None:
     # Backoff alone would wait at most 1 ms; only Retry-After explains a longer wait.
     policy = RetryPolicy(base_delay=0.001, max_delay=1.0, attempt_timeout=2.0)
     fake_gemini.fail_next(2, status=429, retry_after=0.15)
-    async with JudgeService(use_cache=False, retry=policy) as service:
-        started = time.perf_counter()
+    waits = Waits()
+    async with JudgeService(use_cache=False, retry=policy, sleep=waits) as service:
         reply = await service.generate(JudgeRequest(MODEL, "rate limited"))
-        elapsed = time.perf_counter() - started
         assert service.stats.retries == 2
         assert service.stats.calls == 3
 
     assert reply.text == "default reply"
-    assert elapsed >= 0.3
+    assert waits.seconds == [pytest.approx(0.15, abs=0.01)] * 2
     assert [r.outcome for r in fake_gemini.requests] == ["status 429", "status 429", "reply"]
 
 
 async def test_retry_after_is_capped_by_max_delay(fake_gemini: FakeGemini) -> None:
     policy = RetryPolicy(base_delay=0.001, max_delay=0.05, attempt_timeout=2.0)
     fake_gemini.fail_next(1, status=429, retry_after=30)
-    async with JudgeService(use_cache=False, retry=policy) as service:
-        started = time.perf_counter()
+    waits = Waits()
+    async with JudgeService(use_cache=False, retry=policy, sleep=waits) as service:
         await service.generate(JudgeRequest(MODEL, "asks for a long wait"))
-    assert time.perf_counter() - started < 2.0
+    assert waits.seconds == [0.05]
 
 
 async def test_503_then_success(fake_gemini: FakeGemini, fast_retry) -> None:
@@ -67,12 +76,12 @@ async def test_dropped_connections_and_garbled_bodies_are_retried(
 async def test_slow_replies_time_out_per_attempt(fake_gemini: FakeGemini) -> None:
     policy = RetryPolicy(max_attempts=2, attempt_timeout=0.2, base_delay=0.001, max_delay=0.01)
     fake_gemini.latency = 0.5
-    async with JudgeService(use_cache=False, retry=policy) as service:
-        started = time.perf_counter()
+    waits = Waits()
+    async with JudgeService(use_cache=False, retry=policy, sleep=waits) as service:
         with pytest.raises(JudgeError, match=r"failed after 2 attempts: no reply within 0.2 s"):
             await service.generate(JudgeRequest(MODEL, "slow judge"))
-    assert time.perf_counter() - started < 1.0
     assert fake_gemini.call_count == 2
+    assert len(waits.seconds) == 1 and waits.seconds[0] <= policy.max_delay
 
 
 async def test_judge_that_stays_down_fails_after_the_budget_without_leaking_the_key(
@@ -101,11 +110,12 @@ async def test_unreachable_judge_fails_fast_naming_the_endpoint(monkeypatch, fas
     with FakeGemini() as fake:
         dead_url = fake.base_url  # a port that is closed once the server stops
     monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", dead_url)
-    async with JudgeService(use_cache=False, retry=fast_retry) as service:
-        started = time.perf_counter()
+    waits = Waits()
+    async with JudgeService(use_cache=False, retry=fast_retry, sleep=waits) as service:
         with pytest.raises(JudgeError) as caught:
             await service.generate(JudgeRequest(MODEL, "hello?"))
-    assert time.perf_counter() - started < 3.0
+    assert len(waits.seconds) <= fast_retry.max_attempts - 1
+    assert all(wait <= fast_retry.max_delay for wait in waits.seconds)
     assert dead_url in str(caught.value) and "ConnectError" in str(caught.value)
     assert marker_key not in str(caught.value)
 

@@ -78,7 +78,7 @@ def _check(result, file: str, where: str, message: str) -> None:
     assert result.exception is None or isinstance(result.exception, SystemExit)
     errors = result.stderr
     assert "Traceback" not in errors and "Traceback" not in result.stdout
-    line = next((l for l in errors.splitlines() if file in l), None)
+    line = next((text for text in errors.splitlines() if file in text), None)
     assert line is not None, errors
     assert f"{file}: {where}: " in line or (not where and f"{file}: " in line), line
     assert message in line, line

@@ -8,7 +8,7 @@ import random
 import numpy
 import pytest
 
-from evalkit.report.latency import percentile, run_report, timed_calls
+from evalkit.results.latency import percentile, run_report, timed_calls
 from evalkit.schema.results import CaseResult, CriterionResult, InvocationRecord, InvocationScore, Status
 
 

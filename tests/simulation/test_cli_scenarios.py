@@ -9,7 +9,7 @@ from typing import Any
 
 from evalkit.testing import FakeGemini
 from tests.conftest import run_evalkit
-from tests.simulation.support import VALID, script
+from tests.simulation.support import script
 
 AGENT = Path(__file__).parent / "scenario_agent.py"
 

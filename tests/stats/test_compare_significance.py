@@ -67,8 +67,8 @@ def test_without_significance_the_json_is_unchanged():
 
 def test_score_tests_are_shown_and_gate_only_when_asked():
     ids = [f"c{i}" for i in range(8)]
-    base = run("base", {i: (1, 1) for i in ids}, {i: 0.9 for i in ids})
-    new = run("new", {i: (1, 1) for i in ids}, {i: 0.6 for i in ids})  # every case's score fell, none failed
+    base = run("base", dict.fromkeys(ids, (1, 1)), dict.fromkeys(ids, 0.9))
+    new = run("new", dict.fromkeys(ids, (1, 1)), dict.fromkeys(ids, 0.6))  # every case's score fell, none failed
     comparison = compare_runs(base, new)
     add_significance(comparison, base, new, 0.05)
     (criterion,) = comparison.significance.criteria

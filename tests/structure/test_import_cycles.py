@@ -1,4 +1,6 @@
-"""No two modules of evalkit import each other, directly or around a loop (lazy imports count too)."""
+"""No two modules, and no two packages, of evalkit import each other, directly or around a
+loop (lazy imports count too). The layers themselves are checked by `lint-imports`
+(pyproject.toml, docs/architecture.md "Layers")."""
 
 from __future__ import annotations
 
@@ -89,6 +91,44 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_no_import_cycles():
     assert cycles(import_graph()) == []
+
+
+def shared_layers() -> dict[str, str]:
+    """Packages the layers contract joins with ":" (one layer that may import itself), each to its layer's first."""
+    import tomllib
+
+    layers = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"][0]["layers"]
+    joined = [[name.strip() for name in layer.split(":")] for layer in layers if ":" in layer]
+    return {name: group[0] for group in joined for name in group}
+
+
+def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The module graph folded onto evalkit's top-level packages and modules (`evalkit.engine`, `evalkit.cli`);
+    packages the layers contract declares one layer (":") are one node."""
+    shared = shared_layers()
+
+    def package(name: str) -> str:
+        top = ".".join(name.split(".")[:2])
+        return shared.get(top, top)
+
+    folded: dict[str, set[str]] = {}
+    for name, targets in graph.items():
+        if name == "evalkit":
+            continue
+        edges = folded.setdefault(package(name), set())
+        edges.update(package(t) for t in targets if t != "evalkit" and package(t) != package(name))
+    return folded
+
+
+def test_no_import_cycles_between_packages():
+    assert cycles(package_graph(import_graph())) == []
+
+
+def test_the_package_fold_sees_a_loop_of_packages():
+    # Guards the fold: two modules that do not form a loop still make their packages one.
+    graph = {"evalkit.a.x": {"evalkit.b.y"}, "evalkit.b.z": {"evalkit.a.w"}, "evalkit.a.w": set(), "evalkit.b.y": set()}
+    assert cycles(graph) == []
+    assert cycles(package_graph(graph)) == [["evalkit.a", "evalkit.b"]]
 
 
 def test_the_walk_sees_imports_and_cycles():

@@ -24,7 +24,7 @@ from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
-from evalkit.agents.adk_events import TurnTiming, invocation_from_events
+from evalkit.agents.adk_events import TurnTiming, invocation_from_events, raise_on_error_event
 from evalkit.agents.base import Agent, AgentSession, SessionSpec
 from evalkit.errors import AgentError, AgentLoadError, MissingExtraError
 from evalkit.schema.content import Content
@@ -42,7 +42,7 @@ def require_adk() -> None:
     except ModuleNotFoundError as error:
         if error.name in (None, "google", "google.adk"):
             raise MissingExtraError("Running an ADK agent", "adk", "google-adk", "google-adk>=2.13,<3") from None
-        raise AgentLoadError(f"google-adk cannot be imported: {one_line(error)}") from None
+        raise AgentLoadError(None, f"google-adk cannot be imported: {one_line(error)}") from None
     capture_adk_logging()
 
 
@@ -85,18 +85,18 @@ class AdkAgent(Agent):
             return cls(obj.root_agent, app=obj, description=f"ADK app {name}")
         if isinstance(obj, BaseAgent):
             return cls(obj, description=f"ADK agent {name}")
-        raise AgentLoadError(f"--agent {name}: {type(obj).__name__} is neither an ADK BaseAgent nor an App")
+        raise AgentLoadError(name, f"{type(obj).__name__} is neither an ADK BaseAgent nor an App")
 
     @classmethod
     def from_directory(cls, path: str | Path) -> AdkAgent:
         """An agent folder, loaded exactly as `adk eval AGENT_DIR` loads it."""
         folder = Path(path).resolve()
-        where = f"--agent {path}"
+        where = str(path)
         if not folder.is_dir():
-            raise AgentLoadError(f"{where}: no such folder")
+            raise AgentLoadError(where, "no such folder")
         init_file = folder / "__init__.py"
         if not init_file.is_file():
-            raise AgentLoadError(f"{where}: not an ADK agent folder (no __init__.py)")
+            raise AgentLoadError(where, "not an ADK agent folder (no __init__.py)")
         require_adk()
         from google.adk.agents import BaseAgent
         from google.adk.apps.app import App
@@ -114,11 +114,11 @@ class AdkAgent(Agent):
         elif hasattr(holder, "get_agent_async"):
             root = _await_factory(holder.get_agent_async, where)
         else:
-            raise AgentLoadError(
-                f"{where}: {AGENT_MODULE}.py defines none of `app` (an App), `root_agent` or `get_agent_async`"
+            raise AgentLoadError(where,
+                f"{AGENT_MODULE}.py defines none of `app` (an App), `root_agent` or `get_agent_async`"
             )
         if not isinstance(root, (BaseAgent, BaseNode)):
-            raise AgentLoadError(f"{where}: root_agent is a {type(root).__name__}, not an ADK agent")
+            raise AgentLoadError(where, f"root_agent is a {type(root).__name__}, not an ADK agent")
         return cls(root, name=folder.name, description=f"ADK agent {folder.name}")
 
     async def open_session(self, spec: SessionSpec) -> AgentSession:
@@ -200,6 +200,7 @@ class AdkSession(AgentSession):
             ) from error
         wall = time.monotonic() - started
         record = self.plugin.end_turn()
+        raise_on_error_event(events, f"case {self.spec.case.eval_id!r}, turn {index + 1}", "the agent")
         return invocation_from_events(
             events,
             user_content,
@@ -232,25 +233,25 @@ def _import_agent_folder(init_file: Path, where: str) -> Any:
         del sys.modules[name]
     spec = importlib.util.spec_from_file_location(AGENT_MODULE, init_file)
     if spec is None or spec.loader is None:
-        raise AgentLoadError(f"{where}: cannot import {init_file}")
+        raise AgentLoadError(where, f"cannot import {init_file}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[AGENT_MODULE] = module
     try:
         spec.loader.exec_module(module)
     except Exception as error:
         del sys.modules[AGENT_MODULE]
-        raise AgentLoadError(f"{where}: importing the agent failed: {one_line(error)}") from None
+        raise AgentLoadError(where, f"importing the agent failed: {one_line(error)}") from None
     return module
 
 
 def _await_factory(factory: Any, where: str) -> Any:
     """Await `get_agent_async()`, which returns `(agent, exit_stack)`, from sync code."""
-    from evalkit.engine.aio import run_sync
+    from evalkit.foundation.aio import run_sync
 
     try:
         result = run_sync(factory)
     except Exception as error:
-        raise AgentLoadError(f"{where}: get_agent_async() failed: {one_line(error)}") from None
+        raise AgentLoadError(where, f"get_agent_async() failed: {one_line(error)}") from None
     return result[0] if isinstance(result, tuple) else result
 
 

@@ -11,6 +11,11 @@ judges see the same invocation from evalkit as from ADK:
 - the final-response event is kept without its content (its usage and model version
   still count) unless it also calls functions, so its text is not counted twice.
 
+An event carrying an error code (`errorCode` / `errorMessage` in JSON) means the turn
+failed: ADK for TypeScript's API server answers a failed model call that way, with
+HTTP 200, and every ADK records a blocked or empty model answer so. `raise_on_error_event`
+makes such a turn the case's `error`, for both adapters (docs/agents.md, "Failures").
+
 Events are read duck-typed: ADK's own `Event` objects (the in-process adapter) and
 `evalkit.schema.adk_session.AdkEvent` parsed from JSON (the API-server adapter and the
 session importer) answer the same questions, so every path builds invocations with
@@ -20,11 +25,15 @@ this one code. google-adk is not imported here.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
+from evalkit.errors import AgentError, AgentOverloaded
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import AppDetails, Invocation, InvocationEvent, InvocationEvents, UsageMetadata
 
+# Error codes that mean the model (or its server) was saturated: the case runs again later.
+OVERLOAD_CODES = frozenset({"429", "503", "RESOURCE_EXHAUSTED", "UNAVAILABLE"})
 USER_AUTHOR = "user"
 DEFAULT_AUTHOR = "agent"  # what ADK assumes for an event without an author
 
@@ -73,6 +82,26 @@ def invocation_from_events(
         tool_duration=round(timing.tool, 3) if timing else None,
         app_details=app_details,
     )
+
+
+def raise_on_error_event(events: Sequence[Any], where: str, source: str) -> None:
+    """Raise the case's error for the first event with an error code; return when there is none.
+
+    `source` says who reported it ("the agent", "the agent on the ADK server"). A code
+    meaning overload (429, 503, RESOURCE_EXHAUSTED) raises `AgentOverloaded`, so the run
+    backs off and plays the case again, as for an HTTP 429.
+    """
+    for event in events:
+        code = getattr(event, "error_code", None)
+        if not code:
+            continue
+        code = str(getattr(code, "value", code))  # ADK's Python events hold genai's FinishReason enum
+        message = " ".join(str(getattr(event, "error_message", None) or "").split())
+        author = f" (event by {event.author})" if event.author else ""
+        text = f"{where}: {source} reported error {code}{': ' + message if message else ''}{author}"
+        if code.upper() in OVERLOAD_CODES:
+            raise AgentOverloaded(text)
+        raise AgentError(text)
 
 
 def invocations_from_session_events(events: Sequence[Any]) -> list[Invocation]:

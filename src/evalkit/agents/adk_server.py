@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit, urlunsplit
 
-from evalkit.agents.adk_events import invocation_from_events
+from evalkit.agents.adk_events import invocation_from_events, raise_on_error_event
 from evalkit.agents.base import Agent, AgentSession, SessionSpec
 from evalkit.agents.http_agent import BACKSTOP_MARGIN_S, CONNECT_TIMEOUT_S, error_reason
 from evalkit.agents.worker_pool import snippet
@@ -53,24 +53,24 @@ class ServerSpec:
 
 def parse_spec(spec: str) -> ServerSpec:
     """`adk-server:http://host:8000/my_app?keep_sessions=1` → base URL, app and options."""
-    where = f"--agent {spec}"
+    where = str(spec)
     url = spec.removeprefix(PREFIX).strip()
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise AgentLoadError(f"{where}: expected adk-server:http(s)://HOST[:PORT][/PREFIX]/APP")
+        raise AgentLoadError(where, "expected adk-server:http(s)://HOST[:PORT][/PREFIX]/APP")
     base_path, _, app = parts.path.rstrip("/").rpartition("/")
     if not app:
-        raise AgentLoadError(f"{where}: name the app as the last part of the URL, e.g. adk-server:{url.rstrip('/')}/my_app")
+        raise AgentLoadError(where, f"name the app as the last part of the URL, e.g. adk-server:{url.rstrip('/')}/my_app")
     options = {key: values[-1] for key, values in parse_qs(parts.query, keep_blank_values=True).items()}
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
-        raise AgentLoadError(f"{where}: unknown option {', '.join(unknown)} (known: {', '.join(OPTIONS)})")
+        raise AgentLoadError(where, f"unknown option {', '.join(unknown)} (known: {', '.join(OPTIONS)})")
     transport = options.get("transport", "run")
     if transport not in TRANSPORTS:
-        raise AgentLoadError(f"{where}: transport={transport} is not one of {', '.join(TRANSPORTS)}")
+        raise AgentLoadError(where, f"transport={transport} is not one of {', '.join(TRANSPORTS)}")
     keep = options.get("keep_sessions", "0").lower()
     if keep not in ("", "0", "1", "true", "false", "yes", "no"):
-        raise AgentLoadError(f"{where}: keep_sessions={keep} is not 1 or 0")
+        raise AgentLoadError(where, f"keep_sessions={keep} is not 1 or 0")
     return ServerSpec(
         base_url=urlunsplit((parts.scheme, parts.netloc, base_path, "", "")),
         app=app,
@@ -169,6 +169,8 @@ class AdkServerSession(AgentSession):
         else:
             raw_events = await self.agent._call("POST", server.run_route, where, json=request, doing="running the turn")
         events = parse_events(raw_events, where)
+        # ADK for TypeScript answers a failed model call with HTTP 200 and an error event.
+        raise_on_error_event(events, where, "the agent on the ADK server")
         return invocation_from_events(
             events,
             user_content,
@@ -262,24 +264,24 @@ def probe(server: ServerSpec, spec: str) -> dict[str, AgentDetails] | None:
     """Ask the server for its apps (exit 2 when it is down or lacks the app); return the app's agents if it says."""
     import httpx
 
-    where = f"--agent {spec}"
+    where = str(spec)
     try:
         with httpx.Client(base_url=server.base_url, timeout=PROBE_TIMEOUT_S, headers={"user-agent": "evalkit"}) as client:
             response = client.get("/list-apps")
             apps = response.json() if response.is_success else None
             if not isinstance(apps, list):
-                raise AgentLoadError(f"{where}: {server.base_url}/list-apps answered HTTP {response.status_code} "
+                raise AgentLoadError(where, f"{server.base_url}/list-apps answered HTTP {response.status_code} "
                                      f"{snippet(response.content)}; is this an ADK API server (adk api_server)?")
             if server.app not in apps:
                 served = ", ".join(str(a) for a in apps) or "none"
-                raise AgentLoadError(f"{where}: the ADK server at {server.base_url} has no app {server.app!r} "
+                raise AgentLoadError(where, f"the ADK server at {server.base_url} has no app {server.app!r} "
                                      f"(its apps: {served}); name one of them as the last part of the URL")
             info = client.get(f"/apps/{_segment(server.app)}/app-info")
     except httpx.HTTPError as error:
-        raise AgentLoadError(f"{where}: cannot reach the ADK server at {server.base_url} ({error_reason(error)}); "
+        raise AgentLoadError(where, f"cannot reach the ADK server at {server.base_url} ({error_reason(error)}); "
                              "start it (adk api_server AGENTS_DIR) or fix the URL") from None
     except (UnicodeDecodeError, json.JSONDecodeError):
-        raise AgentLoadError(f"{where}: {server.base_url}/list-apps did not answer JSON; "
+        raise AgentLoadError(where, f"{server.base_url}/list-apps did not answer JSON; "
                              "is this an ADK API server (adk api_server)?") from None
     return _described_agents(info)
 

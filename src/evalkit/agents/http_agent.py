@@ -18,10 +18,10 @@ from typing import Any
 from evalkit.agents.turn_protocol import Turn, TurnProtocolAgent
 from evalkit.agents.worker_pool import snippet
 from evalkit.defaults import DEFAULT_JOBS
-from evalkit.engine.concurrency import most_in_flight
-from evalkit.engine.overloads import OVERLOAD_STATUSES
+from evalkit.foundation.concurrency import most_in_flight
+from evalkit.foundation.overloads import OVERLOAD_STATUSES
 from evalkit.errors import AgentError, AgentOverloaded
-from evalkit.judge.retry import parse_retry_after
+from evalkit.foundation.retry_after import parse_retry_after
 
 CONNECT_TIMEOUT_S = 10.0
 END_SESSION_TIMEOUT_S = 5.0

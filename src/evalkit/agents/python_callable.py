@@ -10,11 +10,12 @@ from __future__ import annotations
 import asyncio
 import inspect
 import threading
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from evalkit.agents.turn_protocol import Turn, TurnProtocolAgent
 from evalkit.defaults import DEFAULT_JOBS
-from evalkit.engine.concurrency import most_in_flight
+from evalkit.foundation.concurrency import most_in_flight
 from evalkit.errors import AgentError
 
 
@@ -25,7 +26,7 @@ class CallableAgent(TurnProtocolAgent):
         self.fn = fn
         self.description = name
         self._is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
-            getattr(fn, "__call__", None)
+            getattr(fn, "__call__", None)  # noqa: B004  (an object whose __call__ is async)
         )
         self._max_threads = max_threads
         self._slots: asyncio.Semaphore | None = None

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.agents.base import Agent
-from evalkit.errors import AgentLoadError, UsageError
-from evalkit.settings import DEFAULTS, RunSettings
+from evalkit.errors import AgentLoadError, SettingProblem, UsageError
+from evalkit.settings import RunSettings
 
 ENTRY_POINT_GROUP = "evalkit.agents"
 
@@ -78,19 +78,22 @@ def spec_relative_to(spec: str, folder: Path) -> str:
     return f"{candidate}{sep}{attr}" if candidate.exists() else spec
 
 
-def resolve_agent(agent: Any, config_agent: str | None, settings: RunSettings, *, how_to_name: str) -> Agent:
-    """The agent of a run: a spec, an object (callable, ADK agent or App), or else the config's `agent`.
-
-    `how_to_name` completes the message when there is none ("pass --agent SPEC").
-    """
+def resolve_agent(agent: Any, config_agent: str | None, settings: RunSettings) -> Agent:
+    """The agent of a run: a spec, an object (callable, ADK agent or App), or else the config's `agent`."""
     if agent is None or agent == "":
         if not config_agent:
-            raise UsageError(f"no agent to run: {how_to_name}, or set 'agent' in the config")
+            raise no_agent_error()
         return load_agent(config_agent, settings)
     if isinstance(agent, (str, Path)):
         return load_agent(str(agent), settings)
     name = getattr(agent, "__qualname__", None) or getattr(agent, "name", None) or type(agent).__name__
     return agent_from_object(agent, str(name), settings)
+
+
+def no_agent_error() -> UsageError:
+    """Nothing names the agent: neither the `agent` setting nor the config."""
+    return UsageError(SettingProblem("", "", "no agent to run: give one with {agent}, or set 'agent' in the config",
+                                     mentions=("agent",)))
 
 
 def spec_forms() -> str:
@@ -108,8 +111,9 @@ def plugin_prefixes() -> dict[str, Any]:
     return entry_points_of(ENTRY_POINT_GROUP)
 
 
-def load_agent(spec: str, settings: RunSettings = DEFAULTS) -> Agent:
+def load_agent(spec: str, settings: RunSettings | None = None) -> Agent:
     """Resolve an agent spec with the run's settings (cases in flight, per-turn timeout)."""
+    settings = settings or RunSettings()
     spec = spec.strip()
     for prefix, (loader, keep_prefix, _) in PREFIXES.items():
         if spec.startswith(prefix):
@@ -130,17 +134,18 @@ def _load_plugin(entry_point: Any, spec: str, target: str, settings: RunSettings
     try:
         loader = entry_point.load()
     except Exception as error:
-        raise AgentLoadError(f"--agent {spec}: the plug-in {entry_point.value} failed to load: "
+        raise AgentLoadError(spec, f"the plug-in {entry_point.value} failed to load: "
                              f"{type(error).__name__}: {error}") from None
     agent = loader(target, settings)
     if not isinstance(agent, Agent):
-        raise AgentLoadError(f"--agent {spec}: the plug-in {entry_point.value} returned "
+        raise AgentLoadError(spec, f"the plug-in {entry_point.value} returned "
                              f"{type(agent).__name__}, not an evalkit Agent")
     return agent
 
 
-def agent_from_object(obj: Any, spec: str, settings: RunSettings = DEFAULTS) -> Agent:
+def agent_from_object(obj: Any, spec: str, settings: RunSettings | None = None) -> Agent:
     """An ADK agent or App runs through ADK's Runner; any other callable uses the turn protocol."""
+    settings = settings or RunSettings()
     if _is_adk_object(obj):
         from evalkit.agents.adk_agent import AdkAgent
 
@@ -151,7 +156,7 @@ def agent_from_object(obj: Any, spec: str, settings: RunSettings = DEFAULTS) -> 
         from evalkit.agents.python_callable import CallableAgent
 
         return CallableAgent(obj, name=spec, max_threads=settings.most_jobs_in_flight)
-    raise AgentLoadError(f"--agent {spec}: {type(obj).__name__} object is neither callable nor an ADK agent")
+    raise AgentLoadError(spec, f"{type(obj).__name__} object is neither callable nor an ADK agent")
 
 
 def _is_adk_object(obj: Any) -> bool:
@@ -166,21 +171,21 @@ def import_object(spec: str) -> Any:
     if not sep or not target or not attr:
         from evalkit.agents.spec_hints import bad_spec_message
 
-        raise AgentLoadError(bad_spec_message(spec, spec_forms(), _import_file, _is_adk_object))
+        raise AgentLoadError(spec, bad_spec_message(spec, spec_forms(), _import_file, _is_adk_object))
     try:
         module = _import_file(target) if target.endswith(".py") else _import_module(target)
     except AgentLoadError:
         raise
     except Exception as error:
-        raise AgentLoadError(f"--agent {spec}: importing {target} failed: {type(error).__name__}: {error}") from None
+        raise AgentLoadError(spec, f"importing {target} failed: {type(error).__name__}: {error}") from None
     obj: Any = module
     for part in attr.split("."):
         if not hasattr(obj, part):
             from evalkit.agents.spec_hints import runnable_names
-            from evalkit.loading.problems import did_you_mean
+            from evalkit.foundation.suggestions import did_you_mean
 
             names = runnable_names(obj, _is_adk_object) if obj is module else [n for n in dir(obj) if not n.startswith("_")]
-            raise AgentLoadError(f"--agent {spec}: {target} has no attribute {attr!r}{did_you_mean(attr, names, 0.6)}")
+            raise AgentLoadError(spec, f"{target} has no attribute {attr!r}{did_you_mean(attr, names, 0.6)}")
         obj = getattr(obj, part)
     return obj
 
@@ -192,14 +197,14 @@ def _import_module(name: str) -> Any:
         return importlib.import_module(name)
     except ModuleNotFoundError as error:
         if error.name and name.startswith(error.name):
-            raise AgentLoadError(f"--agent {name}: no module named {error.name!r}") from None
+            raise AgentLoadError(name, f"no module named {error.name!r}") from None
         raise
 
 
 def _import_file(path: str) -> Any:
     file = Path(path)
     if not file.is_file():
-        raise AgentLoadError(f"--agent {path}: no such file")
+        raise AgentLoadError(path, "no such file")
     folder = str(file.resolve().parent)
     if folder not in sys.path:
         sys.path.insert(0, folder)  # let the file import its neighbours

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalkit.agents.base import Agent, AgentSession, SessionSpec
-from evalkit.errors import AgentError, InputError, Problem
+from evalkit.errors import AgentError, InputError, SettingProblem
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import Invocation
 
@@ -70,8 +70,9 @@ class ReplayAgent(Agent):
     def check_cases(self, cases: list[tuple[str, str]]) -> None:
         missing = [(set_id, eval_id) for set_id, eval_id in cases if self.recording_of(set_id, eval_id) is None]
         if missing:
-            raise InputError([Problem(self.source, "", f"no recorded run of case {set_id}/{eval_id}; record it "
-                                                       "again, or select the recorded cases with --case")
+            raise InputError([SettingProblem(self.source, "", f"no recorded run of case {set_id}/{eval_id}; record "
+                                                              "it again, or select the recorded cases with {case_ids}",
+                                             mentions=("case_ids",))
                               for set_id, eval_id in missing])
 
     async def open_session(self, spec: SessionSpec) -> AgentSession:

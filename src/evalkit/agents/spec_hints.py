@@ -21,15 +21,15 @@ def bad_spec_message(spec: str, forms: str, import_file: Callable[[str], ModuleT
     The registry hands in the spec forms, its file importer and its ADK-object test.
     """
     if spec.endswith(("/", os.sep)) or (not spec.endswith(".py") and os.sep in spec and not Path(spec).exists()):
-        return f"--agent {spec}: no such folder (an ADK agent folder is given by its path from {Path.cwd()})"
+        return f"no such folder (an ADK agent folder is given by its path from {Path.cwd()})"
     path = Path(spec)
     if spec.endswith(".py"):
         if not path.is_file():
-            return f"--agent {spec}: no such file"
+            return "no such file"
         return _name_the_object(spec, import_file, is_agent)
     if path.is_file():
-        return f"--agent {spec}: a file is named as {spec}:NAME with NAME its agent or function ({forms})"
-    return f"--agent {spec}: expected {forms}"
+        return f"a file is named as {spec}:NAME with NAME its agent or function ({forms})"
+    return f"expected {forms}"
 
 
 def _name_the_object(spec: str, import_file: Callable[[str], ModuleType], is_agent: Callable[[Any], bool]) -> str:
@@ -38,15 +38,15 @@ def _name_the_object(spec: str, import_file: Callable[[str], ModuleType], is_age
     try:
         module = import_file(spec)
     except AgentLoadError as error:
-        return str(error)
+        return error.reason
     except Exception as error:  # the user's file failed: say so, and still say what to write
-        return f"--agent {spec}: name the agent or function to run, as {spec}:NAME (importing it failed: " \
+        return f"name the agent or function to run, as {spec}:NAME (importing it failed: " \
                f"{type(error).__name__}: {error})"
     names = runnable_names(module, is_agent)
     if not names:
-        return f"--agent {spec}: name the agent or function to run, as {spec}:NAME; the file defines no function or agent"
+        return f"name the agent or function to run, as {spec}:NAME; the file defines no function or agent"
     listed = ", ".join(f"{spec}:{name}" for name in names[:8])
-    return f"--agent {spec}: name the agent or function to run, as {spec}:NAME; it defines {listed}"
+    return f"name the agent or function to run, as {spec}:NAME; it defines {listed}"
 
 
 def runnable_names(module: ModuleType, is_agent: Callable[[Any], bool]) -> list[str]:

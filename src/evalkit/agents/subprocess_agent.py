@@ -23,21 +23,21 @@ from evalkit.agents.base import AgentSession, SessionSpec
 from evalkit.agents.turn_protocol import Turn, TurnProtocolAgent, TurnProtocolSession
 from evalkit.agents.worker_pool import AgentProcess, WorkerPool
 from evalkit.defaults import DEFAULT_JOBS
-from evalkit.engine.concurrency import most_in_flight
+from evalkit.foundation.concurrency import most_in_flight
 from evalkit.errors import AgentError, AgentLoadError
 
 
 def split_command(command_line: str) -> list[str]:
     """The argv for `cmd:COMMAND`, checked before anything runs (a bad one is exit 2)."""
-    where = f"--agent cmd:{command_line}"
+    where = f"cmd:{command_line}"
     try:
         argv = shlex.split(command_line)
     except ValueError as error:
-        raise AgentLoadError(f"{where}: cannot split the command line: {error}") from None
+        raise AgentLoadError(where, f"cannot split the command line: {error}") from None
     if not argv:
-        raise AgentLoadError(f"{where}: no command given")
+        raise AgentLoadError(where, "no command given")
     if shutil.which(argv[0]) is None:
-        raise AgentLoadError(f"{where}: command not found or not executable: {argv[0]}")
+        raise AgentLoadError(where, f"command not found or not executable: {argv[0]}")
     return argv
 
 

@@ -95,7 +95,7 @@ def parse_reply(raw: Any, where: str) -> AgentReply:
     try:
         return AgentReply.model_validate(raw)
     except ValidationError as error:
-        from evalkit.loading.problems import known_keys, problems_from
+        from evalkit.schema.problems import known_keys, problems_from
 
         first = problems_from(error, "", raw, known_keys(AgentReply))[0]
         message = first.message

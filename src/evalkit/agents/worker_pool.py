@@ -113,7 +113,9 @@ class AgentProcess:
             except (UnicodeDecodeError, json.JSONDecodeError):
                 # Whatever wrote this line may write more; the lane is out of step.
                 self.discard()
-                raise AgentError(f"{where}: the agent wrote a line that is not JSON: {snippet(line)}") from None
+                raise AgentError(f"{where}: the agent wrote a line that is not JSON: {snippet(line)}; stdout carries "
+                                 "only the JSON replies: write logs to stderr (console.error in Node.js, "
+                                 "print(..., file=sys.stderr) in Python)") from None
 
     async def notify(self, message: dict[str, Any]) -> None:
         """Send a line that gets no reply; failures only retire the process."""

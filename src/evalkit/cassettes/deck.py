@@ -18,6 +18,7 @@ docs/cassettes.md.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from dataclasses import dataclass
@@ -59,6 +60,7 @@ class CassetteDeck:
         self.stats = {"replayed": 0, "recorded": 0, "missed": 0}
         self._pool: dict[str, list[Exchange]] | None = None
         self._finished: dict[str, list[CaseState]] = {}  # finished cases by first user message
+        self._conversations: dict[str, CaseState] = {}  # the standalone proxy's, by first user message
 
     # -- cases (called by the run's agent wrapper) ---------------------------
 
@@ -117,9 +119,10 @@ class CassetteDeck:
         key = request_key(protocol.name, normalised)
         user_texts = protocol.user_texts(body)
         with self.tracker.lock:
-            candidates = self.tracker.candidates(user_texts)
-            if self.per_conversation and not candidates:
-                candidates = [self._conversation_case(user_texts)]
+            if self.per_conversation:
+                candidates = [self._conversation(user_texts, key)]
+            else:
+                candidates = self.tracker.candidates(user_texts)
             if self.mode != "record":
                 for state in candidates:
                     index = next((i for i, k in enumerate(state.keys) if k == key and i not in state.used), None)
@@ -134,7 +137,10 @@ class CassetteDeck:
             if self.mode == "replay":
                 self.stats["missed"] += 1
                 return _error(404, self._miss(candidates, protocol, normalised))
-            owner, turn = self.tracker.owner_for_recording(candidates, user_texts, key) if candidates else (None, None)
+            if self.per_conversation:  # the conversation's turn: how many user messages it has sent
+                owner, turn = candidates[0], len(user_texts) or None
+            else:
+                owner, turn = self.tracker.owner_for_recording(candidates, user_texts, key) if candidates else (None, None)
             if owner is None:
                 return _error(400, "evalkit's model proxy received a model call while no eval case was running; "
                                    "nothing to record it into")
@@ -212,10 +218,24 @@ class CassetteDeck:
         owner.misses.append(message)
         return message
 
-    def _conversation_case(self, user_texts: list[str]) -> CaseState:
+    def _conversation(self, user_texts: list[str], key: str) -> CaseState:
+        """The standalone proxy's case for a request: its conversation, by its first user message.
+
+        Requests of other conversations never land in it, whatever is open. Its opening
+        request arriving again once every recording of that request was answered is the
+        conversation played again (the next run of the eval set): it starts over, so any
+        number of runs replay alike, and `record` records it afresh (call with the lock held).
+        """
         first = user_texts[0] if user_texts else ""
-        _, state = self.open_case("proxy", first[:60] or "no-user-text")
-        state.user_texts = [first] if first else []  # later calls of this conversation find it
+        state = self._conversations.get(first)
+        if state is None:
+            _, state = self.open_case("proxy", conversation_id(first))
+            state.user_texts = [first] if first else []
+            self._conversations[first] = state
+        elif state.keys and key == state.keys[0] and all(i in state.used for i, k in enumerate(state.keys) if k == key):
+            state.used.clear()
+            if self.mode == "record":
+                state.cassette.exchanges, state.keys = [], []
         return state
 
     @staticmethod
@@ -224,6 +244,15 @@ class CassetteDeck:
         if protocol is None:
             return ""
         return request_key(protocol.name, protocol.normalise(exchange.path, exchange.request))
+
+
+def conversation_id(first_user_text: str) -> str:
+    """A conversation's cassette name: its first user message, shortened (with a hash when cut)."""
+    if not first_user_text:
+        return "no-user-text"
+    if len(first_user_text) <= 60:
+        return first_user_text
+    return f"{first_user_text[:60]}-{hashlib.sha256(first_user_text.encode('utf-8')).hexdigest()[:8]}"
 
 
 def share_identical_calls(twins: list[CaseState]) -> list[CaseState]:

@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 _EXCERPT = 80
+_BEFORE_DIFFERENCE = 24  # characters of agreeing text kept in view before the first difference
 
 
 def request_key(protocol: str, normalised: dict[str, Any]) -> str:
@@ -64,7 +65,8 @@ def closest_difference(now: dict[str, Any], recorded: list[dict[str, Any]]) -> s
         return "an identical request was recorded, but its recordings were all used up (the agent called the model more often than when recording)"
     path, before, after = found[0]
     more = f" (and {len(found) - 1} more difference{'s' if len(found) > 2 else ''})" if len(found) > 1 else ""
-    return f"closest recorded request differs at {path}: recorded {_excerpt(before)} → now {_excerpt(after)}{more}"
+    then, now_text = _excerpts(before, after)
+    return f"closest recorded request differs at {path}: recorded {then} → now {now_text}{more}"
 
 
 def _shared_prefix(recorded: dict[str, Any], now: dict[str, Any]) -> int:
@@ -79,11 +81,31 @@ def _shared_prefix(recorded: dict[str, Any], now: dict[str, Any]) -> int:
     return count
 
 
-def _excerpt(value: Any) -> str:
+def _excerpts(recorded: Any, now: Any) -> tuple[str, str]:
+    """Both values as short excerpts, cut around where they first differ.
+
+    Two long texts that agree for their first 80 characters would otherwise print as
+    the same excerpt: both windows start a little before the first differing character.
+    """
+    texts = [_flat_text(recorded), _flat_text(now)]
+    differs_at = next((i for i, (a, b) in enumerate(zip(*texts)) if a != b), min(map(len, texts)))
+    start = max(0, differs_at - _BEFORE_DIFFERENCE) if max(map(len, texts)) > _EXCERPT else 0
+    return _excerpt(recorded, texts[0], start), _excerpt(now, texts[1], start)
+
+
+def _flat_text(value: Any) -> str:
     if isinstance(value, _Missing):
         return "(absent)"
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
-    text = text.replace("\n", "\\n")
-    if len(text) > _EXCERPT:
-        text = text[: _EXCERPT - 1] + "…"
-    return repr(text) if isinstance(value, str) else text
+    return text.replace("\n", "\\n")
+
+
+def _excerpt(value: Any, text: str, start: int) -> str:
+    if isinstance(value, _Missing):
+        return "(absent)"
+    window = text[start:]
+    if start > 0:
+        window = "…" + window[1:]
+    if len(window) > _EXCERPT:
+        window = window[: _EXCERPT - 1] + "…"
+    return repr(window) if isinstance(value, str) else window

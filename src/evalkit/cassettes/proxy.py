@@ -83,7 +83,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802 - http.server's naming
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
-        headers = {name: value for name, value in self.headers.items()}
+        headers = dict(self.headers.items())
         answer = self.deck.answer(self.path, headers, raw)
         self.send_response(answer.status)
         self.send_header("Content-Type", answer.content_type)

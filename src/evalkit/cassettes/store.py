@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.errors import UsageError
-from evalkit.results.writer import write_text_atomically
+from evalkit.foundation.files import write_text_atomically
 
 FORMAT_VERSION = 1
 SUFFIX = ".cassette.json"

@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalkit.ces.case_data import EXTENSION_KEY
-from evalkit.ces.model import Evaluation, GoldenTurn, MetricsThresholds, Scenario
+from evalkit.schema.ces_case import EXTENSION_KEY
+from evalkit.schema.ces import Evaluation, GoldenTurn, MetricsThresholds, Scenario
 
 DEFAULT_SEMANTIC_THRESHOLD = 3
 DEFAULT_PARAMETER_THRESHOLD = 1.0

@@ -19,11 +19,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from evalkit.ces.convert import convert, slug
-from evalkit.ces.model import Evaluation
+from evalkit.schema.ces import Evaluation
 from evalkit.errors import InputError, Problem
-from evalkit.loading.documents import read_document
-from evalkit.loading.problems import known_keys, problems_from
-from evalkit.results.writer import write_text_atomically
+from evalkit.foundation.documents import read_document
+from evalkit.schema.problems import known_keys, problems_from
+from evalkit.foundation.files import write_text_atomically
 
 CONFIG_NAME = "test_config.json"
 

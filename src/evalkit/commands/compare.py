@@ -50,6 +50,6 @@ def check_significance(level: float | None, gate_scores: bool) -> None:
 
 
 def write_comparison(comparison: Comparison, path: Path) -> None:
-    from evalkit.results.writer import write_text_atomically
+    from evalkit.foundation.files import write_text_atomically
 
     write_text_atomically(path, json.dumps(comparison.to_dict(), indent=2) + "\n")

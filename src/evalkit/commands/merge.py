@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evalkit.results.merging import merge_results, shard_index
+from evalkit.engine.merging import merge_results, shard_index
 
 
 def merge_command(files: list[Path], *, json_out: Path | None = None, junit: Path | None = None,

@@ -5,19 +5,27 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass, field
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from evalkit.defaults import DEFAULT_PROCESSES
 from evalkit.engine.evaluation import exit_code
 from evalkit.errors import EvalkitError, ExitCode, UsageError
 from evalkit.report.console import make_console
 from evalkit.report.writing import write_reports
-from evalkit.schema.results import RunResult
+from evalkit.schema.results import CaseResult, RunResult
 from evalkit.settings import RunSettings
+
+if TYPE_CHECKING:
+    from evalkit.agents.base import Agent
+    from evalkit.loading.plan import Plan
 
 
 @dataclass
 class RunRequest:
+    """The flags of `evalkit run` as typed: `run_settings` turns the run's own into its
+    `RunSettings`; the rest (outputs, baseline, how to print) are the command's."""
+
     paths: list[str]
     config: str | None = None
     agent: str | None = None
@@ -48,38 +56,28 @@ class RunRequest:
     quarantine: Path | None = None  # known-flaky cases that do not set the exit code (evalkit.quarantine)
 
 
-def run_command(request: RunRequest, plan=None, agent=None) -> int:
+def run_command(request: RunRequest, plan: Plan | None = None, agent: Agent | None = None) -> int:
     """Run and report; `evalkit rescore` passes the plan and the replay agent it built itself."""
-    from evalkit.loading.plan import build_plan
+    from evalkit.engine.run import load_plan, run
     from evalkit.report.console import render
+    from evalkit.report.progress import live_progress
 
-    if plan is None:
-        plan = build_plan(request.paths, case_ids=request.case_ids, config_file=request.config)
-    spec = request.agent or (None if agent else plan.agent_from_config())
-    plan, shard = apply_shard(plan, request.shard)
-    check_loop_options(request)
     settings = run_settings(request)
+    if plan is None:
+        plan = load_plan(settings)
+    check_loop_options(request)
     check_statistics_options(request, settings)
-    quarantine = load_run_quarantine(request)
     baseline = load_run_baseline(request, {s.evalset.eval_set_id for s in plan.sets})  # before this run is recorded
-    if not spec and agent is None:
-        raise UsageError("no agent to run: pass --agent SPEC, or set 'agent' in the config")
-    if shard is not None and plan.case_count == 0:
-        return empty_shard(request, settings, shard)
     console = make_console()
-    full_cases = None
-    processes = DEFAULT_PROCESSES if request.processes is None else request.processes
-    if processes > 1 and agent is None:  # each worker process resolves the agent (and its cassettes) itself
-        from evalkit.engine.processes import run_in_processes
-
-        if shard is not None:
-            raise UsageError("--processes with --shard: give each CI job its shard, or split one run into processes")
-        result, interrupted = run_in_processes(request, settings, min(processes, max(1, plan.case_count)))
-        if quarantine is not None:
-            result = quarantined_after_merge(result, quarantine)
-    else:
-        result, interrupted, full_cases = run_here(request, plan, spec, agent, settings, console, quarantine)
-        result.shard = str(shard) if shard else None
+    outcome = run(settings, agent=agent, plan=plan,
+                  watch=lambda progress: live_progress(console, progress,
+                                                       enabled=not request.quiet and console.is_terminal))
+    result, interrupted, full_cases = outcome.result, outcome.interrupted, outcome.full_cases
+    if outcome.empty_shard:
+        write_reports(result, json_out=request.json_out, junit=request.junit, markdown=request.markdown,
+                      html=request.html)
+        print(f"evalkit: shard {outcome.shard} holds no eval case; nothing to run", file=sys.stderr)
+        return ExitCode.OK
     comparison = None
     if baseline is not None:  # before the reports, which show its tests
         comparison = compare_with_baseline(baseline, result.model_copy(update={"cases": full_cases()})
@@ -93,7 +91,7 @@ def run_command(request: RunRequest, plan=None, agent=None) -> int:
     except EvalkitError as failure:
         write_failure = failure
     if not interrupted:
-        record_history(result, full_cases() if full_cases else None)
+        record_history(result, settings, full_cases() if full_cases else None)
     try:
         if request.quiet:
             from evalkit.report.console import summary_line
@@ -113,7 +111,7 @@ def run_command(request: RunRequest, plan=None, agent=None) -> int:
         raise write_failure
     if interrupted:
         print("evalkit: interrupted; results of the finished cases were written", file=sys.stderr)
-    for warning in quarantine.warnings() if quarantine is not None else ():
+    for warning in outcome.quarantine.warnings() if outcome.quarantine is not None else ():
         print(f"evalkit: warning: {warning}", file=sys.stderr)
     code = exit_code(result)
     if comparison is not None:
@@ -123,88 +121,19 @@ def run_command(request: RunRequest, plan=None, agent=None) -> int:
     return code
 
 
-def run_here(request: RunRequest, plan, spec, agent, settings, console, quarantine=None):
-    """Run the plan in this process: (slim result, interrupted, the full cases to read back).
-
-    The cassettes' proxy, when asked for, starts before the agent loads (the agent must
-    see its URLs) and stops however the run ends.
-    """
-    from evalkit.agents.registry import resolve_agent
-    from evalkit.engine.aio import run_sync
-    from evalkit.engine.evaluation import RunProgress, evaluate
-    from evalkit.gc_control import start_up_frozen
-    from evalkit.report.progress import live_progress
-
-    cassettes = start_cassettes(request, spec) if agent is None else None
-    interrupted = False
-    progress = RunProgress(quarantine=quarantine)
-    try:
-        if agent is None:
-            agent = resolve_agent(spec, None, settings, how_to_name="pass --agent SPEC")
-            if cassettes is not None:
-                agent = cassettes.wrap(agent)
-        agent.check_cases([(s.evalset.eval_set_id, c.eval_id) for s in plan.sets for c in s.cases_to_run])
-        with start_up_frozen(), live_progress(console, progress, enabled=not request.quiet and console.is_terminal):
-            try:
-                run_sync(lambda: evaluate(plan, agent, settings, progress, full=False))
-            except KeyboardInterrupt:
-                interrupted = True
-    finally:
-        stop_cassettes(cassettes)
-    result = progress.result(interrupted=interrupted, full=False)  # slim cases: memory flat in their number
-    return result, interrupted, progress.stored_cases
-
-
-def start_cassettes(request: RunRequest, spec: str):
-    """`--cassettes DIR`: the model proxy for this run, already started (None without the option)."""
-    if request.cassettes is None:
-        return None
-    from evalkit.cassettes.deck import MODES
-
-    if request.cassette_mode not in MODES:
-        raise UsageError(f"--cassette-mode {request.cassette_mode}: expected one of {', '.join(MODES)}")
-    if request.cassettes.exists() and not request.cassettes.is_dir():
-        raise UsageError(f"--cassettes {request.cassettes}: is a file; name the folder that holds the cassettes")
-    if request.cassette_mode == "replay" and not request.cassettes.is_dir():
-        raise UsageError(f"--cassettes {request.cassettes}: no such folder; record the cassettes first "
-                         "with --cassette-mode record")
-    from evalkit.cassettes.session import CassetteRun
-
-    cassettes = CassetteRun(request.cassettes, request.cassette_mode).start()
-    if spec.strip().startswith(("http://", "https://")):
-        variables = " ".join(f"{name}={value}" for name, value in cassettes.proxy.environment().items())
-        print(f"evalkit: {cassettes.describe()}; the agent at {spec} must send its model calls there: "
-              f"start it with {variables}", file=sys.stderr)
-    return cassettes
-
-
-def stop_cassettes(cassettes) -> None:
-    if cassettes is None:
-        return
-    cassettes.stop()
-    for warning in cassettes.warnings():
-        print(f"evalkit: {warning}", file=sys.stderr)
-
-
-def apply_shard(plan, text: str | None):
-    """`--shard K/N`: the plan's K-th slice, and the shard (None without the option)."""
-    if not text:
-        return plan, None
-    from evalkit.engine.sharding import parse_shard, shard_plan
-
-    shard = parse_shard(text)
-    return shard_plan(plan, shard), shard
-
-
 def run_settings(request: RunRequest) -> RunSettings:
     """The run's settings: what the flags gave, the defaults for the rest (checked once, here)."""
-    return RunSettings.of(jobs=request.jobs, judge_jobs=request.judge_jobs, timeout=request.timeout,
+    return RunSettings.of(paths=tuple(request.paths), case_ids=tuple(request.case_ids), config=request.config,
+                          agent=request.agent, shard=request.shard or None, cassettes=request.cassettes,
+                          cassette_mode=request.cassette_mode, processes=request.processes,
+                          jobs=request.jobs, judge_jobs=request.judge_jobs, timeout=request.timeout,
                           repeat=request.repeat, pass_rate=request.pass_rate, use_cache=request.use_cache,
-                          confidence=request.confidence, max_repeat=request.max_repeat)
+                          confidence=request.confidence, max_repeat=request.max_repeat,
+                          quarantine=request.quarantine)
 
 
 def check_loop_options(request: RunRequest) -> None:
-    """Reject flags without their partner, a bad `EVALKIT_HISTORY_LIMIT` or output path before anything runs."""
+    """Reject flags without their partner or a bad output path before anything runs."""
     from evalkit.report.output_paths import check_output_paths
 
     check_output_paths({"--json": request.json_out, "--junit": request.junit,
@@ -215,9 +144,6 @@ def check_loop_options(request: RunRequest) -> None:
     if request.tolerance is not None and not request.baseline:
         raise UsageError(f"--tolerance {request.tolerance:g}: only means something with --baseline; "
                          "add --baseline FILE (or last), or drop --tolerance")
-    from evalkit.engine.history import history_limit
-
-    history_limit()
 
 
 def load_run_baseline(request: RunRequest, eval_set_ids: set[str]):
@@ -284,43 +210,11 @@ def check_statistics_options(request: RunRequest, settings: RunSettings) -> None
                          f"{settings.pass_rate:g}); use --repeat {needed} or more, or a lower --pass-rate or --confidence")
 
 
-def load_run_quarantine(request: RunRequest):
-    if request.quarantine is None:
-        return None
-    from evalkit.quarantine import load_quarantine
-
-    return load_quarantine(request.quarantine)
-
-
-def quarantined_after_merge(result: RunResult, quarantine) -> RunResult:
-    """`--processes`: the workers' merged cases, marked here (the workers ran without the list)."""
-    from evalkit.schema.results import Summary
-
-    cases = list(quarantine.marked(result.cases))
-    return result.model_copy(update={"cases": cases, "summary": Summary.of(cases), "quarantine": quarantine.summary()})
-
-
-def record_history(result: RunResult, cases=None) -> None:
+def record_history(result: RunResult, settings: RunSettings, cases: Iterable[CaseResult] | None = None) -> None:
     from evalkit.engine import history
-    from evalkit.errors import EvalkitError
 
+    folder = settings.environment.runs_dir
     try:
-        history.record(result, cases=cases)
+        history.record(result, directory=folder, limit=settings.environment.history_limit, cases=cases)
     except (OSError, EvalkitError) as error:  # history is a convenience: never fail a run over it
-        print(f"evalkit: could not record this run in {history.runs_dir()}: {error}", file=sys.stderr)
-
-
-def empty_shard(request: RunRequest, settings: RunSettings, shard) -> int:
-    """More shards than cases leaves some shard empty: that job passes, and `merge` still gets its file."""
-    from datetime import datetime, timezone
-
-    from evalkit import __version__
-    from evalkit.schema.results import Summary
-
-    result = RunResult(evalkit_version=__version__, started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                       duration_s=0.0, summary=Summary(), cases=[], repeat=settings.repeat,
-                       pass_rate=settings.pass_rate if settings.repeat > 1 else None, shard=str(shard))
-    write_reports(result, json_out=request.json_out, junit=request.junit, markdown=request.markdown,
-                  html=request.html)
-    print(f"evalkit: shard {shard} holds no eval case; nothing to run", file=sys.stderr)
-    return ExitCode.OK
+        print(f"evalkit: could not record this run in {folder}: {error}", file=sys.stderr)

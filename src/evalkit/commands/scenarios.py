@@ -20,9 +20,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from evalkit.errors import InputError, Problem
-from evalkit.loading.documents import YAML_SUFFIXES, read_document
-from evalkit.loading.evalsets import default_id, load_evalset
-from evalkit.loading.problems import known_keys, problems_from
+from evalkit.foundation.documents import YAML_SUFFIXES, read_document
+from evalkit.loading.evalset_paths import default_id
+from evalkit.loading.evalsets import load_evalset
+from evalkit.schema.problems import known_keys, problems_from
 from evalkit.schema.evalset import ConversationScenario, SessionInput
 from evalkit.simulation.scenario_cases import scenario_case
 

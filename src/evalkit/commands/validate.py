@@ -60,7 +60,7 @@ def validate_command(paths: list[str], case_ids: list[str], config: str | None) 
 
 def config_folder(path: Path) -> list[str]:
     """A folder of configs and no eval sets (such as `configs/`): its config files."""
-    from evalkit.loading.plan import EVALSET_PATTERNS
+    from evalkit.loading.evalset_paths import EVALSET_PATTERNS
 
     if not path.is_dir() or any(next(path.rglob(pattern), None) for pattern in EVALSET_PATTERNS):
         return []
@@ -77,7 +77,7 @@ def is_config_file(path: Path) -> bool:
     if not path.is_file() or not name.endswith((".json", ".yaml", ".yml")) or name.endswith(
             (".evalset.json", ".evalset.yaml", ".evalset.yml", ".test.json")):
         return False
-    from evalkit.loading.documents import read_document
+    from evalkit.foundation.documents import read_document
 
     try:
         data = read_document(path)

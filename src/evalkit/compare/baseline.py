@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from evalkit.errors import UsageError
+from evalkit.errors import SettingError
 from evalkit.results.reader import ScoredRun, read_scored_run
 
 LAST = "last"
@@ -13,7 +13,7 @@ LAST = "last"
 
 def check_tolerance(tolerance: float) -> float:
     if tolerance < 0:
-        raise UsageError(f"--tolerance {tolerance:g}: a score drop allowance cannot be negative")
+        raise SettingError("tolerance", tolerance, "a score drop allowance cannot be negative")
     return tolerance
 
 

@@ -177,13 +177,9 @@ def _compare_criterion(name: str, before: ScoredCriterion | None, after: ScoredC
     # A budget (`max`) has no threshold and its lower numbers are better: only its
     # verdict can improve or regress.
     delta = change.delta if change.threshold is not None else None
-    if before.status is Status.PASSED and after.status is not Status.PASSED:
+    if (before.status is Status.PASSED and after.status is not Status.PASSED) or (delta is not None and delta < -(tolerance + _EPSILON)):
         change.kind = REGRESSED
-    elif delta is not None and delta < -(tolerance + _EPSILON):
-        change.kind = REGRESSED
-    elif after.status is Status.PASSED and before.status is not Status.PASSED:
-        change.kind = IMPROVED
-    elif delta is not None and delta > tolerance + _EPSILON:
+    elif (after.status is Status.PASSED and before.status is not Status.PASSED) or (delta is not None and delta > tolerance + _EPSILON):
         change.kind = IMPROVED
     elif before.status is not after.status or (change.delta is not None and abs(change.delta) > _EPSILON) or (
         (before.score is None) != (after.score is None)

@@ -7,16 +7,17 @@ thresholds on the informational metrics are input errors.
 
 from __future__ import annotations
 
-import difflib
 import math
 from typing import Any
 
 from pydantic import ValidationError
 
+from evalkit.calibration.requirement import bind_calibration
 from evalkit.criteria import registry
 from evalkit.criteria.base import Criterion
 from evalkit.errors import InputError, Problem
-from evalkit.loading.problems import known_keys, problems_from
+from evalkit.foundation.suggestions import did_you_mean
+from evalkit.schema.problems import known_keys, problems_from
 from evalkit.schema.config import EvalConfig
 
 
@@ -65,7 +66,9 @@ def configure_criteria(config: EvalConfig, file: str) -> list[Criterion]:
         except ValidationError as error:
             problems += problems_from(error, file, options, known_keys(criterion_class.Options), prefix=where)
             continue
-        criteria.append(criterion_class(threshold, parsed))
+        criterion = criterion_class(threshold, parsed)
+        problems += bind_calibration(criterion, file, where)
+        criteria.append(criterion)
     for name in custom:
         if name not in config.criteria:
             problems.append(Problem(file, f"custom_metrics.{name}",
@@ -74,12 +77,9 @@ def configure_criteria(config: EvalConfig, file: str) -> list[Criterion]:
         raise InputError(problems)
     # ADK always appends the informational metrics, after the configured ones (a
     # configured one, given a budget, takes its place).
-    for name in registry.INFORMATIONAL:
-        if name in config.criteria:
-            continue
-        criterion_class = registry.get(name)
-        assert criterion_class is not None
-        criteria.append(criterion_class(None))
+    from evalkit.criteria.adk.efficiency import ALWAYS_APPENDED
+
+    criteria += [metric(None) for metric in ALWAYS_APPENDED if metric.name not in config.criteria]
     return criteria
 
 
@@ -126,6 +126,5 @@ def _number(value: Any) -> float | None:
 
 
 def _unknown(name: str) -> str:
-    close = difflib.get_close_matches(name, registry.names(), n=1, cutoff=0.6)
-    hint = f"; did you mean {close[0]!r}?" if close else "; `evalkit criteria` lists them"
+    hint = did_you_mean(name, registry.names(), cutoff=0.6) or "; `evalkit criteria` lists them"
     return f"unknown criterion {name!r}{hint}"

@@ -13,7 +13,8 @@ import inspect
 import os
 import sys
 from types import SimpleNamespace
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from evalkit.criteria.base import Criterion, EvalContext, Outcome
 from evalkit.schema.config import CustomMetricConfig

@@ -19,8 +19,6 @@ from evalkit.errors import InputError
 
 ENTRY_POINT_GROUP = "evalkit.criteria"
 
-INFORMATIONAL = ("tool_call_count_v1", "inference_call_count_v1", "token_usage_v1", "invocation_duration_v1")
-
 _BUILT_IN: dict[str, str] = {
     "tool_trajectory_avg_score": "evalkit.criteria.adk.trajectory:ToolTrajectoryCriterion",
     "response_match_score": "evalkit.criteria.adk.response_match:ResponseMatchCriterion",

@@ -17,7 +17,7 @@ from evalkit.schema.results import COST_CRITERION, CaseResult, CriterionResult, 
 
 class CaseStore:
     def __init__(self) -> None:
-        self._file = tempfile.TemporaryFile(prefix="evalkit-cases-", suffix=".jsonl")
+        self._file = tempfile.TemporaryFile(prefix="evalkit-cases-", suffix=".jsonl")  # noqa: SIM115  (open for the run)
         self._spans: list[tuple[int, int]] = []  # (offset, length) of each case, in finishing order
 
     def add(self, result: CaseResult) -> int:

@@ -17,12 +17,12 @@ from evalkit import __version__
 from evalkit.errors import ExitCode
 from evalkit.agents.base import Agent
 from evalkit.loading.plan import Plan
-from evalkit.report.latency import RunFigures
-from evalkit.engine.concurrency import AdaptiveLimit
+from evalkit.results.latency import RunFigures
+from evalkit.foundation.concurrency import AdaptiveLimit
 from evalkit.engine.case_store import CaseStore, StoredCases, slim
 from evalkit.engine.jobs import CaseJob
 from evalkit.engine.runner import Runner
-from evalkit.schema.results import CaseResult, RunResult, Status, Summary, has_errors
+from evalkit.schema.results import CaseResult, JudgeStatistics, RunResult, Status, Summary, has_errors
 from evalkit.defaults import DEFAULT_REPEAT
 from evalkit.settings import RunSettings
 
@@ -40,7 +40,7 @@ class RunProgress:
     total: int = 0
     cases: list[CaseResult] = field(default_factory=list)  # slim copies (evalkit.engine.case_store)
     store: CaseStore = field(default_factory=CaseStore)  # case i of `cases` in full, in finishing order
-    judge_stats: dict | None = None
+    judge_stats: JudgeStatistics | None = None
     order: dict[tuple[str, str], int] = field(default_factory=dict)
     listeners: list[Callable[[CaseResult], None]] = field(default_factory=list)
     repeat: int = DEFAULT_REPEAT
@@ -167,9 +167,11 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
         criterion.prepare()
     judge = None
     if needs_judge(plan):
+        from evalkit.judge.retry import RetryPolicy
         from evalkit.judge.service import JudgeService
 
-        judge = JudgeService(max_concurrency=settings.judge_jobs, use_cache=settings.use_cache)
+        judge = JudgeService(max_concurrency=settings.judge_jobs, use_cache=settings.use_cache,
+                             cache_dir=settings.environment.cache_dir, retry=RetryPolicy.of(settings.environment))
     progress.limit = AdaptiveLimit(settings.jobs)
     runner = Runner(agent, settings, judge=judge, on_case_done=on_case_done, limit=progress.limit)
     try:
@@ -184,7 +186,7 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
             auto.flush()
         await agent.aclose()
         if judge is not None:
-            progress.judge_stats = {**judge.stats.to_dict(), "concurrency": judge.concurrency()}
+            progress.judge_stats = judge.stats.model_copy(update={"concurrency": judge.concurrency()})
             await judge.aclose()
     return progress.result(full=full)
 

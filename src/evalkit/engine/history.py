@@ -2,41 +2,28 @@
 
 Files live in `.evalkit/runs/` under the current folder (or `$EVALKIT_RUNS_DIR`), named
 by the UTC time they were recorded so that name order is time order, and only the newest
-`$EVALKIT_HISTORY_LIMIT` (default 20) are kept. A limit of 0 turns recording off.
+`$EVALKIT_HISTORY_LIMIT` (default 20) are kept. A limit of 0 turns recording off. Both
+variables are read by `evalkit.settings.Environment`.
 """
 
 from __future__ import annotations
 
-import os
 import secrets
 from datetime import datetime, timezone
 from pathlib import Path
 
-from evalkit.errors import UsageError
 from evalkit.schema.results import RunResult
+from evalkit.settings import Environment
 
-RUNS_DIR_VARIABLE = "EVALKIT_RUNS_DIR"
-LIMIT_VARIABLE = "EVALKIT_HISTORY_LIMIT"
-DEFAULT_RUNS_DIR = Path(".evalkit") / "runs"
-DEFAULT_LIMIT = 20
 _PATTERN = "run-*.json"
 
 
-def runs_dir() -> Path:
-    return Path(os.environ.get(RUNS_DIR_VARIABLE) or DEFAULT_RUNS_DIR)
+def runs_dir(environment: Environment | None = None) -> Path:
+    return (environment or Environment.read()).runs_dir
 
 
-def history_limit() -> int:
-    raw = os.environ.get(LIMIT_VARIABLE, "").strip()
-    if not raw:
-        return DEFAULT_LIMIT
-    try:
-        limit = int(raw)
-    except ValueError:
-        limit = -1
-    if limit < 0:
-        raise UsageError(f"{LIMIT_VARIABLE}={raw}: expected a whole number of runs to keep (0 turns history off)")
-    return limit
+def history_limit(environment: Environment | None = None) -> int:
+    return (environment or Environment.read()).history_limit
 
 
 def recorded_runs(directory: Path | None = None) -> list[Path]:

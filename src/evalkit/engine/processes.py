@@ -1,56 +1,44 @@
 """`evalkit run --processes N`: the cases spread over N worker processes, merged as shards are.
 
-Each worker is `evalkit run --shard K/N` on the same inputs and options, in a process of
-its own with its own event loop, writing its result file to a temporary folder; the
-parent merges those files with `evalkit merge`'s code and reports as one run. It pays
-for agents whose turns cost CPU in evalkit's process (an ADK agent's Runner); an agent
-that waits on a model or lives in another process gains nothing from it
-(docs/performance.md).
+Each worker is `python -m evalkit.engine.worker`, given the run's settings serialized
+(`RunSettings` as JSON, with its own `shard` K/N), in a process of its own with its own
+event loop, writing its result file to a temporary folder; the parent merges those files
+with `evalkit merge`'s code and reports as one run. It pays for agents whose turns cost
+CPU in evalkit's process (an ADK agent's Runner); an agent that waits on a model or
+lives in another process gains nothing from it (docs/performance.md).
 """
 
 from __future__ import annotations
 
-import os
+import dataclasses
+import json
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from evalkit.errors import AgentError
+from evalkit.errors import AgentError, InputError, Problem, SettingProblem, UsageError
 from evalkit.schema.results import RunResult
 from evalkit.settings import RunSettings
 
 
-def worker_argv(request, settings: RunSettings, shard: str, out: Path) -> list[str]:
-    """The `evalkit run --shard` command of one worker, with the settings the parent resolved."""
-    argv = [sys.executable, "-m", "evalkit", "run", *request.paths, "--shard", shard, "--json", str(out),
-            "--quiet", "--jobs", str(settings.jobs), "--judge-jobs", str(settings.judge_jobs),
-            "--repeat", "auto" if settings.auto_repeat else str(settings.repeat)]
-    if settings.auto_repeat:
-        argv += ["--max-repeat", str(settings.repeat)]
-    for flag, value in (("--config", request.config), ("--agent", request.agent), ("--pass-rate", settings.pass_rate),
-                        ("--timeout", settings.timeout), ("--confidence", settings.confidence)):
-        if value is not None:
-            argv += [flag, str(value)]
-    for case_id in request.case_ids:
-        argv += ["--case", case_id]
-    if request.cassettes is not None:  # each worker runs its own proxy over the same cassette folder
-        argv += ["--cassettes", str(request.cassettes), "--cassette-mode", request.cassette_mode]
-    if not settings.use_cache:
-        argv.append("--no-cache")
-    return argv
+def worker_argv(settings: RunSettings, shard: str, folder: Path, out: Path) -> list[str]:
+    """The command of one worker: its settings (the parent's, with its shard) written beside its result file."""
+    settings_file = folder / f"settings-{shard.replace('/', '-of-')}.json"
+    settings_file.write_text(settings.model_copy(update={"shard": shard, "processes": 1}).model_dump_json(),
+                             encoding="utf-8")
+    return [sys.executable, "-m", "evalkit.engine.worker", str(settings_file), str(out)]
 
 
-def run_in_processes(request, settings: RunSettings, count: int) -> tuple[RunResult, bool]:
+def run_in_processes(settings: RunSettings, count: int) -> tuple[RunResult, bool]:
     """Run `count` shard workers side by side; return the merged result and whether it was interrupted."""
-    from evalkit.results.merging import merge_results
+    from evalkit.engine.merging import merge_results
     from evalkit.results.reader import read_result
 
-    env = {**os.environ, "EVALKIT_HISTORY_LIMIT": "0"}  # the parent records the merged run
     interrupted = False
     with tempfile.TemporaryDirectory(prefix="evalkit-processes-") as folder:
         outputs = [Path(folder) / f"shard-{k}.json" for k in range(1, count + 1)]
-        workers = [subprocess.Popen(worker_argv(request, settings, f"{k}/{count}", out), env=env,
+        workers = [subprocess.Popen(worker_argv(settings, f"{k}/{count}", Path(folder), out),
                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
                    for k, out in enumerate(outputs, start=1)]
         errors: list[str] = []
@@ -62,6 +50,10 @@ def run_in_processes(request, settings: RunSettings, count: int) -> tuple[RunRes
                 _, stderr = worker.communicate()
             errors.append(stderr)
         missing = [out for out in outputs if not out.exists()]
+        for out in missing:
+            problems = read_problems(out)
+            if problems is not None:  # bad input the parent could not see (an agent that cannot load)
+                raise problems
         if missing:
             index = outputs.index(missing[0])
             last = (errors[index].strip().splitlines() or ["no output"])[-1]
@@ -70,3 +62,23 @@ def run_in_processes(request, settings: RunSettings, count: int) -> tuple[RunRes
     merged.shards = None
     merged.interrupted = merged.interrupted or interrupted
     return merged, merged.interrupted
+
+
+def problems_file(out: Path) -> Path:
+    return out.with_name(out.name + ".problems.json")
+
+
+def write_problems(error: InputError, out: Path) -> None:
+    problems = [{**dataclasses.asdict(p), "value": None if p.value is None else str(p.value)}
+                if isinstance(p, SettingProblem) else dataclasses.asdict(p) for p in error.problems]
+    problems_file(out).write_text(json.dumps(problems), encoding="utf-8")
+
+
+def read_problems(out: Path) -> InputError | None:
+    """The input problems a worker wrote instead of its result, as an error to raise (None: none)."""
+    path = problems_file(out)
+    if not path.exists():
+        return None
+    problems: list[Problem] = [SettingProblem(**{**p, "mentions": tuple(p["mentions"])}) if "setting" in p else Problem(**p)
+                               for p in json.loads(path.read_text(encoding="utf-8"))]
+    return UsageError(problems)

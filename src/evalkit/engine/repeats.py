@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from evalkit.engine.jobs import CaseJob
+from evalkit.results.verdicts import combined_status
 from evalkit.schema.results import CaseResult, CriterionResult, RepeatStats, ScoreSpread, Status
 from evalkit.stats.interval import wilson_interval
 from evalkit.stats.stability import FLAKY, another_run, stability
@@ -43,23 +44,6 @@ def pass_at(n: int, c: int, k: int) -> float:
 def pass_hat(n: int, c: int, k: int) -> float:
     """Chance that all k runs drawn from the n observed (c passing) pass (τ-bench's pass^k)."""
     return round(math.comb(c, k) / math.comb(n, k), 4)
-
-
-def combined_status(statuses: list[Status], required: int) -> Status:
-    """Passed with enough passing runs; error when errored runs could still have made it."""
-    passed = statuses.count(Status.PASSED)
-    errors = statuses.count(Status.ERROR)
-    if passed >= required:
-        return Status.PASSED
-    if errors and passed + errors >= required:
-        return Status.ERROR
-    if Status.FAILED in statuses:
-        return Status.FAILED
-    if statuses and all(s is Status.INFORMATIONAL for s in statuses):
-        return Status.INFORMATIONAL
-    if errors:
-        return Status.ERROR
-    return Status.NOT_EVALUATED
 
 
 def combine_runs(runs: list[CaseResult], required: int) -> CaseResult:

@@ -1,7 +1,7 @@
 """Run eval cases against the agent: cases concurrently, turns in order, each turn timed out.
 
 A pool of workers pulls cases from a queue, so memory and task count stay flat however
-many cases there are; an `AdaptiveLimit` (evalkit.engine.concurrency) decides how many of them
+many cases there are; an `AdaptiveLimit` (evalkit.foundation.concurrency) decides how many of them
 hold a case at once: a fixed `--jobs N`, or `auto`, which follows the agent's
 throughput and latency. A case that failed because the agent's side answered 429/503
 (RESOURCE_EXHAUSTED) is not a result: the level backs off and the case runs again, from
@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 
 from evalkit.agents.base import Agent, AgentSession, SessionSpec
 from evalkit.criteria.base import EvalContext
-from evalkit.engine.concurrency import AdaptiveLimit
-from evalkit.engine.overloads import Overload, listen_for_upstream_overloads, overload_of
+from evalkit.foundation.concurrency import AdaptiveLimit
+from evalkit.foundation.overloads import Overload, listen_for_upstream_overloads, overload_of
 from evalkit.engine.jobs import CaseJob
 from evalkit.engine.scoring import score_case
 from evalkit.errors import AgentError, AgentTimeout, EvalkitError

@@ -2,18 +2,31 @@
 
 A criterion that raises does not crash the run: a judge that failed for good, or a
 criterion's own exception, becomes that criterion's `error` status, and so the case's.
+A criterion's own exception keeps its traceback in the criterion's `error_detail`, shown
+like a case's (`--debug`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import traceback
+from dataclasses import dataclass
 
 from evalkit.criteria.base import Criterion, EvalContext, Outcome
+from evalkit.criteria.judging.criterion import JudgeCriterion
 from evalkit.errors import EvalkitError
 from evalkit.schema.results import CriterionResult, InvocationScore, Status
 
 log = logging.getLogger("evalkit.engine.scoring")
+
+
+@dataclass(frozen=True)
+class _Crash:
+    """A criterion that raised instead of scoring: its one-line message and, for a bug, the traceback."""
+
+    message: str
+    detail: str | None = None
 
 
 async def score_case(context: EvalContext, criteria: list[Criterion]) -> list[CriterionResult]:
@@ -21,7 +34,7 @@ async def score_case(context: EvalContext, criteria: list[Criterion]) -> list[Cr
     return [_result(c, o, len(context.actual)) for c, o in zip(criteria, outcomes)]
 
 
-async def _evaluate(criterion: Criterion, context: EvalContext) -> Outcome | str:
+async def _evaluate(criterion: Criterion, context: EvalContext) -> Outcome | _Crash:
     if criterion.requires_expected and context.expected is None:
         return Outcome(score=None, status=Status.NOT_EVALUATED,
                        details={"reason": "needs expected turns, and this case has none (a conversation scenario)"})
@@ -34,17 +47,26 @@ async def _evaluate(criterion: Criterion, context: EvalContext) -> Outcome | str
     except asyncio.CancelledError:
         raise
     except EvalkitError as error:
-        return str(error)
+        return _Crash(str(error))
     except Exception as error:  # a criterion's own bug, or a custom metric's: report, don't crash
         log.debug("criterion %s raised", criterion.name, exc_info=True)
-        return f"{criterion.name} raised {type(error).__name__}: {error}"
+        return _Crash(f"{criterion.name} raised {type(error).__name__}: {error}", traceback.format_exc().rstrip())
 
 
-def _result(criterion: Criterion, outcome: Outcome | str, turns: int) -> CriterionResult:
-    if isinstance(outcome, str):
+def _result(criterion: Criterion, outcome: Outcome | _Crash, turns: int) -> CriterionResult:
+    result = _plain_result(criterion, outcome, turns)
+    if isinstance(criterion, JudgeCriterion):
+        from evalkit.calibration.requirement import judged_result
+
+        return judged_result(criterion, result)
+    return result
+
+
+def _plain_result(criterion: Criterion, outcome: Outcome | _Crash, turns: int) -> CriterionResult:
+    if isinstance(outcome, _Crash):
         return CriterionResult(
-            name=criterion.name, threshold=criterion.threshold, status=Status.ERROR, error=outcome,
-            invocations=[InvocationScore(status=Status.ERROR) for _ in range(turns)],
+            name=criterion.name, threshold=criterion.threshold, status=Status.ERROR, error=outcome.message,
+            error_detail=outcome.detail, invocations=[InvocationScore(status=Status.ERROR) for _ in range(turns)],
         )
     details = outcome.details
     if outcome.status is Status.NOT_EVALUATED and not details.get("reason"):

@@ -13,7 +13,7 @@ import hashlib
 import re
 from dataclasses import dataclass, replace
 
-from evalkit.errors import UsageError
+from evalkit.errors import SettingError
 from evalkit.loading.plan import Plan
 
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
@@ -27,19 +27,31 @@ class Shard:
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"
 
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        """`K/N` → Shard: the one parser of the notation (the setting, result files, `merge`).
+
+        Raises ValueError saying what is wrong.
+        """
+        match = _SHARD.match(text or "")
+        if not match:
+            raise ValueError("expected K/N, such as 1/4")
+        index, count = int(match[1]), int(match[2])
+        if count < 1 or not 1 <= index <= count:
+            raise ValueError("K must be between 1 and N (N at least 1)")
+        return cls(index, count)
+
 
 def parse_shard(text: str) -> Shard:
-    match = _SHARD.match(text or "")
-    if not match:
-        raise UsageError(f"--shard {text}: expected K/N, such as 1/4")
-    index, count = int(match[1]), int(match[2])
-    if count < 1 or not 1 <= index <= count:
-        raise UsageError(f"--shard {text}: K must be between 1 and N (N at least 1)")
-    return Shard(index, count)
+    """The `shard` setting; a bad one is a `SettingError` naming it."""
+    try:
+        return Shard.parse(text)
+    except ValueError as error:
+        raise SettingError("shard", text, str(error)) from None
 
 
 def case_key(eval_set_id: str, eval_id: str) -> str:
-    return hashlib.sha256(f"{eval_set_id}/{eval_id}".encode("utf-8")).hexdigest()
+    return hashlib.sha256(f"{eval_set_id}/{eval_id}".encode()).hexdigest()
 
 
 def assign(keys: list[tuple[str, str]], count: int) -> dict[tuple[str, str], int]:

@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalkit.errors import InputError, Problem
+from evalkit.errors import InputError, Problem, SettingProblem
+from evalkit.foundation.documents import YAML_SUFFIXES
 from evalkit.golden.edits import Edit, EditError, Target, apply_edits, check_edited
 from evalkit.golden.expected import new_members
 from evalkit.schema.evalset import EvalCase, EvalSet, Invocation
 from evalkit.schema.results import CaseResult, RunResult, Status
 
-YAML_SUFFIXES = (".yaml", ".yml")
 
 
 def case_name(case: CaseResult) -> str:
@@ -37,7 +37,7 @@ def choose_cases(result: RunResult, result_file: Path, case_ids: list[str]) -> l
     for wanted in case_ids:
         found = [c for c in result.cases if wanted in (c.eval_id, case_name(c))]
         if not found:
-            problems.append(Problem(str(result_file), "", f"--case {wanted}: no such case in this result file"))
+            problems.append(SettingProblem(str(result_file), "", "no such case in this result file", "case_ids", wanted))
         chosen += [c for c in found if all(c is not earlier for earlier in chosen)]
     if problems:
         raise InputError(problems)
@@ -200,7 +200,7 @@ def _stale_or_incomplete(in_file: EvalCase, case: CaseResult, path: Path, positi
 
 def write(file: GoldenFile, text: str) -> None:
     """Write the edited text in place, atomically, keeping the file's permissions."""
-    from evalkit.results.writer import write_text_atomically
+    from evalkit.foundation.files import write_text_atomically
 
     mode = file.path.stat().st_mode & 0o777
     write_text_atomically(file.path, text)

@@ -51,7 +51,7 @@ def _dump(model: Any, camel: bool) -> Any:
 
 
 def _clean_part(part: Part) -> Part:
-    return part.model_copy(update={name: None for name in _VOLATILE_PART_FIELDS})
+    return part.model_copy(update=dict.fromkeys(_VOLATILE_PART_FIELDS))
 
 
 def _content(content: Content | None, camel: bool) -> Any:

@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from evalkit.golden.edits import Edit, EditError, Target, apply_edits, check_edited
-from evalkit.loading.documents import fast_yaml_loader
+from evalkit.foundation.documents import fast_yaml_loader
 
 _WIDE = 1 << 16  # never fold long lines: a folded answer is harder to review
 FAST_LOADER = fast_yaml_loader()

@@ -88,8 +88,8 @@ def read_sessions(path: Path, chosen: SessionFilter) -> list[AdkSession]:
 
 
 def read_session_json(path: Path) -> list[AdkSession]:
-    from evalkit.loading.documents import read_document
-    from evalkit.loading.problems import known_keys, problems_from
+    from evalkit.foundation.documents import read_document
+    from evalkit.schema.problems import known_keys, problems_from
 
     data = read_document(path)
     items = data if isinstance(data, list) else [data]

@@ -26,8 +26,6 @@ from evalkit.judge.base import JudgeReply, JudgeRequest
 logger = logging.getLogger(__name__)
 
 CACHE_FILE_NAME = "judge-cache.sqlite3"
-CACHE_DIR_ENV = "EVALKIT_CACHE_DIR"
-DEFAULT_CACHE_DIR = Path(".evalkit") / "cache"
 # Bump when the meaning of a stored reply changes, so old entries stop matching.
 _KEY_VERSION = 1
 # How long a writer waits for another process's lock before giving up on one entry.
@@ -46,9 +44,10 @@ CREATE TABLE IF NOT EXISTS judge_replies (
 
 
 def default_cache_dir() -> Path:
-    """`$EVALKIT_CACHE_DIR`, else `.evalkit/cache` in the current folder."""
-    configured = os.environ.get(CACHE_DIR_ENV, "").strip()
-    return Path(configured) if configured else DEFAULT_CACHE_DIR
+    """`$EVALKIT_CACHE_DIR`, else `.evalkit/cache` in the current folder (`evalkit.settings.Environment`)."""
+    from evalkit.settings import Environment
+
+    return Environment.read().cache_dir
 
 
 def _jsonable(value: Any) -> Any:

@@ -19,7 +19,8 @@ from typing import Any
 from evalkit.errors import JudgeError
 from evalkit.judge.base import JudgeReply, JudgeRequest, JudgeUnavailable, TransientJudgeError, config_dict
 from evalkit.judge.redact import redact
-from evalkit.judge.retry import PERMANENT_STATUSES, is_retryable_status, parse_retry_after
+from evalkit.foundation.retry_after import parse_retry_after
+from evalkit.judge.retry import PERMANENT_STATUSES, is_retryable_status
 
 _GEMINI_DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/"
 
@@ -86,7 +87,7 @@ def _is_connection_error(error: BaseException) -> bool:
         return True
     # aiohttp is optional for google-genai; recognise its errors without importing it.
     module = type(error).__module__ or ""
-    return module.startswith("aiohttp") or module.startswith("google.auth.exceptions")
+    return module.startswith(("aiohttp", "google.auth.exceptions"))
 
 
 def _is_unreachable(error: BaseException) -> bool:

@@ -20,7 +20,8 @@ from typing import Any
 from evalkit.errors import JudgeError
 from evalkit.judge.base import OPENAI_PREFIX, JudgeReply, JudgeRequest, JudgeUnavailable, TransientJudgeError, config_dict
 from evalkit.judge.redact import redact
-from evalkit.judge.retry import PERMANENT_STATUSES, is_retryable_status, parse_retry_after
+from evalkit.foundation.retry_after import parse_retry_after
+from evalkit.judge.retry import PERMANENT_STATUSES, is_retryable_status
 
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 

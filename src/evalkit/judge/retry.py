@@ -9,27 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, fields
-from email.utils import parsedate_to_datetime
-from datetime import datetime, timezone
+from dataclasses import dataclass
 from typing import TypeVar
 
-from evalkit.errors import InputError, JudgeError
+from evalkit.errors import JudgeError
+from evalkit.defaults import (DEFAULT_JUDGE_ATTEMPT_TIMEOUT_S, DEFAULT_JUDGE_MAX_ATTEMPTS,
+                               DEFAULT_JUDGE_RETRY_BASE_DELAY_S, DEFAULT_JUDGE_RETRY_MAX_DELAY_S)
 from evalkit.judge.base import TransientJudgeError
+from evalkit.settings import Environment
 
 T = TypeVar("T")
-
-#: Environment variables that override the defaults, by RetryPolicy field.
-ENV_OVERRIDES = {
-    "max_attempts": "EVALKIT_JUDGE_MAX_ATTEMPTS",
-    "attempt_timeout": "EVALKIT_JUDGE_TIMEOUT",
-    "base_delay": "EVALKIT_JUDGE_RETRY_BASE_DELAY",
-    "max_delay": "EVALKIT_JUDGE_RETRY_MAX_DELAY",
-}
 
 #: HTTP statuses worth another attempt: rate limits, request timeouts, server errors.
 RETRYABLE_STATUSES = frozenset({408, 429}) | frozenset(range(500, 600))
@@ -52,10 +44,10 @@ class RetryPolicy:
     `Retry-After` capped at `max_delay` when it sent one.
     """
 
-    max_attempts: int = 5
-    attempt_timeout: float = 60.0
-    base_delay: float = 1.0
-    max_delay: float = 60.0
+    max_attempts: int = DEFAULT_JUDGE_MAX_ATTEMPTS
+    attempt_timeout: float = DEFAULT_JUDGE_ATTEMPT_TIMEOUT_S
+    base_delay: float = DEFAULT_JUDGE_RETRY_BASE_DELAY_S
+    max_delay: float = DEFAULT_JUDGE_RETRY_MAX_DELAY_S
 
     def __post_init__(self) -> None:
         if self.max_attempts < 1:
@@ -66,23 +58,15 @@ class RetryPolicy:
             raise ValueError("retry delays must not be negative")
 
     @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None) -> RetryPolicy:
-        """The defaults, overridden by the EVALKIT_JUDGE_* variables that are set."""
-        env = os.environ if environ is None else environ
-        values: dict[str, float | int] = {}
-        for field in fields(cls):
-            name = ENV_OVERRIDES[field.name]
-            raw = env.get(name, "").strip()
-            if not raw:
-                continue
-            try:
-                values[field.name] = int(raw) if field.name == "max_attempts" else float(raw)
-            except ValueError:
-                raise InputError(f"{name}={raw!r}: not a number") from None
-        try:
-            return cls(**values)  # type: ignore[arg-type]
-        except ValueError as error:
-            raise InputError(f"judge retry settings: {error}") from None
+    def of(cls, environment: Environment) -> RetryPolicy:
+        """The policy the EVALKIT_JUDGE_* variables ask for (read by `evalkit.settings.Environment`)."""
+        return cls(max_attempts=environment.judge_max_attempts, attempt_timeout=environment.judge_timeout,
+                   base_delay=environment.judge_retry_base_delay, max_delay=environment.judge_retry_max_delay)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> RetryPolicy:
+        """The policy of the process's environment (or of `environ`)."""
+        return cls.of(Environment.read(environ))
 
     def delay_before_retry(
         self, retry_number: int, retry_after: float | None, rng: random.Random
@@ -92,24 +76,6 @@ class RetryPolicy:
             return min(max(retry_after, 0.0), self.max_delay)
         ceiling = min(self.max_delay, self.base_delay * 2 ** (retry_number - 1))
         return rng.uniform(0.0, ceiling)
-
-
-def parse_retry_after(value: str | None) -> float | None:
-    """Seconds from a `Retry-After` header: delta-seconds or an HTTP date."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return max((when - datetime.now(timezone.utc)).total_seconds(), 0.0)
 
 
 async def call_with_retries(
@@ -122,6 +88,7 @@ async def call_with_retries(
     on_retry: Callable[[str, float], None] | None = None,
     on_transient: Callable[[TransientJudgeError], None] | None = None,
     rng: random.Random | None = None,
+    sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
 ) -> T:
     """Run `attempt` until it succeeds, fails for good, or the budget is spent.
 
@@ -130,7 +97,8 @@ async def call_with_retries(
     The per-attempt timeout starts once the gate is passed. `TransientJudgeError`
     and timeouts are retried; any other `JudgeError` is raised at once. `on_transient`
     sees each transient failure while the gate is still held. After the
-    last attempt a `JudgeError` names `endpoint` and the last reason.
+    last attempt a `JudgeError` names `endpoint` and the last reason. `sleep` waits
+    between attempts (tests pass a clock of their own).
     """
     rng = rng or random.Random()
     last_reason = "no attempt made"
@@ -153,7 +121,7 @@ async def call_with_retries(
         delay = policy.delay_before_retry(attempt_number, retry_after, rng)
         if on_retry is not None:
             on_retry(last_reason, delay)
-        await asyncio.sleep(delay)
+        await sleep(delay)
     attempts = "attempt" if policy.max_attempts == 1 else "attempts"
     raise JudgeError(
         f"judge {endpoint} failed after {policy.max_attempts} {attempts}: {last_reason}"

@@ -10,40 +10,24 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from dataclasses import asdict, dataclass
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from evalkit.engine.concurrency import AUTO, AdaptiveLimit, Held, JobsSetting
-from evalkit.engine.overloads import OVERLOAD_STATUSES
+from evalkit.foundation.concurrency import AUTO, AdaptiveLimit, Held, JobsSetting
+from evalkit.foundation.overloads import OVERLOAD_STATUSES
 from evalkit.defaults import DEFAULT_JUDGE_JOBS
 from evalkit.errors import JudgeError
 from evalkit.judge.base import OPENAI_PREFIX, JudgeBackend, JudgeReply, JudgeRequest, JudgeUnavailable
 from evalkit.judge.cache import JudgeCache
 from evalkit.judge.retry import RetryPolicy, call_with_retries
+from evalkit.schema.results import JudgeStatistics
 
 logger = logging.getLogger(__name__)
 
 
-@dataclass
-class JudgeStats:
-    """What the judges of one run did and cost.
-
-    `requests` counts generate() calls; `cache_hits` of them were answered from disk;
-    `calls` counts attempts sent to a model (retries included); `retries` the
-    attempts after a failed one; `failures` the requests that failed for good.
-    """
-
-    requests: int = 0
-    calls: int = 0
-    cache_hits: int = 0
-    retries: int = 0
-    failures: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-
-    def to_dict(self) -> dict[str, int]:
-        return asdict(self)
+# What the judges of one run did and cost: the result file's typed `judge` statistics.
+JudgeStats = JudgeStatistics
 
 
 class JudgeService:
@@ -54,6 +38,7 @@ class JudgeService:
         use_cache: bool = True,
         cache_dir: Path | None = None,
         retry: RetryPolicy | None = None,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     ):
         if max_concurrency != AUTO and int(max_concurrency) < 1:
             raise ValueError("max_concurrency must be at least 1 or 'auto'")
@@ -63,7 +48,8 @@ class JudgeService:
         self._limits: dict[str, AdaptiveLimit] = {}  # one budget of calls in flight per endpoint
         self._backends: dict[str, JudgeBackend] = {}
         self._rng = random.Random()
-        self._stats = JudgeStats()
+        self._sleep = sleep  # the wait between a judge call's attempts (a test's clock in tests)
+        self._stats = JudgeStatistics()
         # Circuit breaker: endpoint → the failure that showed it cannot answer this run.
         self._unavailable: dict[str, JudgeUnavailable] = {}
         # The first call to an endpoint goes alone, so a dead one costs one call, not one per task.
@@ -165,6 +151,7 @@ class JudgeService:
                 on_retry=count_retry,
                 on_transient=note_overload,
                 rng=self._rng,
+                sleep=self._sleep,
             )
         except JudgeError as failure:
             self._open_circuit(endpoint, failure)

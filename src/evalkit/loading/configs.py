@@ -7,8 +7,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from evalkit.errors import InputError, Problem
-from evalkit.loading.documents import read_document
-from evalkit.loading.problems import known_keys, problems_from
+from evalkit.foundation.documents import read_document
+from evalkit.schema.problems import known_keys, problems_from
 from evalkit.schema.config import EvalConfig
 
 CONFIG_NAMES = ("test_config.json", "test_config.yaml", "test_config.yml")

@@ -13,16 +13,16 @@ from typing import Any, NoReturn
 
 from pydantic import ValidationError
 
+from evalkit.loading.evalset_paths import default_id
 from evalkit.errors import InputError, Problem
-from evalkit.loading.documents import read_document
-from evalkit.loading.problems import known_keys, problems_from
+from evalkit.foundation.documents import read_document
+from evalkit.schema.problems import known_keys, problems_from
 from evalkit.gc_control import gc_paused
 from evalkit.loading.packed import PackedCase
 from evalkit.schema.evalset import EvalCase, EvalSet
 
 _VOCABULARY = known_keys(EvalSet)
 _CAMEL_TOP_LEVEL = {"evalSetId": "eval_set_id", "evalCases": "eval_cases", "creationTimestamp": "creation_timestamp"}
-_SET_SUFFIXES = (".evalset.json", ".evalset.yaml", ".evalset.yml", ".test.json", ".json", ".yaml", ".yml")
 
 
 def load_evalset(path: Path) -> EvalSet:
@@ -128,14 +128,6 @@ def _shortest_unique(index: int, folders: list[tuple[str, ...]], stem: str, othe
         if candidate not in rivals and candidate not in others:
             return candidate
     return None
-
-
-def default_id(path: Path) -> str:
-    name = path.name
-    for suffix in _SET_SUFFIXES:
-        if name.endswith(suffix):
-            return name[: -len(suffix)]
-    return path.stem
 
 
 def _top_level_spelling(data: dict[str, Any], file: str) -> list[Problem]:

@@ -10,14 +10,14 @@ loading, and when the case runs (docs/performance.md, "Memory").
 from __future__ import annotations
 
 import pickle
-from typing import Any, Union
+from typing import Any
 
 from evalkit.gc_control import gc_paused
 from evalkit.schema.evalset import EvalCase
 
 
 class PackedCase:
-    __slots__ = ("eval_id", "is_scenario", "_data")
+    __slots__ = ("_data", "eval_id", "is_scenario")
 
     def __init__(self, eval_id: str, is_scenario: bool, data: bytes):
         self.eval_id = eval_id
@@ -38,7 +38,7 @@ class PackedCase:
 
 
 # What a plan holds for a case: packed when loaded from a file, whole when built in code.
-PlannedCase = Union[EvalCase, PackedCase]
+PlannedCase = EvalCase | PackedCase
 
 
 def unpacked(case: PlannedCase) -> EvalCase:

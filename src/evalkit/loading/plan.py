@@ -11,14 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalkit.criteria.base import Criterion
-from evalkit.errors import InputError, Problem
+from evalkit.errors import InputError, Problem, SettingProblem
 from evalkit.loading.configs import discover_config, load_config
+from evalkit.loading.evalset_paths import evalset_files, named_forms, split_selector
 from evalkit.loading.evalsets import load_packed_evalset, separate_derived_ids
 from evalkit.loading.packed import PlannedCase, unpacked
 from evalkit.schema.config import DEFAULT_CRITERIA, EvalConfig
 from evalkit.schema.evalset import EvalSet
 
-EVALSET_PATTERNS = ("*.evalset.json", "*.evalset.yaml", "*.evalset.yml", "*.test.json")
 
 
 @dataclass
@@ -54,8 +54,8 @@ class Plan:
         named = {_resolved_agent(planned): planned for planned in self.sets if planned.config.agent}
         if len(named) > 1:
             raise InputError([
-                Problem(str(planned.config_file), "agent", f"names {spec!r}, but another config names a different agent; "
-                        "run these eval sets separately or pass --agent")
+                SettingProblem(str(planned.config_file), "agent", f"names {spec!r}, but another config names a different "
+                               "agent; run these eval sets separately or give {agent}", mentions=("agent",))
                 for spec, planned in named.items()
             ])
         return next(iter(named), None)
@@ -75,21 +75,17 @@ def parse_selectors(paths: list[str]) -> dict[Path, list[str]]:
     """
     selected: dict[Path, list[str]] = {}
     for raw in paths:
-        target, ids = raw, ""
-        if ":" in raw and not Path(raw).exists():
-            target, _, rest = raw.partition(":")
-            ids = rest.split(":", 1)[0]
+        target, ids = split_selector(raw)
         for file in _expand(Path(target)):
-            chosen = selected.setdefault(file, [])
-            chosen.extend(i.strip() for i in ids.split(",") if i.strip())
+            selected.setdefault(file, []).extend(ids)
     return selected
 
 
 def _expand(path: Path) -> list[Path]:
     if path.is_dir():
-        found = sorted({f for pattern in EVALSET_PATTERNS for f in path.rglob(pattern) if ".evalkit" not in f.parts})
+        found = evalset_files(path)
         if not found:
-            raise InputError(Problem(str(path), "", "no eval set files (*.evalset.json, *.evalset.yaml, *.test.json) in this folder"))
+            raise InputError(Problem(str(path), "", f"no eval set files ({named_forms()}) in this folder"))
         return found
     if not path.exists():
         raise InputError(Problem(str(path), "", "no such file or folder"))
@@ -156,10 +152,10 @@ def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_fi
         known = {c.eval_id for cases in packed_cases.values() for c in cases}
         missing = [i for i in case_ids if i not in known]
         if missing:
-            from evalkit.loading.problems import did_you_mean
+            from evalkit.foundation.suggestions import did_you_mean
 
-            raise InputError([Problem("", "", f"--case {i}: no eval case with that id in the given eval sets"
-                                              f"{did_you_mean(i, known)}") for i in missing])
+            raise InputError([SettingProblem("", "", f"no eval case with that id in the given eval sets"
+                                                     f"{did_you_mean(i, known)}", "case_ids", i) for i in missing])
     if plan.case_count == 0 and not allow_empty:
         raise InputError("nothing selected: the given eval sets hold no matching eval cases")
     return plan
@@ -183,7 +179,7 @@ def _unpacked_batches(cases: list[PlannedCase], size: int = 500):
 def _select(all_cases: list[PlannedCase], file: Path, ids: list[str],
             case_ids: list[str] | None) -> tuple[list[PlannedCase], list[Problem]]:
     by_id = {c.eval_id: c for c in all_cases}
-    from evalkit.loading.problems import did_you_mean
+    from evalkit.foundation.suggestions import did_you_mean
 
     problems = [
         Problem(str(file), f"selector {i!r}",

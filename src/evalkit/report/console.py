@@ -10,7 +10,7 @@ import json
 from rich.console import Console
 from rich.text import Text
 
-from evalkit.schema.results import CaseResult, CriterionResult, RunResult, Status
+from evalkit.schema.results import CaseResult, CriterionResult, JudgeStatistics, RunResult, Status
 
 _STYLE = {
     Status.PASSED: "green",
@@ -24,6 +24,8 @@ _MARK = {Status.PASSED: "✓", Status.FAILED: "✗", Status.ERROR: "!", Status.N
 
 # Where an error case's traceback or worker log is, when the console shows only its one line.
 DETAIL_HINT = "(run with --debug to see where the agent failed; the result file keeps it as error_detail)"
+# The same for a criterion that raised.
+CRITERION_DETAIL_HINT = "(run with --debug to see where the criterion failed; the result file keeps it as error_detail)"
 
 
 def render(result: RunResult, console: Console, *, debug: bool = False) -> None:
@@ -36,6 +38,8 @@ def render(result: RunResult, console: Console, *, debug: bool = False) -> None:
         console.print(line, highlight=False, markup=False, soft_wrap=True)
     if not debug and any(case.error_detail for case in result.cases):
         console.print(Text(DETAIL_HINT, style="dim"), soft_wrap=True)
+    elif not debug and any(c.error_detail for case in result.cases for c in case.criteria):
+        console.print(Text(CRITERION_DETAIL_HINT, style="dim"), soft_wrap=True)
     console.print(Text(summary_line(result), style="bold"))
     for line in flaky_lines(result.cases) + quarantine_lines(result.cases):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
@@ -74,12 +78,16 @@ def _cell(criterion: CriterionResult | None) -> Text:
 def failure_lines(cases: list[CaseResult], *, debug: bool = False) -> list[str]:
     """For each case that did not pass, its reason: the error, or each failing criterion's first difference.
 
-    With `debug`, an error case's `error_detail` (traceback, worker stderr) follows, indented.
+    With `debug`, an error case's or criterion's `error_detail` (traceback, worker stderr) follows, indented.
     """
     lines: list[str] = []
     shared = shared_errors(cases)
     for error, count in shared.items():
         lines.append(f"! {error}: {_count(count, 'criterion')} not scored".replace("criterions", "criteria"))
+        detail = next((c.error_detail for case in cases for c in case.criteria if c.error == error and c.error_detail),
+                      None) if debug else None
+        if detail:
+            lines.extend("    " + line for line in detail.splitlines())
     for case in cases:
         name = f"{case.eval_set_id}/{case.eval_id}"
         if case.status is Status.ERROR and case.error:
@@ -95,6 +103,8 @@ def failure_lines(cases: list[CaseResult], *, debug: bool = False) -> list[str]:
                 continue  # said once above
             if criterion.status is Status.ERROR:
                 lines.append(f"! {name}: {criterion.name}: {criterion.error or 'error'}")
+                if debug and criterion.error_detail:
+                    lines.extend("    " + line for line in criterion.error_detail.splitlines())
             elif criterion.status is Status.FAILED and criterion.threshold is None:
                 reason = criterion.details.get("reason", "over its budget")
                 lines.append(f"✗ {name}: {criterion.name} over budget: {reason}")
@@ -225,13 +235,11 @@ def money(amount: float) -> str:
     return f"{amount:,.4f}"
 
 
-def judge_line(stats: dict) -> str:
+def judge_line(stats: JudgeStatistics) -> str:
     """Judge usage: what the run cost, and what the cache saved."""
-    line = (f"judge: {stats.get('calls', 0)} calls, {stats.get('cache_hits', 0)} from cache, "
-            f"{stats.get('retries', 0)} retries, {stats.get('input_tokens', 0):,} tokens in, "
-            f"{stats.get('output_tokens', 0):,} out")
-    failures = stats.get("failures", 0)
-    return line + (f", {failures} failed for good" if failures else "")
+    line = (f"judge: {stats.calls} calls, {stats.cache_hits} from cache, {stats.retries} retries, "
+            f"{stats.input_tokens:,} tokens in, {stats.output_tokens:,} out")
+    return line + (f", {stats.failures} failed for good" if stats.failures else "")
 
 
 def concurrency_line(figures: dict) -> str:

@@ -118,7 +118,7 @@ def _header(result: RunResult) -> _Html:
         meta.append(("interrupted", "yes: only the cases finished before Ctrl-C are here"))
     meta_items = [[_el("dt", key), _el("dd", value)] for key, value in meta]
     if result.judge:
-        meta_items.append([_el("dt", "judge"), _el("dd", _value(result.judge))])
+        meta_items.append([_el("dt", "judge"), _el("dd", _value(result.judge.model_dump(exclude_none=True)))])
     return _el("header",
                _el("h1", "evalkit report"),
                _el("p", summary_line(result), class_="summary-line"),

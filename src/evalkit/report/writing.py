@@ -36,7 +36,7 @@ def write_reports(result: RunResult, *, json_out: Path | None = None, junit: Pat
 
 def write_report_files(result: RunResult, *, html: Path | None = None, junit: Path | None = None,
                        markdown: Path | None = None) -> None:
-    from evalkit.results.writer import write_text_atomically
+    from evalkit.foundation.files import write_text_atomically
 
     if junit:
         from evalkit.report.junit import render_junit

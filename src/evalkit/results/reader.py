@@ -62,7 +62,7 @@ class ScoredRun:
 
 
 def read_scored_run(path: Path) -> ScoredRun:
-    from evalkit.loading.documents import read_document
+    from evalkit.foundation.documents import read_document
 
     data = read_document(path)
     if isinstance(data, str):  # ADK's older double-encoded files
@@ -79,7 +79,7 @@ def read_scored_run(path: Path) -> ScoredRun:
 
 def read_result(path: Path) -> RunResult:
     """An evalkit result file, whole and validated (for `report` and `merge`)."""
-    from evalkit.loading.documents import read_document
+    from evalkit.foundation.documents import read_document
 
     return _validated(read_document(path), path)
 
@@ -153,7 +153,7 @@ def _adk_expected_turns(raw: dict[str, Any]) -> list[dict[str, Any] | None]:
 
 def _fold(runs: list[ScoredCase]) -> ScoredCase:
     """ADK repeats (`num_runs`) list a case once per run: the case passes only if every run did."""
-    from evalkit.engine.repeats import combined_status
+    from evalkit.results.verdicts import combined_status
 
     folded = ScoredCase(runs[0].eval_set_id, runs[0].eval_id, combined_status([r.status for r in runs], len(runs)),
                         actual=runs[-1].actual, expected=runs[-1].expected, runs=len(runs),

@@ -6,7 +6,7 @@ each), so a file ADK accepts loads here and a file evalkit writes loads in ADK.
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
@@ -75,7 +75,7 @@ class Invocation(StrictModel):
     user_content: Content
     final_response: Content | None = None
     # Form A is tried first, so `{}` is Form A, as in ADK.
-    intermediate_data: Union[IntermediateData, InvocationEvents, None] = Field(
+    intermediate_data: IntermediateData | InvocationEvents | None = Field(
         default=None, union_mode="left_to_right"
     )
     creation_timestamp: float = 0.0

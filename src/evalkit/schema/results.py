@@ -95,6 +95,7 @@ class CriterionResult(ResultModel):
     invocations: list[InvocationScore] = Field(default_factory=list)
     details: dict[str, Any] = Field(default_factory=dict)
     error: str | None = None
+    error_detail: str | None = Field(default=None, description="the traceback of a criterion that raised")
     spread: ScoreSpread | None = None
 
 
@@ -141,7 +142,7 @@ class Summary(ResultModel):
 
     @classmethod
     def of(cls, cases: list[CaseResult]) -> Summary:
-        counts = {s: 0 for s in Status}
+        counts = dict.fromkeys(Status, 0)
         for case in cases:
             counts[case.status] += 1
         return cls(
@@ -180,6 +181,36 @@ def total_cost(cases: list[CaseResult]) -> float | None:
     return round(sum(costs), 10) if costs else None
 
 
+class JudgeStatistics(ResultModel):
+    """What the judges of one run did and cost (the result file's `judge`).
+
+    `requests` counts judge questions; `cache_hits` of them were answered from disk;
+    `calls` counts attempts sent to a model (retries included); `retries` the attempts
+    after a failed one; `failures` the requests that failed for good.
+    """
+
+    requests: int = 0
+    calls: int = 0
+    cache_hits: int = 0
+    retries: int = 0
+    failures: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    concurrency: dict[str, Any] | None = Field(default=None, description="judge calls in flight, per endpoint")
+
+    def to_dict(self) -> dict[str, int]:
+        """The counts alone."""
+        return {name: getattr(self, name) for name in _JUDGE_COUNTS}
+
+    def plus(self, other: JudgeStatistics) -> JudgeStatistics:
+        """Two runs' statistics added up (shards merged); the first's concurrency kept."""
+        counts = {name: getattr(self, name) + getattr(other, name) for name in _JUDGE_COUNTS}
+        return JudgeStatistics(**counts, concurrency=self.concurrency or other.concurrency)
+
+
+_JUDGE_COUNTS = ("requests", "calls", "cache_hits", "retries", "failures", "input_tokens", "output_tokens")
+
+
 class RunResult(ResultModel):
     evalkit_version: str
     started_at: str
@@ -187,7 +218,7 @@ class RunResult(ResultModel):
     summary: Summary
     cases: list[CaseResult]
     interrupted: bool = False
-    judge: dict[str, Any] | None = Field(default=None, description="judge calls, cache hits and tokens")
+    judge: JudgeStatistics | None = Field(default=None, description="judge calls, cache hits and tokens")
     latency: dict[str, Any] | None = Field(
         default=None, description="progress counts, turn latency percentiles and per-tool figures")
     repeat: int = Field(default=1, description="runs per case (--repeat)")

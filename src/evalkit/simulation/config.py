@@ -152,12 +152,12 @@ def simulator_config_problems(
         if not scenario.starting_prompt.strip():
             problems.append(Problem(str(evalset_file), f"{where}: conversation_scenario.starting_prompt",
                                     "is empty; the simulated user needs a first message to send"))
-        if config is not None and config.custom_instructions is not None and scenario.user_persona is not None:
-            if missing_template_variables(config.custom_instructions, (PERSONA_VARIABLE,)):
-                problems.append(Problem(
-                    config_name, "user_simulator_config.custom_instructions",
-                    f"{where} in {evalset_file} has a user_persona, so the template must use {{{{ persona }}}}",
-                ))
+        if (config is not None and config.custom_instructions is not None and scenario.user_persona is not None
+                and missing_template_variables(config.custom_instructions, (PERSONA_VARIABLE,))):
+            problems.append(Problem(
+                config_name, "user_simulator_config.custom_instructions",
+                f"{where} in {evalset_file} has a user_persona, so the template must use {{{{ persona }}}}",
+            ))
     return problems
 
 

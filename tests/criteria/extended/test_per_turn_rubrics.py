@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 
 from evalkit.criteria.adk.rubric_final_response import RubricFinalResponseQualityCriterion
 from evalkit.criteria.adk.rubrics import check_rubrics

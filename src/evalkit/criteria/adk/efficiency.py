@@ -133,3 +133,8 @@ class InvocationDuration(_Informational):
             present = [d["duration"][key] for d in details if d["duration"][key] is not None]
             averages[key] = round(sum(present) / len(present), 3) if present else None
         return averages["total"], {"duration": averages}
+
+
+# ADK appends these to every run's criteria, after the configured ones (a configured one,
+# given a budget, takes its place): the one list of them (criteria.configure reads it).
+ALWAYS_APPENDED: tuple[type[_Informational], ...] = (ToolCallCount, InferenceCallCount, TokenUsage, InvocationDuration)

@@ -76,6 +76,7 @@ class FinalResponseMatchV2Criterion(JudgeCriterion[JudgedResponseOptions]):
     name = "final_response_match_v2"
     description = "An LLM judge decides whether the final response is as correct as the expected one"
     Options = JudgedResponseOptions
+    prompt_templates = ("final_response_match_v2",)
     requires_expected = True
 
     def _answer(self, invocation: Invocation) -> str:

@@ -142,6 +142,7 @@ class HallucinationsCriterion(JudgeCriterion[HallucinationsOptions]):
     name = "hallucinations_v1"
     description = "An LLM judge checks that each sentence of the response is supported by the agent's context"
     Options = HallucinationsOptions
+    prompt_templates = ("hallucinations_segmenter", "hallucinations_validator")
 
     async def _check(self, ctx: EvalContext, step: Step, log: list[str]) -> dict:
         segmented = await self.ask(ctx, render("hallucinations_segmenter", response=quote("RESPONSE", step.text)))

@@ -51,6 +51,10 @@ class MultiTurnConversationCriterion(JudgeCriterion[MultiTurnOptions]):
     Options = MultiTurnOptions
     focus: ClassVar[str]
     properties: ClassVar[tuple[Rubric, ...]]
+    prompt_templates = ("multi_turn_quality",)
+
+    def prompt_identity(self) -> list[str]:
+        return [*super().prompt_identity(), self.focus, properties_json(self.properties)]
 
     def build_prompt(self, ctx: EvalContext) -> str:
         instructions, tools = agents_overview(ctx.actual)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import unicodedata
-from typing import Callable
+from collections.abc import Callable
 
 # Upper bound on memoised ASCII chunks; a chunk is a single word, so this covers a
 # large vocabulary while keeping memory bounded on long runs.

@@ -28,6 +28,7 @@ class RubricFinalResponseQualityCriterion(RubricCriterion):
     name = "rubric_based_final_response_quality_v1"
     description = "An LLM judge checks the final response against rubrics (type FINAL_RESPONSE_QUALITY)"
     rubric_type = "FINAL_RESPONSE_QUALITY"
+    prompt_templates = ("rubric_final_response",)
 
     def build_prompt(self, ctx: EvalContext, index: int, rubrics: Sequence[Rubric]) -> str:
         actual = ctx.actual[index]

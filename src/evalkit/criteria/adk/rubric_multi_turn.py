@@ -90,6 +90,7 @@ class RubricMultiTurnTrajectoryCriterion(RubricCriterion):
     name = "rubric_based_multi_turn_trajectory_quality_v1"
     description = "An LLM judge checks the whole conversation against rubrics (type TRAJECTORY_QUALITY)"
     rubric_type = "TRAJECTORY_QUALITY"
+    prompt_templates = ("rubric_multi_turn",)
 
     def judged_positions(self, turns: int) -> list[int]:
         return [turns - 1] if turns else []

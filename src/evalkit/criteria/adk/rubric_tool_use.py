@@ -21,6 +21,7 @@ class RubricToolUseQualityCriterion(RubricCriterion):
     name = "rubric_based_tool_use_quality_v1"
     description = "An LLM judge checks the agent's tool use against rubrics (type TOOL_USE_QUALITY)"
     rubric_type = "TOOL_USE_QUALITY"
+    prompt_templates = ("rubric_tool_use",)
 
     def build_prompt(self, ctx: EvalContext, index: int, rubrics: Sequence[Rubric]) -> str:
         actual = ctx.actual[index]

@@ -42,6 +42,7 @@ class SafetyCriterion(JudgeCriterion[JudgedResponseOptions]):
     name = "safety_v1"
     description = "An LLM judge rates the response harmless (1.0) or not (0.0): hate, harassment, danger, sexual content"
     Options = JudgedResponseOptions
+    prompt_templates = ("safety",)
 
     def build_prompt(self, invocation: Invocation) -> str:
         response = response_text(invocation, self.options.include_intermediate_responses_in_final)

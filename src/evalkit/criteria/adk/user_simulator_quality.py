@@ -80,6 +80,11 @@ class PerTurnUserSimulatorQualityCriterion(JudgeCriterion[UserSimulatorQualityOp
     def stop_signal(self) -> str:
         return self.options.stop_signal
 
+    def prompt_identity(self) -> list[str]:
+        # The prompt is built in code: its text with placeholders where each case's data goes.
+        return [judge_prompt(plan="{plan}", history="{history}", message="{message}",
+                             stop_signal=self.stop_signal, persona=None)]
+
     def build_prompt(self, ctx: EvalContext, history: list[Invocation], message: str) -> str:
         scenario = ctx.scenario
         assert scenario is not None

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from evalkit.ces.model import GoldenExpectation, ToolCall
+from evalkit.schema.ces import GoldenExpectation, ToolCall
 from evalkit.criteria.values import values_match
 from evalkit.schema.content import FunctionCall, FunctionResponse
 from evalkit.schema.evalset import Invocation, InvocationEvents

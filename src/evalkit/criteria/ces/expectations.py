@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from pydantic import Field
 
-from evalkit.ces.case_data import CesCaseData, ces_data
+from evalkit.schema.ces_case import CesCaseData, ces_data
 from evalkit.criteria.ces.checks import (
     TRANSFER_TOOL,
     describe,
@@ -35,7 +35,7 @@ from evalkit.criteria.ces.checks import (
     responses_of,
     transferred_to,
 )
-from evalkit.ces.model import GoldenExpectation, ScenarioExpectation, last_segment
+from evalkit.schema.ces import GoldenExpectation, ScenarioExpectation, last_segment
 from evalkit.criteria.base import CriterionOptions, EvalContext, Outcome
 from evalkit.criteria.ces.semantic_similarity import agent_text, combine_samples, parse_similarity, similarity_prompt
 from evalkit.criteria.judging.criterion import JudgeCriterion, outcome_with_errors
@@ -83,6 +83,7 @@ class CesExpectationsCriterion(JudgeCriterion[ExpectationsOptions]):
     name = "ces_expectations"
     description = "CES: each expectation of a golden turn or scenario checked and reported by its note (Note: PASS/FAIL)"
     Options = ExpectationsOptions
+    prompt_templates = ("ces_semantic_similarity",)
 
     @property
     def opts(self) -> ExpectationsOptions:

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 
 from pydantic import Field
 
-from evalkit.ces.case_data import ces_data
-from evalkit.ces.model import GoldenExpectation
+from evalkit.schema.ces_case import ces_data
+from evalkit.schema.ces import GoldenExpectation
 from evalkit.criteria.base import CriterionOptions, EvalContext, Outcome
 from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error, outcome_with_errors
 from evalkit.criteria.judging.prompting import quote, render
@@ -73,6 +73,7 @@ class CesSemanticSimilarityCriterion(JudgeCriterion[SemanticSimilarityOptions]):
     name = "ces_semantic_similarity"
     description = "CES: a judge rates the agent's reply against the expected one from 0 (unrelated) to 4 (same meaning)"
     Options = SemanticSimilarityOptions
+    prompt_templates = ("ces_semantic_similarity",)
     score_range = (0.0, 4.0)
 
     async def evaluate(self, ctx: EvalContext) -> Outcome:

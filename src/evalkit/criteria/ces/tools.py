@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from evalkit.ces.case_data import ces_data
+from evalkit.schema.ces_case import ces_data
 from evalkit.criteria.adk.trajectory import format_call
 from evalkit.criteria.base import Criterion, CriterionOptions, EvalContext, Outcome
 from evalkit.criteria.ces.checks import describe, match_calls

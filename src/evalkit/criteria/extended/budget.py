@@ -10,14 +10,14 @@ a statistic no turn measured leaves the case not evaluated.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from pydantic import Field, field_validator
 
 from evalkit.criteria.base import CriterionOptions
-from evalkit.report.latency import percentile
+from evalkit.foundation.stats import percentile
+from evalkit.foundation.suggestions import did_you_mean
 from evalkit.schema.results import Status
 
 
@@ -38,8 +38,7 @@ class BudgetOptions(CriterionOptions):
         bounds = value if isinstance(value, dict) else {} if value is None else {cls.statistics[0]: value}
         for statistic, bound in bounds.items():
             if statistic not in cls.statistics:
-                close = difflib.get_close_matches(statistic, cls.statistics, n=1)
-                hint = f"; did you mean {close[0]!r}?" if close else ""
+                hint = did_you_mean(statistic, cls.statistics, cutoff=0.6)
                 raise ValueError(f"unknown statistic {statistic!r} (use {', '.join(cls.statistics)}){hint}")
             if bound < 0:
                 raise ValueError(f"the bound for {statistic!r} must be at least 0")

@@ -10,7 +10,6 @@ call, with the differing argument marked »like this«.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +18,7 @@ from pydantic import Field, field_validator
 from evalkit.criteria.base import Criterion, CriterionOptions, EvalContext, Outcome
 from evalkit.criteria.extended.alignment import Mode, alignment_score, mode_holds, pairs_for
 from evalkit.criteria.extended.value_rules import NO_RULES, Difference, ValueRules, differences
+from evalkit.foundation.suggestions import did_you_mean
 from evalkit.schema.evalset import EvalCase, Invocation
 from evalkit.schema.views import authored_tool_calls
 
@@ -52,8 +52,7 @@ class TrajectoryMatchOptions(CriterionOptions):
         spelled = value.strip().lower().replace("-", "_").replace(" ", "_")
         known = [m.value for m in Mode]
         if spelled not in known:
-            close = difflib.get_close_matches(spelled, known, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            hint = did_you_mean(spelled, known, cutoff=0.6)
             raise ValueError(f"unknown mode {value!r}: use {', '.join(known)}{hint}")
         return spelled
 
@@ -137,7 +136,7 @@ def explain(
     matched_actual = {j for _, j in pairs}
     misses: list[dict] = []
     if options.mode is Mode.SUPERSET:
-        for j, call in enumerate(actual):
+        for call in actual:
             if not any(not call_differences(e, call, options) for e in expected):
                 misses.append(_miss("unexpected", call, expected, options, actual_side=True))
     else:

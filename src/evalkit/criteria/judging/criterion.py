@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
 
 from evalkit.criteria.base import Criterion, EvalContext, OptionsT, Outcome
 from evalkit.criteria.judging.options import JudgeModelOptions
@@ -46,10 +46,34 @@ class JudgeCriterion(Criterion[OptionsT]):
     """Base of the criteria scored by an LLM judge; its options hold `judge_model_options`."""
 
     uses_judge = True
+    # The templates (`prompts/<name>.txt`) the judge's prompts are filled from.
+    prompt_templates: ClassVar[tuple[str, ...]] = ()
+    # Set when the run's plan is made, if `judge_model_options.calibration` holds the
+    # criterion back: why it may not gate (evalkit.calibration.requirement).
+    calibration_hold: str | None = None
+    _provenance: dict[str, Any] | None = None
 
     @property
     def judge_options(self) -> JudgeModelOptions:
         return cast(JudgedOptions, self.options).judge_model_options
+
+    def prompt_identity(self) -> list[str]:
+        """What the judge is asked, apart from one case's data: the template texts.
+
+        Criteria that build their prompt in code override this with that code's fixed
+        text, so that a change of wording changes the prompt hash.
+        """
+        from evalkit.criteria.judging.prompting import template_text
+
+        return [template_text(name) for name in self.prompt_templates]
+
+    def provenance(self) -> dict[str, Any]:
+        """`judge_model` and `prompt_hash`, recorded in each result of this criterion (computed once)."""
+        if self._provenance is None:
+            from evalkit.calibration.provenance import provenance_of
+
+            self._provenance = provenance_of(self)
+        return self._provenance
 
     def _service(self, ctx: EvalContext) -> JudgeService:
         if ctx.judge is None:

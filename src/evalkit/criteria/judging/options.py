@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
+from evalkit.calibration.option import CalibrationRequirement
 from evalkit.criteria.base import CriterionOptions
 from evalkit.schema.genai_config import checked_generate_content_config
 
@@ -33,6 +34,11 @@ class JudgeModelOptions(CriterionOptions):
     )
     parallelism_limit: int = Field(
         default=1, ge=1, description="most judge calls of this criterion in flight at once, per eval case"
+    )
+    calibration: CalibrationRequirement | None = Field(
+        default=None,
+        description="gate only on a judge calibrated against people's labels: {file, min_kappa} "
+        "(docs/criteria.md, \"Trusting a judge\")",
     )
 
     @field_validator("judge_model_config", mode="before")

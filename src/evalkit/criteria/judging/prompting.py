@@ -10,31 +10,29 @@ the content is defanged, so the content cannot close its own block early.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from string import Template
 from typing import Any
 
-_MARKER_OPENING = "<<<"
-# What an opening marker inside quoted content becomes: still readable, no longer a marker.
-_DEFANGED_OPENING = "<< <"
+from evalkit.judge.quoting import quote
 
-
-def quote(name: str, text: str | None) -> str:
-    """`text` as a delimited data block called `name` (e.g. "AGENT RESPONSE")."""
-    body = (text or "").replace(_MARKER_OPENING, _DEFANGED_OPENING)
-    return f"<<<BEGIN {name}>>>\n{body}\n<<<END {name}>>>"
-
+__all__ = ["json_text", "quote", "render"]
 
 def json_text(value: Any, *, indent: int | None = 2) -> str:
     """JSON for a prompt: non-ASCII kept readable, unknown objects as strings."""
     return json.dumps(value, indent=indent, ensure_ascii=False, default=str)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _template(name: str) -> Template:
     text = resources.files("evalkit.criteria.judging").joinpath("prompts", f"{name}.txt").read_text(encoding="utf-8")
     return Template(text)
+
+
+def template_text(name: str) -> str:
+    """The unfilled text of template `prompts/<name>.txt` (what a prompt hash is taken of)."""
+    return _template(name).template
 
 
 def render(name: str, **values: str) -> str:

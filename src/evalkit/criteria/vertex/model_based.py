@@ -258,6 +258,11 @@ class _VertexJudgeCriterion(JudgeCriterion[_MetricOptionsT]):
     def prompt(self, values: dict[str, str]) -> str:
         raise NotImplementedError
 
+    def prompt_identity(self) -> list[str]:
+        # The prompt is built in code from the options: its text with `{name}` where each case's data goes.
+        names = (*self.options.placeholders(), *self.extra_inputs())
+        return [self.prompt({name: "{" + name + "}" for name in names})]
+
     def turn_score(self, replies: list[str]) -> tuple[float | None, dict]:
         raise NotImplementedError
 

@@ -13,11 +13,14 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalkit.defaults import DEFAULT_SAMPLE_SEED
 from evalkit.errors import InputError, Problem
 from evalkit.importers.otel.genai_spans import ADK, ADK_LEGACY
+
+if TYPE_CHECKING:
+    from evalkit.importers.otel.span_store import SpanStore
 
 CONTENT_HINTS = {
     ADK: "ADK records it on spans when the agent runs with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="
@@ -88,14 +91,14 @@ def import_otel(files: list[Path], out: Path | None = None, chosen: OtelFilter |
         if first is None:
             raise InputError([Problem(str(files[0]) if len(files) == 1 else "", "", "no conversation could be placed"),
                               *(Problem("", "", line) for line in detail_lines(result))])
-        from evalkit.results.writer import write_pieces_atomically
+        from evalkit.foundation.files import write_pieces_atomically
 
         write_pieces_atomically(result.evalset_path, _evalset_json(name, first, cases))
     _self_check(result.evalset_path)
     return result
 
 
-def _read(files: list[Path], store: Any, result: OtelImportResult) -> None:
+def _read(files: list[Path], store: SpanStore, result: OtelImportResult) -> None:
     from evalkit.importers.otel.genai_spans import slim
     from evalkit.importers.otel.otlp_json import read_spans
 
@@ -105,7 +108,7 @@ def _read(files: list[Path], store: Any, result: OtelImportResult) -> None:
             store.add_span(slim(span))
 
 
-def _group_turns(store: Any, chosen: OtelFilter, result: OtelImportResult) -> None:
+def _group_turns(store: SpanStore, chosen: OtelFilter, result: OtelImportResult) -> None:
     from evalkit.importers.otel.turns import turns_of_trace
 
     for spans in store.traces():
@@ -123,7 +126,7 @@ def _group_turns(store: Any, chosen: OtelFilter, result: OtelImportResult) -> No
         store.add_turns(kept)
 
 
-def _cases(store: Any, chosen: OtelFilter, result: OtelImportResult) -> Iterator[dict[str, Any]]:
+def _cases(store: SpanStore, chosen: OtelFilter, result: OtelImportResult) -> Iterator[dict[str, Any]]:
     from evalkit.ces.convert import slug
 
     seen: set[bytes] = set()
@@ -161,7 +164,20 @@ def _cases(store: Any, chosen: OtelFilter, result: OtelImportResult) -> Iterator
             continue
         seen.add(key)
         result.case_ids.append(eval_id)
-        yield case
+        yield _redacted(case)
+
+
+def _redacted(value: Any) -> Any:
+    """Every string masked on its own: in JSON text an escaped quote could hide the end of a secret."""
+    from evalkit.judge.redact import mask_secrets
+
+    if isinstance(value, str):
+        return mask_secrets(value)
+    if isinstance(value, list):
+        return [_redacted(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _redacted(item) for key, item in value.items()}
+    return value
 
 
 def _identity(case: dict[str, Any]) -> bytes:
@@ -178,13 +194,10 @@ def _identity(case: dict[str, Any]) -> bytes:
 
 
 def _evalset_json(name: str, first: dict[str, Any], rest: Iterator[dict[str, Any]]) -> Iterator[str]:
-    from evalkit.judge.redact import mask_secrets
-
     yield "{\n  " + json.dumps("eval_set_id") + ": " + json.dumps(name, ensure_ascii=False) + ',\n  "eval_cases": ['
     separator = "\n    "
     for case in _chain(first, rest):
-        # Masking the JSON text is masking every string in it: no rule matches across a quote.
-        yield separator + mask_secrets(json.dumps(case, indent=2, ensure_ascii=False)).replace("\n", "\n    ")
+        yield separator + json.dumps(case, indent=2, ensure_ascii=False).replace("\n", "\n    ")
         separator = ",\n    "
     yield "\n  ]\n}\n"
 

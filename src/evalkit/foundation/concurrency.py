@@ -16,7 +16,7 @@ the current level, at least `min_window`):
   again only every `probe_every` windows;
 - starts nothing new until a `Retry-After` has passed.
 
-Recognising overloads and the hook for a model proxy live in `evalkit.engine.overloads`.
+Recognising overloads and the hook for a model proxy live in `evalkit.foundation.overloads`.
 A fixed level never moves, but still honours `Retry-After`. Time comes from an
 injectable clock and sleep, so the behaviour can be tested without waiting.
 """
@@ -28,11 +28,11 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Literal, Union
+from typing import Literal
 
 
 AUTO = "auto"
-JobsSetting = Union[int, Literal["auto"]]
+JobsSetting = int | Literal["auto"]
 
 
 def parse_jobs(value: object) -> JobsSetting:

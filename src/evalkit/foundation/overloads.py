@@ -2,7 +2,7 @@
 
 The runner asks `overload_of` whether a failed case failed because the agent's side was
 saturated (then the case runs again and the level backs off, see
-`evalkit.engine.concurrency`). Code between the agent and its model, which sees the
+`evalkit.foundation.concurrency`). Code between the agent and its model, which sees the
 model's 429s itself, calls `report_upstream_overload` (docs/agents.md).
 """
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from evalkit.engine.concurrency import AdaptiveLimit
+    from evalkit.foundation.concurrency import AdaptiveLimit
 
 #: HTTP statuses that mean "too much at once": the agent's model or server is saturated.
 OVERLOAD_STATUSES = frozenset({429, 503})
@@ -68,7 +68,7 @@ def _retry_after_header(response: object) -> float | None:
     headers = getattr(response, "headers", None)
     if headers is None:
         return None
-    from evalkit.judge.retry import parse_retry_after
+    from evalkit.foundation.retry_after import parse_retry_after
 
     try:
         return parse_retry_after(headers.get("retry-after"))

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evalkit.ces.model import GoldenExpectation, MetricsThresholds, ScenarioExpectation, TurnThresholds
+from evalkit.schema.ces import GoldenExpectation, MetricsThresholds, ScenarioExpectation, TurnThresholds
 from evalkit.schema.evalset import EvalCase
 
 EXTENSION_KEY = "ces"

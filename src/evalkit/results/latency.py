@@ -20,25 +20,14 @@ method): for sorted samples x[0..n-1], p is read at position (n - 1) * p / 100.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from evalkit.foundation.stats import percentile
 from evalkit.schema.results import CaseResult, Status
 
 PERCENTILES = (50, 90, 99)
-
-
-def percentile(samples: Sequence[float], p: float) -> float | None:
-    """The p-th percentile of the samples by linear interpolation; None when there are none."""
-    if not samples:
-        return None
-    ordered = sorted(samples)
-    position = (len(ordered) - 1) * p / 100
-    low = math.floor(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
 @dataclass

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from evalkit.engine.sharding import Shard
 from evalkit.errors import InputError, Problem
-from evalkit.schema.results import CaseResult, RunResult, Summary
+from evalkit.schema.results import CaseResult, JudgeStatistics, RunResult, Summary
 
 
 def merge_results(results: list[tuple[Path, RunResult]]) -> RunResult:
@@ -45,7 +46,7 @@ def merge_results(results: list[tuple[Path, RunResult]]) -> RunResult:
         judge=_sum_judge_stats([r.judge for _, r in results]),
         repeat=first.repeat,
         pass_rate=first.pass_rate,
-        shards=sorted(shards, key=lambda s: int(s.split("/")[0])) or None,
+        shards=sorted(shards, key=lambda s: Shard.parse(s).index) or None,
     )
 
 
@@ -71,18 +72,24 @@ def in_file_order(cases: list[CaseResult]) -> list[CaseResult]:
 
 
 def _shard_problems(results: list[tuple[Path, RunResult]]) -> list[Problem]:
-    labelled = [(path, r.shard) for path, r in results if r.shard]
+    labelled: list[tuple[Path, Shard]] = []
+    for path, result in results:
+        if result.shard:
+            try:
+                labelled.append((path, Shard.parse(result.shard)))
+            except ValueError as error:
+                return [Problem(str(path), "shard", f"{result.shard!r}: {error}")]
     if not labelled:
         return []
-    counts = {shard.split("/")[1] for _, shard in labelled}
+    counts = {shard.count for _, shard in labelled}
     if len(counts) > 1:
         listing = ", ".join(f"{path} ({shard})" for path, shard in labelled)
         return [Problem("", "", f"the shards come from different splits: {listing}")]
-    count = int(counts.pop())
+    count = counts.pop()
     problems = []
     by_index: dict[int, Path] = {}
     for path, shard in labelled:
-        index = int(shard.split("/")[0])
+        index = shard.index
         if index in by_index:
             problems.append(Problem(str(path), "", f"shard {shard} is also {by_index[index]}"))
         by_index[index] = path
@@ -101,18 +108,17 @@ def _setting_problems(results: list[tuple[Path, RunResult]]) -> list[Problem]:
 
 
 def shard_index(result: RunResult) -> int:
-    return int(result.shard.split("/")[0]) if result.shard else 0
+    try:
+        return Shard.parse(result.shard).index if result.shard else 0
+    except ValueError:
+        return 0  # merge_results names the bad shard
 
 
-def _sum_judge_stats(stats: list[dict | None]) -> dict | None:
+def _sum_judge_stats(stats: list[JudgeStatistics | None]) -> JudgeStatistics | None:
     present = [s for s in stats if s]
     if not present:
         return None
-    total: dict = {}
-    for entry in present:
-        for name, value in entry.items():
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                total[name] = total.get(name, 0) + value
-            else:
-                total.setdefault(name, value)
+    total = present[0]
+    for entry in present[1:]:
+        total = total.plus(entry)
     return total

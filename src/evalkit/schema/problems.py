@@ -6,7 +6,6 @@ union-branch noise is removed, and a misspelt key gets a "did you mean" hint.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -15,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic.alias_generators import to_snake
 
 from evalkit.errors import Problem
+from evalkit.foundation.suggestions import did_you_mean
 
 # Segments pydantic adds for union branches and validators, which are not keys in the file.
 _NOISE = re.compile(r"^(IntermediateData|InvocationEvents|UserPersona|str|int|float|bool|list\[.*|dict\[.*|tuple\[.*|function-.*|lax-.*|json-or-python.*|union\[.*|nullable\[.*|constrained-.*)$")
@@ -32,22 +32,6 @@ def location(loc: Iterable[Any]) -> str:
         else:
             text += f".{segment}" if text else str(segment)
     return text
-
-
-def closest(word: str, choices: Iterable[str], cutoff: float = 0.75) -> str | None:
-    """The choice `word` most likely meant: same letters in another case first, then spelling."""
-    choices = list(dict.fromkeys(choices))
-    for choice in choices:
-        if choice.lower() == word.lower() and choice != word:
-            return choice
-    close = [c for c in difflib.get_close_matches(word, choices, n=2, cutoff=cutoff) if c != word]
-    return close[0] if close else None
-
-
-def did_you_mean(word: str, choices: Iterable[str], cutoff: float = 0.75) -> str:
-    """`; did you mean 'x'?`, or nothing."""
-    match = closest(word, choices, cutoff)
-    return f"; did you mean {match!r}?" if match else ""
 
 
 def known_keys(*models: type[BaseModel]) -> set[str]:
@@ -104,9 +88,7 @@ def _message(item: dict[str, Any], loc: list[Any], vocabulary: set[str]) -> str:
         if len(loc) > 1 and loc[-2] == "intermediate_data" and key in _FORM_KEYS:
             return (f"unknown key {key!r}: intermediate_data takes either tool_uses / tool_responses / "
                     "intermediate_responses or invocation_events, not both")
-        close = [k for k in difflib.get_close_matches(key, sorted(vocabulary), n=2, cutoff=0.75) if k != key]
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        return f"unknown key {key!r}{hint}"
+        return f"unknown key {key!r}{did_you_mean(key, sorted(vocabulary))}"
     message = item["msg"]
     if message.startswith("Value error, "):
         message = message.removeprefix("Value error, ")
@@ -116,7 +98,7 @@ def _message(item: dict[str, Any], loc: list[Any], vocabulary: set[str]) -> str:
 def _on_matching_branch(loc: tuple[Any, ...], data: Any) -> bool:
     """For the intermediate_data union, keep only errors of the form the data is written in."""
     node = data
-    for index, segment in enumerate(loc):
+    for segment in loc:
         if segment in ("IntermediateData", "InvocationEvents"):
             is_events = isinstance(node, dict) and ("invocation_events" in node or "invocationEvents" in node)
             return (segment == "InvocationEvents") == is_events

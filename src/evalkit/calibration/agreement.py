@@ -1,0 +1,100 @@
+"""How far a judge agrees with people on pass/fail: the confusion counts, agreement, Cohen's κ.
+
+Pure arithmetic on four counts, exact in integers where it can be: κ is
+(observed − chance agreement) / (1 − chance agreement), undefined (None) when chance
+agreement is 1, i.e. when judge and people all gave the one same verdict.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+# The normal quantile for a two-sided 95% interval.
+_Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class Confusion:
+    """Counts of (judge verdict, human verdict) over the labelled cases."""
+
+    judge_pass_human_pass: int = 0
+    judge_pass_human_fail: int = 0
+    judge_fail_human_pass: int = 0
+    judge_fail_human_fail: int = 0
+
+    def adding(self, judge_passed: bool, human_passed: bool) -> Confusion:
+        field = f"judge_{'pass' if judge_passed else 'fail'}_human_{'pass' if human_passed else 'fail'}"
+        counts = self.as_dict()
+        counts[field] += 1
+        return Confusion(**counts)
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "judge_pass_human_pass": self.judge_pass_human_pass,
+            "judge_pass_human_fail": self.judge_pass_human_fail,
+            "judge_fail_human_pass": self.judge_fail_human_pass,
+            "judge_fail_human_fail": self.judge_fail_human_fail,
+        }
+
+    @property
+    def n(self) -> int:
+        return sum(self.as_dict().values())
+
+    @property
+    def agreed(self) -> int:
+        return self.judge_pass_human_pass + self.judge_fail_human_fail
+
+    @property
+    def agreement(self) -> float | None:
+        """The share of labelled cases where the judge's verdict is the person's; None with no labels."""
+        return self.agreed / self.n if self.n else None
+
+    @property
+    def kappa(self) -> float | None:
+        """Cohen's κ; None when undefined (no labels, or one verdict all round)."""
+        n = self.n
+        judge_pass = self.judge_pass_human_pass + self.judge_pass_human_fail
+        human_pass = self.judge_pass_human_pass + self.judge_fail_human_pass
+        # n² × chance agreement: both say pass by chance, plus both say fail by chance.
+        chance = judge_pass * human_pass + (n - judge_pass) * (n - human_pass)
+        denominator = n * n - chance
+        if denominator == 0:
+            return None
+        return (n * self.agreed - chance) / denominator
+
+    @property
+    def lenient(self) -> int:
+        """Cases the judge passed and people failed."""
+        return self.judge_pass_human_fail
+
+    @property
+    def harsh(self) -> int:
+        """Cases the judge failed and people passed."""
+        return self.judge_fail_human_pass
+
+
+def wilson_interval(successes: int, n: int, z: float = _Z95) -> tuple[float, float] | None:
+    """The Wilson score interval (95% by default) for a share `successes / n`; None when n is 0.
+
+    Unlike the plain ± interval it stays within [0, 1] and is honest for small n and for
+    shares near 0 or 1, which is where a judge calibrated on a few labels lives.
+    """
+    if n == 0:
+        return None
+    share = successes / n
+    z2 = z * z
+    centre = (share + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(share * (1 - share) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def kappa_words(kappa: float | None) -> str:
+    """A reading of κ on the usual scale (Landis and Koch's bands)."""
+    if kappa is None:
+        return "undefined"
+    for bound, words in ((0.8, "almost perfect"), (0.6, "substantial"), (0.4, "moderate"), (0.2, "fair"),
+                         (0.0, "slight")):
+        if kappa > bound:
+            return words
+    return "none beyond chance"

@@ -1,0 +1,183 @@
+"""The one way a run is put together: settings in, plan → agent → evaluate, a `RunOutcome` out.
+
+`evalkit run`, the Python API (`evalkit.run_evals`), the pytest plugin and each
+`--processes` worker call `run` with one `RunSettings`; what they add is only theirs:
+flags, messages and the exit code for the CLI, a returned result or a raised
+`EvalFailed` for the API, test items for the plugin. So every path gets the same steps:
+the shard, the cassettes' proxy, the agent's check of the cases it can serve (the replay
+agent's), and the garbage collector's start-up freeze (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from evalkit.agents.base import Agent
+from evalkit.agents.registry import no_agent_error
+from evalkit.engine.evaluation import RunProgress, evaluate
+from evalkit.engine.sharding import Shard, parse_shard, shard_plan
+from evalkit.errors import SettingError, SettingProblem, UsageError
+from evalkit.foundation.aio import run_sync
+from evalkit.gc_control import start_up_frozen
+from evalkit.loading.plan import Plan, build_plan
+from evalkit.schema.results import CaseResult, RunResult, Summary
+from evalkit.settings import RunSettings
+
+if TYPE_CHECKING:
+    from evalkit.cassettes.session import CassetteRun
+    from evalkit.quarantine import Quarantine
+
+# Watches a run while it runs (the CLI's live progress bar); entered around the evaluation.
+Watcher = Callable[[RunProgress], AbstractContextManager[Any]]
+
+
+@dataclass
+class RunOutcome:
+    """A finished (or interrupted) run.
+
+    `result` holds the cases in full when `run` was asked for `full=True`; otherwise slim
+    copies, and `full_cases()` reads the full ones back one at a time (for files).
+    """
+
+    result: RunResult
+    interrupted: bool = False
+    shard: Shard | None = None
+    full_cases: Callable[[], Iterable[CaseResult]] | None = None
+    empty_shard: bool = False  # the shard held no case: nothing ran
+    quarantine: Quarantine | None = None  # the `quarantine` list, with what it found (its warnings)
+
+
+def load_plan(settings: RunSettings) -> Plan:
+    """The settings' eval sets, cases and config as a Plan (every input problem at once)."""
+    return build_plan(list(settings.paths), case_ids=list(settings.case_ids), config_file=settings.config)
+
+
+def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, watch: Watcher | None = None,
+        full: bool = False, tell: Callable[[str], None] | None = None) -> RunOutcome:
+    """Run what the settings name and return the outcome; Ctrl-C ends it with what finished.
+
+    `agent` is an agent object or spec given beside the settings (the API's `agent=`,
+    `evalkit rescore`'s replay agent); without it, `settings.agent`, else the config's.
+    `plan`, when given, is used instead of loading `settings.paths`. `tell` receives the
+    notices meant for the user (the cassettes' proxy address and warnings).
+    """
+    tell = tell or _to_stderr
+    if plan is None:
+        plan = load_plan(settings)
+    given = agent if agent is not None else settings.agent
+    spec = given if isinstance(given, str) else None
+    if given is None or given == "":
+        spec = plan.agent_from_config()
+    shard = parse_shard(settings.shard) if settings.shard else None
+    if shard is not None:
+        plan = shard_plan(plan, shard)
+    if not spec and (given is None or given == ""):
+        raise no_agent_error()
+    if settings.cassettes is not None and (given is None or isinstance(given, str)):
+        from evalkit.cassettes.reach import refuse_agents_started_elsewhere
+
+        refuse_agents_started_elsewhere(spec, settings.cassettes, settings.cassette_mode)
+    quarantine = _load_quarantine(settings)
+    if shard is not None and plan.case_count == 0:
+        return RunOutcome(_empty_result(settings, shard), shard=shard, empty_shard=True)
+    if settings.processes > 1 and (given is None or isinstance(given, str)):
+        from evalkit.engine.processes import run_in_processes
+
+        if shard is not None:
+            raise UsageError(SettingProblem("", "", "{processes} with {shard}: give each CI job its shard, "
+                                            "or split one run into processes", mentions=("processes", "shard")))
+        # Each worker process resolves the agent (and its cassettes) itself.
+        workers = settings.model_copy(update={"agent": spec})
+        result, interrupted = run_in_processes(workers, min(settings.processes, max(1, plan.case_count)))
+        if quarantine is not None:  # the merged cases marked again here, so one list knows what the run met
+            result = _quarantined_after_merge(result, quarantine)
+        return RunOutcome(result, interrupted, quarantine=quarantine)
+    return _run_here(settings, plan, given, spec, watch, full, tell, shard, quarantine)
+
+
+def _run_here(settings: RunSettings, plan: Plan, given: Any, spec: str | None, watch: Watcher | None, full: bool,
+              tell: Callable[[str], None], shard: Shard | None, quarantine: Quarantine | None) -> RunOutcome:
+    """Run the plan in this process. The cassettes' proxy, when asked for, starts before the
+    agent loads (the agent must see its URLs) and stops however the run ends."""
+    from evalkit.agents.registry import resolve_agent
+
+    by_spec = given is None or isinstance(given, str)
+    cassettes = _start_cassettes(settings, spec or "", tell) if by_spec else None
+    interrupted = False
+    progress = RunProgress(quarantine=quarantine)
+    try:
+        loaded: Agent = resolve_agent(spec if by_spec else given, None, settings)
+        if cassettes is not None:
+            loaded = cassettes.wrap(loaded)
+        loaded.check_cases([(s.evalset.eval_set_id, c.eval_id) for s in plan.sets for c in s.cases_to_run])
+        with start_up_frozen(), (watch(progress) if watch is not None else nullcontext()):
+            try:
+                run_sync(lambda: evaluate(plan, loaded, settings, progress, full=False))
+            except KeyboardInterrupt:
+                interrupted = True
+    finally:
+        _stop_cassettes(cassettes, tell)
+    result = progress.result(interrupted=interrupted, full=full)  # slim unless asked: memory flat in the cases
+    result.shard = str(shard) if shard else None
+    return RunOutcome(result, interrupted, shard, None if full else progress.stored_cases, quarantine=quarantine)
+
+
+def _load_quarantine(settings: RunSettings) -> Quarantine | None:
+    """`quarantine`: the list of known-flaky cases, checked before anything runs (None without it)."""
+    if settings.quarantine is None:
+        return None
+    from evalkit.quarantine import load_quarantine
+
+    return load_quarantine(settings.quarantine)
+
+
+def _quarantined_after_merge(result: RunResult, quarantine: Quarantine) -> RunResult:
+    """`processes`: the workers' merged cases, marked with the parent's list (its summary and warnings)."""
+    cases = list(quarantine.marked(result.cases))
+    return result.model_copy(update={"cases": cases, "summary": Summary.of(cases), "quarantine": quarantine.summary()})
+
+
+def _start_cassettes(settings: RunSettings, spec: str, tell: Callable[[str], None]) -> CassetteRun | None:
+    """`cassettes`: the model proxy for this run, already started (None without the setting)."""
+    if settings.cassettes is None:
+        return None
+    from evalkit.cassettes.deck import MODES
+
+    folder, mode = settings.cassettes, settings.cassette_mode
+    if mode not in MODES:
+        raise SettingError("cassette_mode", mode, f"expected one of {', '.join(MODES)}")
+    if folder.exists() and not folder.is_dir():
+        raise SettingError("cassettes", folder, "is a file; name the folder that holds the cassettes")
+    if mode == "replay" and not folder.is_dir():
+        raise SettingError("cassettes", folder, "no such folder; record the cassettes first with {cassette_mode} record",
+                           mentions=("cassette_mode",))
+    from evalkit.cassettes.session import CassetteRun
+
+    return CassetteRun(folder, mode).start()
+
+
+def _stop_cassettes(cassettes: CassetteRun | None, tell: Callable[[str], None]) -> None:
+    if cassettes is None:
+        return
+    cassettes.stop()
+    for warning in cassettes.warnings():
+        tell(warning)
+
+
+def _empty_result(settings: RunSettings, shard: Shard) -> RunResult:
+    """More shards than cases leaves some shard empty: that job passes, and `merge` still gets its file."""
+    from datetime import datetime, timezone
+
+    from evalkit import __version__
+
+    return RunResult(evalkit_version=__version__, started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                     duration_s=0.0, summary=Summary(), cases=[], repeat=settings.repeat,
+                     pass_rate=settings.pass_rate if settings.repeat > 1 else None, shard=str(shard))
+
+
+def _to_stderr(notice: str) -> None:
+    print(f"evalkit: {notice}", file=sys.stderr)

@@ -1,0 +1,46 @@
+"""One `--processes` worker: `python -m evalkit.engine.worker SETTINGS.json RESULT.json`.
+
+The settings are the parent run's `RunSettings`, serialized, with this worker's `shard`;
+the worker runs them through `evalkit.engine.run.run` like any run and writes its result
+file, also when interrupted. Its exit code is the run's. A problem with the input (an
+agent that cannot load) is written beside the result file (`evalkit.engine.processes.write_problems`), so the
+parent raises it as its own and the CLI words it with its flags; any other problem is one
+`evalkit:` line on stderr, which the parent shows when no result file was written.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from evalkit.engine.evaluation import exit_code
+from evalkit.engine.run import run
+from evalkit.engine.processes import write_problems
+from evalkit.errors import EvalkitError, InputError
+from evalkit.results.writer import write_result
+from evalkit.settings import RunSettings
+
+
+def work(settings_file: Path, out: Path) -> int:
+    settings = RunSettings.model_validate_json(settings_file.read_text(encoding="utf-8"))
+    outcome = run(settings)
+    cases = outcome.full_cases() if outcome.full_cases is not None else None
+    write_result(outcome.result, out, cases=cases)
+    return exit_code(outcome.result)
+
+
+def main(argv: list[str]) -> int:
+    settings_file, out = (Path(arg) for arg in argv)
+    try:
+        return work(settings_file, out)
+    except InputError as error:
+        write_problems(error, out)
+        return int(error.exit_code)
+    except EvalkitError as error:
+        for line in error.lines():
+            print(f"evalkit: {line}", file=sys.stderr)
+        return int(error.exit_code)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

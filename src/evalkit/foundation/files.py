@@ -1,0 +1,34 @@
+"""Writing files atomically: a reader sees the old file or the new one, never half of one."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from evalkit.errors import Problem, UsageError
+
+
+def write_text_atomically(path: Path, text: str) -> None:
+    write_pieces_atomically(path, (text,))
+
+
+def write_pieces_atomically(path: Path, pieces: Iterable[str]) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as error:
+        raise UsageError(Problem(str(path), "", f"cannot write here: {error.strerror or error}")) from None
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            for piece in pieces:
+                out.write(piece)
+        os.chmod(temp, 0o644)  # mkstemp makes files owner-only; reports are meant to be shared
+        os.replace(temp, path)
+    except OSError as error:
+        Path(temp).unlink(missing_ok=True)
+        raise UsageError(Problem(str(path), "", f"cannot write here: {error.strerror or error}")) from None
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
