@@ -40,6 +40,12 @@ class VirtualTime:
                 await asyncio.sleep(0)
             if until.done():
                 break
+            for _ in range(2000):  # tasks handing places on one by one (a low level draining idle workers)
+                if self._timers or until.done():
+                    break
+                await asyncio.sleep(0)
+            if until.done():
+                break
             if not self._timers:
                 raise AssertionError("every task waits, but not on the clock: a deadlock")
             when, _, future = heapq.heappop(self._timers)
@@ -48,12 +54,41 @@ class VirtualTime:
                 future.set_result(None)
 
 
+class OneCore:
+    """The process's one core in virtual time: work queues for it, one piece at a time.
+
+    `busy()` is the running total of seconds it worked, the figure evalkit.engine.loop_load
+    gives the controller.
+    """
+
+    def __init__(self, time: VirtualTime):
+        self.time = time
+        self.free_at = 0.0
+        self.reserved = 0.0
+
+    async def work(self, seconds: float) -> None:
+        start = max(self.time.now, self.free_at)
+        self.free_at = start + seconds
+        self.reserved += seconds
+        await self.time.sleep(self.free_at - self.time.now)
+
+    def busy(self) -> float:
+        return self.reserved - max(0.0, self.free_at - self.time.now)
+
+
 class ScriptedServer:
-    """Answers in `latency` seconds while at most `capacity` calls are in flight; 429 above that."""
+    """Answers in `latency` seconds while at most `capacity` calls are in flight; 429 above that.
+
+    With a `core`, each call first needs `cpu` seconds of it (the agent's own work in
+    evalkit's process, which more calls in flight cannot speed up).
+    """
 
     def __init__(self, time: VirtualTime, *, latency: float, capacity: int = 10**9,
-                 retry_after: float | None = None, slow_above: int | None = None, slow_power: float = 1.0):
+                 retry_after: float | None = None, slow_above: int | None = None, slow_power: float = 1.0,
+                 core: OneCore | None = None, cpu: float = 0.0):
         self.time = time
+        self.core = core
+        self.cpu = cpu
         self.latency = latency
         self.capacity = capacity
         self.retry_after = retry_after
@@ -71,12 +106,17 @@ class ScriptedServer:
         self.in_flight += 1
         self.most_in_flight = max(self.most_in_flight, self.in_flight)
         try:
+            queued = 0.0  # waiting for the core, and working on it
+            if self.core is not None:
+                started = self.time.now
+                await self.core.work(self.cpu)
+                queued = self.time.now - started
             latency = self.latency
             if self.slow_above is not None and self.in_flight > self.slow_above:
                 latency *= (self.in_flight / self.slow_above) ** self.slow_power
             await self.time.sleep(latency)
             self.served += 1
-            return latency
+            return queued + latency
         finally:
             self.in_flight -= 1
 
@@ -110,8 +150,9 @@ async def run_cases(limit: AdaptiveLimit, server: ScriptedServer, time: VirtualT
     return levels
 
 
-def make_limit(time: VirtualTime, setting="auto", **tuning) -> AdaptiveLimit:
-    return AdaptiveLimit(setting, tuning=Tuning(**tuning), clock=time.clock, sleep=time.sleep)
+def make_limit(time: VirtualTime, setting="auto", core: OneCore | None = None, **tuning) -> AdaptiveLimit:
+    return AdaptiveLimit(setting, tuning=Tuning(**tuning), clock=time.clock, sleep=time.sleep,
+                         busy=core.busy if core is not None else None)
 
 
 async def test_grows_while_throughput_grows_and_latency_does_not():
@@ -199,6 +240,48 @@ async def test_backs_off_when_latency_rises_without_more_throughput():
     levels = await run_cases(limit, server, time, cases=1000)
     assert limit.stats.backoffs >= 1 and server.rejected == 0
     assert max(levels[len(levels) // 2:]) <= 6
+
+
+async def test_a_cpu_bound_agent_is_held_at_one_case_in_flight():
+    time = VirtualTime()
+    core = OneCore(time)
+    limit = make_limit(time, core=core)
+    server = ScriptedServer(time, latency=0.0, core=core, cpu=0.005)  # all work, no waiting
+    # Few workers: at one in flight, idle workers leave one by one, each a step of the loop.
+    levels = await run_cases(limit, server, time, cases=2000, workers=16)
+    assert server.served == 2000
+    assert limit.stats.peak <= 8  # one step up from where it started, which bought nothing
+    late = levels[len(levels) // 4:]
+    assert set(late) == {1}
+    assert limit.stats.saturated_windows > 0 and limit.stats.backoffs >= 3
+    assert time.now == pytest.approx(2000 * 0.005)  # the core never idled: nothing was lost by holding
+
+
+async def test_a_waiting_agent_climbs_to_where_the_core_saturates_and_stays_near_it():
+    time = VirtualTime()
+    core = OneCore(time)
+    limit = make_limit(time, core=core)
+    # 1 ms of the core and 50 ms of waiting per call: about 50 in flight keep the core busy.
+    server = ScriptedServer(time, latency=0.05, core=core, cpu=0.001)
+    levels = await run_cases(limit, server, time, cases=20000)
+    assert server.served == 20000
+    assert limit.stats.peak >= 32 and limit.stats.saturated_windows > 0
+    late = levels[len(levels) // 2:]
+    assert 24 <= sum(late) / len(late) <= 72 and max(late) <= 96
+    # Held near the knee, the run took little longer than the core's own work.
+    assert time.now <= 20000 * 0.001 * 1.25
+
+
+async def test_the_level_climbs_again_when_the_agent_stops_being_cpu_bound():
+    time = VirtualTime()
+    core = OneCore(time)
+    limit = make_limit(time, core=core)
+    server = ScriptedServer(time, latency=0.0, core=core, cpu=0.005)
+    levels = await run_cases(limit, server, time, cases=1000, workers=16)
+    assert levels[-1] == 1
+    server.cpu, server.latency = 0.0, 0.05  # from now on the agent only waits
+    levels = await run_cases(limit, server, time, cases=3000, workers=64)
+    assert max(levels) >= 32
 
 
 async def test_the_model_proxy_hook_reaches_the_running_controller():

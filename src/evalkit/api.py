@@ -79,6 +79,8 @@ def assert_passes(
     **options: Any,
 ) -> RunResult:
     """Run like `run_evals`; raise `EvalFailed` (an AssertionError) unless every case passed."""
+    # pytest shows the failing cases and their reasons at the user's line, not this frame.
+    __tracebackhide__ = True
     from evalkit.report.console import failure_lines, summary_line
 
     result = run_evals(paths, agent, config, **options)

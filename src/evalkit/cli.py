@@ -1,9 +1,10 @@
 """The `evalkit` command: parse flags, call the library, turn outcomes into exit codes.
 
 Everything heavy is imported inside the commands, so `evalkit --help` starts fast.
-Domain errors become short messages here and nowhere else (exit 2 for bad input, 3
-when the run itself had errors); any other exception is evalkit's own bug, one line
-and exit 4. `--debug`, before or after the command, adds the tracebacks.
+Domain errors become short messages at the edge (`cli_edge.guarded`: exit 2 for bad
+input, 3 when the run itself had errors); any other exception is evalkit's own bug,
+one line and exit 4. `--debug`, before or after the command, adds the tracebacks.
+The `import` commands' flags are in `cli_import`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from typing import List, Optional
 import typer
 
 from evalkit import defaults
-from evalkit.cli_format import SETTING_FLAGS, EvalkitCommand
+from evalkit.cli_edge import debug, guarded, take_debug_flag
+from evalkit.cli_format import EvalkitCommand
+from evalkit.cli_import import import_app
 
 app = typer.Typer(
     name="evalkit",
@@ -27,30 +30,6 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-_debug = False
-
-
-def fail(lines: list[str], code: int) -> None:
-    for line in lines:
-        typer.echo(f"evalkit: {line}", err=True)
-    raise typer.Exit(code)
-
-
-def guarded(action):
-    """Run a command body, mapping evalkit errors to their messages and exit codes."""
-    from evalkit.errors import EvalkitError, InputError
-
-    try:
-        return action()
-    except EvalkitError as error:
-        if _debug:
-            import traceback
-
-            traceback.print_exc()
-        # A setting's message names the flag the user typed (`--jobs`), not the keyword.
-        fail(error.lines(SETTING_FLAGS) if isinstance(error, InputError) else error.lines(), error.exit_code)
-
-
 def _show_version(value: bool) -> None:
     if value:
         from evalkit import __version__
@@ -61,12 +40,12 @@ def _show_version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    debug: bool = typer.Option(False, "--debug", help="Show tracebacks for errors (also accepted after the command)."),
+    debug_flag: bool = typer.Option(False, "--debug", help="Show tracebacks for errors (also accepted after the command)."),
     version: bool = typer.Option(False, "--version", "-V", callback=_show_version, is_eager=True,
                                  help="Print the version and exit."),
 ) -> None:
-    global _debug
-    _debug = _debug or debug
+    if debug_flag:
+        debug.on = True
 
 
 @app.command(cls=EvalkitCommand)
@@ -81,14 +60,14 @@ def run(
     html: Optional[Path] = typer.Option(None, "--html", metavar="FILE", help="Write a self-contained HTML report here"),
     repeat: Optional[str] = typer.Option(None, "--repeat", metavar="N|auto", show_default=False, help=f"Run each case N times, or 'auto': again only while its verdict is uncertain [default: {defaults.DEFAULT_REPEAT}]"),
     case: Optional[List[str]] = typer.Option(None, "--case", metavar="ID", help="Only this eval id (repeatable)"),
-    shard: Optional[str] = typer.Option(None, "--shard", metavar="K/N", help="K/N: run the K-th of N stable slices of the cases"),
+    shard: Optional[str] = typer.Option(None, "--shard", metavar="K/N", help="K/N: run the K-th of N stable slices of the cases; auto: the slice from the CI's parallel-job variables"),
     baseline: Optional[str] = typer.Option(None, "--baseline", metavar="FILE|last", help="Compare with an earlier result file (evalkit's or ADK's), or 'last' for the previous run; regressions exit 1"),
     tolerance: Optional[float] = typer.Option(None, "--tolerance", metavar="DELTA", help="With --baseline: a score may drop this much before it counts as a regression (default 0)"),
     pass_rate: Optional[float] = typer.Option(None, "--pass-rate", metavar="RATE", help="With --repeat: share of the runs a case needs to pass (default: all)"),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the judge cache"),
-    timeout: Optional[float] = typer.Option(None, "--timeout", metavar="SECONDS", min=0.001, show_default=False, help=f"Seconds allowed per turn [default: {defaults.DEFAULT_TIMEOUT_S}]"),
+    timeout: Optional[float] = typer.Option(None, "--timeout", metavar="SECONDS", show_default=False, help=f"Seconds allowed per turn [default: {defaults.DEFAULT_TIMEOUT_S}]"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line"),
-    processes: Optional[int] = typer.Option(None, "--processes", metavar="N", min=1, show_default=False, help=f"Worker processes to spread the cases over, for CPU-bound agents [default: {defaults.DEFAULT_PROCESSES}]"),
+    processes: Optional[str] = typer.Option(None, "--processes", metavar="N|auto", show_default=False, help=f"Worker processes to spread the cases over, for CPU-bound agents; 'auto' uses the free cores for an ADK agent folder [default: {defaults.DEFAULT_PROCESSES}]"),
     judge_jobs: Optional[str] = typer.Option(None, "--judge-jobs", metavar="N|auto", show_default=False, help=f"Judge calls in flight at once, per judge endpoint: 'auto' or a number [default: {defaults.DEFAULT_JUDGE_JOBS}]"),
     print_detailed_results: bool = typer.Option(False, "--print_detailed_results", help="Also list every criterion of every turn (ADK's option)"),
     cassettes: Optional[Path] = typer.Option(None, "--cassettes", metavar="DIR", help="Answer the agent's model calls from cassettes in this folder (see docs/cassettes.md)"),
@@ -106,8 +85,10 @@ def run(
         paths=paths, config=config, agent=agent, jobs=jobs, json_out=json_out, junit=junit,
         markdown=markdown, html=html, repeat=repeat, case_ids=case or [], shard=shard,
         baseline=baseline, tolerance=tolerance, pass_rate=pass_rate, use_cache=False if no_cache else None, timeout=timeout, quiet=quiet,
-        judge_jobs=judge_jobs, detailed=print_detailed_results, debug=_debug, cassettes=cassettes,
-        cassette_mode=cassette_mode, processes=processes, max_repeat=max_repeat, confidence=confidence, significance=significance, gate_scores=gate_scores, quarantine=quarantine)
+        judge_jobs=judge_jobs, detailed=print_detailed_results, debug=debug.on, cassettes=cassettes,
+        cassette_mode=cassette_mode, processes=processes, max_repeat=max_repeat, confidence=confidence,
+        significance=significance, gate_scores=gate_scores, quarantine=quarantine,
+    )
     raise typer.Exit(guarded(lambda: run_command(request)))
 
 
@@ -175,7 +156,7 @@ def rescore(
 
     request = RunRequest(paths=[str(result_file)], config=config, json_out=json_out, junit=junit, markdown=markdown,
                          html=html, use_cache=False if no_cache else None, quiet=quiet, judge_jobs=judge_jobs,
-                         debug=_debug)
+                         debug=debug.on)
 
     def rescore() -> int:
         plan, agent = rescore_inputs(result_file, config)
@@ -253,12 +234,14 @@ def calibrate(
 
 
 @app.command("criteria", cls=EvalkitCommand)
-def list_criteria() -> None:
-    """List the criteria with their options and defaults."""
+def list_criteria(
+    names: Optional[List[str]] = typer.Argument(None, metavar="NAME", help="Show only these criteria"),
+) -> None:
+    """List the criteria with their options and defaults (or only the ones named)."""
     from evalkit.report.console import make_console
     from evalkit.report.criteria_list import render_criteria
 
-    render_criteria(make_console())
+    guarded(lambda: render_criteria(make_console(), names or None))
 
 
 @app.command(cls=EvalkitCommand)
@@ -285,71 +268,18 @@ def scenarios(
         typer.echo(line)
 
 
-import_app = typer.Typer(help="Convert other tools' evaluation files into eval sets.", no_args_is_help=True,
-                         rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]})
 app.add_typer(import_app, name="import")
-
-
-@import_app.command("ces", cls=EvalkitCommand)
-def import_ces(
-    file: Path = typer.Argument(..., metavar="FILE", help='A CES Evaluation resource (JSON)'),
-    out: Optional[Path] = typer.Option(None, "--out", metavar="PATH", help="Where to write the eval set (default <name>.evalset.json here)"),
-    force: bool = typer.Option(False, "--force", help="Overwrite an existing eval set or test_config.json"),
-) -> None:
-    """Convert a CES golden or scenario evaluation into an eval set and a test_config.json beside it."""
-    from evalkit.ces.importer import import_ces_file, summary_lines
-
-    result = guarded(lambda: import_ces_file(file, out, force=force))
-    for line in summary_lines(result):
-        typer.echo(line)
-
-
-@import_app.command("adk-session", cls=EvalkitCommand)
-def import_adk_session(
-    file: str = typer.Argument(..., metavar="FILE", help="ADK Session JSON (one or a list), or ADK's SQLite session database (file or sqlite:///URL)"),
-    out: Optional[Path] = typer.Option(None, "--out", metavar="PATH", help="Where to write the eval set (default <name>.evalset.json here)"),
-    app_name: Optional[str] = typer.Option(None, "--app", metavar="APP", help="Only sessions of this app"),
-    user_id: Optional[str] = typer.Option(None, "--user", metavar="USER", help="Only sessions of this user"),
-    session_id: Optional[str] = typer.Option(None, "--session", metavar="ID", help="Only the session with this id"),
-) -> None:
-    """Turn saved ADK sessions into an eval set whose expected turns are what happened."""
-    from evalkit.commands.import_adk_session import import_adk_session_command
-
-    for line in guarded(lambda: import_adk_session_command(file, out, app=app_name, user=user_id, session=session_id)):
-        typer.echo(line)
-
-
-@import_app.command("otel", cls=EvalkitCommand)
-def import_otel(
-    files: List[Path] = typer.Argument(..., metavar="FILE", help="OTLP JSON traces: one document per line (the Collector's file exporter) or per file; gzip allowed"),
-    out: Optional[Path] = typer.Option(None, "--out", metavar="PATH", help="Where to write the eval set (default <name>.evalset.json here)"),
-    since: Optional[str] = typer.Option(None, "--since", metavar="TIME", help="Only conversations begun at or after this (ISO 8601; UTC unless an offset is given)"),
-    until: Optional[str] = typer.Option(None, "--until", metavar="TIME", help="Only conversations begun before this"),
-    services: Optional[List[str]] = typer.Option(None, "--service", metavar="NAME", help="Only turns of this service.name (repeatable)"),
-    conversations: Optional[List[str]] = typer.Option(None, "--conversation", metavar="ID", help="Only this conversation (repeatable)"),
-    max_cases: Optional[int] = typer.Option(None, "--max-cases", metavar="N", help="At most N cases, the earliest conversations first"),
-    sample: Optional[float] = typer.Option(None, "--sample", metavar="FRACTION", help="Keep this fraction of the conversations, chosen by a hash of their id and --seed"),
-    seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help=f"Which conversations --sample keeps (default {defaults.DEFAULT_SAMPLE_SEED})"),
-) -> None:
-    """Turn OpenTelemetry traces of an agent (GenAI conventions or ADK's spans) into an eval set of what happened."""
-    from evalkit.commands.import_otel import import_otel_command
-
-    lines = guarded(lambda: import_otel_command(files, out, since=since, until=until, services=services,
-                                                conversations=conversations, max_cases=max_cases, sample=sample,
-                                                seed=seed))
-    for line in lines:
-        typer.echo(line)
 
 
 def main() -> None:
     """The `evalkit` entry point: every way out of a command ends in a documented exit code."""
-    from evalkit.errors import ExitCode
+    import signal
+
+    from evalkit.errors import ExitCode, Terminated, raise_terminated
     from evalkit.report.closed_pipe import tolerate_closed_stdout
 
-    global _debug
-    args, _debug = _take_debug_flag(sys.argv[1:])
-    if _debug:
-        _show_debug_log()
+    signal.signal(signal.SIGTERM, raise_terminated)  # CI cancellation, `docker stop`: end like Ctrl-C (exit 143)
+    args = take_debug_flag(sys.argv[1:])
     tolerate_closed_stdout()
     try:
         code = app(args=args, prog_name="evalkit", standalone_mode=False)
@@ -358,10 +288,11 @@ def main() -> None:
     except _USAGE_ERROR as bad_usage:  # unknown option, missing argument, bad value: exit 2
         bad_usage.show()
         code = bad_usage.exit_code
-    except (KeyboardInterrupt, typer.Abort):
-        code = ExitCode.INTERRUPTED
+    except (KeyboardInterrupt, typer.Abort) as stop:  # click turns an interrupt into Abort, its cause kept
+        terminated = isinstance(stop, Terminated) or isinstance(stop.__cause__, Terminated)
+        code = ExitCode.TERMINATED if terminated else ExitCode.INTERRUPTED
     except Exception as bug:  # not evalkit's own error: a bug, never a verdict (exit 1 means "a case failed")
-        if _debug:
+        if debug.on:
             import traceback
 
             traceback.print_exc()
@@ -375,25 +306,6 @@ def main() -> None:
 # carries a click of its own (and no longer needs click installed), so take the class from
 # the ancestry of one of typer's public errors rather than from `import click`.
 _USAGE_ERROR = next(kind for kind in typer.BadParameter.__mro__ if kind.__name__ == "ClickException")
-
-
-def _show_debug_log() -> None:
-    """Under --debug, evalkit's log (worker stderr, ADK's log, judge retries) goes to stderr."""
-    import logging
-
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(message)s"))
-    log = logging.getLogger("evalkit")
-    log.addHandler(handler)
-    log.setLevel(logging.DEBUG)
-    log.propagate = False
-
-
-def _take_debug_flag(args: list[str]) -> tuple[list[str], bool]:
-    """`--debug` is accepted anywhere before a `--`, before or after the command."""
-    end = args.index("--") if "--" in args else len(args)
-    kept = [arg for arg in args[:end] if arg != "--debug"]
-    return kept + args[end:], len(kept) != end
 
 
 if __name__ == "__main__":

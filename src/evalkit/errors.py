@@ -20,6 +20,19 @@ class ExitCode(IntEnum):
     RUN_ERROR = 3  # an agent or judge error left some case unscored
     INTERNAL = 4  # an evalkit bug: one line on stderr, `--debug` shows the traceback
     INTERRUPTED = 130  # Ctrl-C; finished cases were still written
+    TERMINATED = 143  # SIGTERM (CI cancellation, `docker stop`): ended like Ctrl-C
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived: the run ends as on Ctrl-C (finished cases written), with exit 143.
+
+    A KeyboardInterrupt, so every place that ends a run cleanly on Ctrl-C does so here too.
+    """
+
+
+def raise_terminated(signum: int, frame: object) -> None:
+    """The CLI's SIGTERM handler (engine/aio.py's `run_sync` turns it into a loop-safe cancel)."""
+    raise Terminated()
 
 
 @dataclass(frozen=True)

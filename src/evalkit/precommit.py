@@ -2,6 +2,8 @@
 
     python -m evalkit.precommit validate [--config FILE] FILE...
 
+(`python -m evalkit.precommit run ARGS...` is the `evalkit-run` hook: evalkit.precommit_run.)
+
 pre-commit passes the staged files that match the hook's pattern. An eval set is checked
 with the config it would run with; a `test_config.json` (or `.yaml`) is checked together
 with the eval sets beside it, since that is where `evalkit run` finds it, or alone when
@@ -16,7 +18,7 @@ import sys
 from pathlib import Path
 
 from evalkit.errors import ExitCode, InputError, Problem
-from evalkit.loading.configs import CONFIG_NAMES, load_config
+from evalkit.loading.configs import CONFIG_NAMES
 from evalkit.loading.evalset_paths import evalset_files
 from evalkit.loading.plan import build_plan
 
@@ -46,15 +48,17 @@ def validate(files: list[str], config: str | None = None) -> tuple[list[str], li
     for path in evalsets:  # one at a time: unrelated folders may reuse an eval_set_id
         try:
             plan = build_plan([str(path)], config_file=config)
+            if agent_problems := plan.agent_path_problems():  # the config's agent exists (nothing imported)
+                raise InputError(agent_problems)
         except InputError as error:
             problems += error.problems
             continue
         ok += [f"ok  {s.file}: {len(s.cases)} cases, criteria from {s.config_file or 'defaults'}" for s in plan.sets]
     for path in lone_configs:
         try:
-            from evalkit.criteria.configure import configure_criteria
+            from evalkit.loading.config_check import check_config
 
-            configure_criteria(load_config(path), str(path))
+            check_config(path)
         except InputError as error:
             problems += error.problems
             continue
@@ -63,6 +67,11 @@ def validate(files: list[str], config: str | None = None) -> tuple[list[str], li
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["run"]:  # the evalkit-run hook: everything after `run` is evalkit run's
+        from evalkit.precommit_run import run_hook
+
+        return run_hook(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m evalkit.precommit", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     check = commands.add_parser("validate", help="check eval sets and configs (offline)")

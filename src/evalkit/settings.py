@@ -17,7 +17,7 @@ import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
@@ -31,17 +31,32 @@ from evalkit.errors import SettingError, UsageError
 # `evalkit.foundation.concurrency`), parsed here for the CLI, the Python API and the plugin.
 Concurrency = Annotated[JobsSetting, BeforeValidator(parse_jobs)]
 
+AUTO_PROCESSES: Literal["auto"] = "auto"
+ProcessesSetting = int | Literal["auto"]
+
+
+def parse_processes(value: object) -> ProcessesSetting:
+    """`processes`: `auto` (evalkit.engine.process_count chooses) or a whole number ≥ 1.
+
+    The same words as `jobs`, so the same parser; `RunSettings.of` words its ValueError
+    as a `SettingError`.
+    """
+    return parse_jobs(value)
+
+
+Processes = Annotated[ProcessesSetting, BeforeValidator(parse_processes)]
+
 _REASONS = {
     "jobs": "expected 'auto' or a whole number of cases at a time, at least 1, such as 16",
     "judge_jobs": "expected 'auto' or a whole number of judge calls at a time, at least 1, such as 16",
-    "timeout": "allow a positive number of seconds per turn",
-    "repeat": "run each case at least once: a whole number, or 'auto' (see docs/repeats.md)",
+    "timeout": "expected a number of seconds per turn above 0, such as 60",
+    "repeat": "expected 'auto' or a whole number of runs per case, at least 1, such as 5 (see docs/repeats.md)",
     "max_repeat": "with --repeat auto: a whole number of runs, at least 2, such as 10",
     "pass_rate": "expected a share of the runs above 0 and at most 1, such as 0.8",
     "use_cache": "expected true or false",
     "confidence": "expected a confidence above 0 and below 1, such as 0.95",
     "quarantine": "expected a quarantine file (JSON or YAML; see docs/repeats.md)",
-    "processes": "expected a whole number of worker processes, at least 1",
+    "processes": "expected 'auto' or a whole number of worker processes, at least 1",
 }
 
 
@@ -104,7 +119,7 @@ class RunSettings(BaseModel):
     shard: str | None = None  # "K/N": this run's slice of the cases (evalkit.engine.sharding)
     cassettes: Path | None = None  # answer the agent's model calls from this folder (docs/cassettes.md)
     cassette_mode: str = "replay"
-    processes: int = Field(default=DEFAULT_PROCESSES, ge=1)  # worker processes (evalkit.engine.processes)
+    processes: Processes = DEFAULT_PROCESSES  # worker processes (evalkit.engine.processes), or "auto"
     # The EVALKIT_* variables, as they were when the settings were built.
     environment: Environment = Field(default_factory=Environment.read)
 

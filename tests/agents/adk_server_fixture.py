@@ -55,18 +55,25 @@ def start_adk_server(workdir: Path, environment: dict[str, str | None]) -> AdkSe
         cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + START_TIMEOUT_S
+    if serving(url, process, workdir / "server.log", "adk api_server", START_TIMEOUT_S):
+        return AdkServer(url, agents_dir, process)
+    process.kill()
+    raise RuntimeError(f"adk api_server did not start: {(workdir / 'server.log').read_text()[-2000:]}")
+
+
+def serving(url: str, process: subprocess.Popen[bytes], log: Path, name: str, timeout_s: float) -> bool:
+    """Whether an ADK API server (any language) answers `/list-apps` within the time; raises if it exited."""
+    deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"adk api_server exited: {(workdir / 'server.log').read_text()[-2000:]}")
+            raise RuntimeError(f"{name} exited: {log.read_text()[-2000:]}")
         try:
             if httpx.get(f"{url}/list-apps", timeout=1.0).is_success:
-                return AdkServer(url, agents_dir, process)
+                return True
         except httpx.HTTPError:
             pass
         time.sleep(0.2)
-    process.kill()
-    raise RuntimeError(f"adk api_server did not start: {(workdir / 'server.log').read_text()[-2000:]}")
+    return False
 
 
 def stop_adk_server(server: AdkServer) -> None:

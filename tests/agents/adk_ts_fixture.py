@@ -13,14 +13,12 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 import pytest
 
-from tests.agents.adk_server_fixture import free_port
+from tests.agents.adk_server_fixture import free_port, serving
 from tests.conftest import FIXTURES
 
 PACKAGE = FIXTURES / "adk_ts"
@@ -93,16 +91,8 @@ def start_ts_server(workdir: Path, environment: dict[str, str | None]) -> TsServ
             cwd=workdir, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
         )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"adk api_server (TypeScript) exited: {log.read_text()[-2000:]}")
-        try:
-            if httpx.get(f"{url}/list-apps", timeout=1.0).is_success:
-                return TsServer(url, process, log)
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
+    if serving(url, process, log, "adk api_server (TypeScript)", START_TIMEOUT_S):
+        return TsServer(url, process, log)
     stop_ts_server(TsServer(url, process, log))
     raise RuntimeError(f"adk api_server (TypeScript) did not start: {log.read_text()[-2000:]}")
 

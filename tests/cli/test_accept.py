@@ -154,7 +154,9 @@ def test_accepting_a_regressed_case_makes_the_rerun_pass_and_leaves_other_cases_
     assert rome["conversation"][0]["final_response"] == {"role": "model", "parts": [{"text": "It is sunny in Rome."}]}
     assert rome["conversation"][0]["intermediate_data"] == {"tool_uses": [{"name": "get_weather", "args": {"city": "Rome"}}]}
     assert '\n      "session_input": {"app_name": "weather", "user_id": "u1", "state": {}}\n' in after
-    assert '\n          "final_response": {\n            "role": "model",\n' in after  # the file's 2-space indent
+    # Each changed value keeps the form of the one it replaces: here, one line.
+    assert ('\n          "final_response": {"role": "model", "parts": [{"text": "It is sunny in Rome."}]},\n'
+            in after)
     loaded = adk_loads(after)
     assert loaded.eval_cases[1].conversation[0].final_response.parts[0].text == "It is sunny in Rome."
 
@@ -218,7 +220,7 @@ def test_interactive_shows_each_difference_and_asks_on_stdin(ran):
     out = done.stdout
     assert out.count("accept weather/") == 2
     assert '-          "final_response": {"role": "model", "parts": [{"text": "It is raining in Rome."}]},' in out
-    assert '+                "text": "It is sunny in Rome."' in out
+    assert '+          "final_response": {"role": "model", "parts": [{"text": "It is sunny in Rome."}]},' in out
     assert "accepted weather/oslo into weather.evalset.json" in out and "1 of 2 cases accepted" in out
     after = json.loads((ran / "weather.evalset.json").read_text())
     assert after["eval_cases"][1] == json.loads(before)["eval_cases"][1]  # rome declined
@@ -299,3 +301,46 @@ def test_an_adk_result_file_is_not_accepted(project):
     (project / "adk.evalset_result.json").write_text(json.dumps({"eval_set_result_id": "x", "eval_case_results": []}))
     done = run_evalkit("accept", "adk.evalset_result.json", cwd=project)
     assert done.returncode == 2 and "not an evalkit result file" in done.stderr
+
+
+MULTI_TURN_AGENT = '''
+def agent(turn):
+    city = turn.user_text.split()[-1].rstrip("?")
+    calls = [] if city == "Rome" else [{"name": "get_weather", "args": {"city": city}}]
+    return {"final_response": f"It is sunny in {city}.", "tool_calls": calls}
+'''
+
+# One case of three turns; only the second one's tool call is gone when the agent runs.
+TURN = """        {{
+          "user_content": {{"role": "user", "parts": [{{"text": "Weather in {city}?"}}]}},
+          "final_response": {{"role": "model", "parts": [{{"text": "It is sunny in {city}."}}]}},
+          "intermediate_data": {{"tool_uses": [{{"name": "get_weather", "args": {{"city": "{city}"}}}}]}}
+        }}"""
+MULTI_TURN = """{{
+  "eval_set_id": "trip",
+  "eval_cases": [
+    {{
+      "eval_id": "trip",
+      "conversation": [
+{turns}
+      ]
+    }}
+  ]
+}}
+""".format(turns=",\n".join(TURN.format(city=city) for city in ("Paris", "Rome", "Oslo")))
+
+
+def test_accept_rewrites_only_the_member_that_changed_in_the_style_it_had(tmp_path):
+    (tmp_path / "agent.py").write_text(MULTI_TURN_AGENT)
+    (tmp_path / "trip.evalset.json").write_text(MULTI_TURN)
+    first = run_evalkit("run", "trip.evalset.json", "--agent", "agent.py:agent", "--json", "result.json", cwd=tmp_path)
+    assert first.returncode == 1, first.stdout + first.stderr
+    done = run_evalkit("accept", "result.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    before, after = MULTI_TURN.splitlines(), (tmp_path / "trip.evalset.json").read_text().splitlines()
+    changed = [(old, new) for old, new in zip(before, after) if old != new]
+    assert len(before) == len(after) and changed == [(
+        '          "intermediate_data": {"tool_uses": [{"name": "get_weather", "args": {"city": "Rome"}}]}',
+        '          "intermediate_data": {"tool_uses": []}')]
+    again = run_evalkit("run", "trip.evalset.json", "--agent", "agent.py:agent", cwd=tmp_path)
+    assert again.returncode == 0, again.stdout

@@ -10,6 +10,7 @@ import json
 import os
 import shlex
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -75,7 +76,8 @@ def test_a_failing_adk_agent_does_not_flood_the_console(tmp_path):
     output = done.stdout + done.stderr
     assert "Traceback" not in output and "Node execution failed" not in output, output
     assert done.stderr.strip() == ""
-    assert output.count("the agent raised RuntimeError: the model gateway is down") == 3  # one line per case
+    assert output.count("the agent raised RuntimeError: the model gateway is down") == 1  # once, with the count
+    assert "! 3 cases, the same error: " in done.stdout
     detail = _cases(out)["explodes_0"]["error_detail"]
     assert "in refuse" in detail and "RuntimeError: the model gateway is down" in detail
     debug = run_evalkit("run", str(evalset), "--agent", agent, "--config", ROUGE, "--debug", "--jobs", "1",
@@ -115,17 +117,55 @@ def test_worker_stderr_is_shown_under_debug_and_kept_on_failure(tmp_path):
     assert pid_prefixed and pid_prefixed[0].split(": ")[0].startswith("python")  # worker name and pid
 
 
-def test_a_worker_that_dies_at_start_reports_the_line_that_explains_it(tmp_path):
+def test_a_worker_that_dies_at_start_stops_the_run_with_the_line_that_explains_it(tmp_path):
     out = tmp_path / "r.json"
     script = tmp_path / "agent.js"
     script.write_text("require('evalkit-no-such-module');\n")
-    done = run_evalkit("run", f"{ECHO}:hello", "--agent", f"cmd:node {shlex.quote(str(script))}", "--config", ROUGE,
-                       "--json", str(out))
-    assert done.returncode == 3
-    case = _cases(out)["hello"]
-    assert "Cannot find module 'evalkit-no-such-module'" in case["error"], case["error"]
-    assert "Node.js v" not in case["error"]
-    assert "Node.js v" in case["error_detail"]  # the whole tail is still there
+    command = f"node {shlex.quote(str(script))}"
+    done = run_evalkit("run", ECHO, "--agent", f"cmd:{command}", "--config", ROUGE, "--json", str(out))
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == "" and not out.exists()  # no case counts: one message, not one error per case
+    (message,) = done.stderr.splitlines()
+    assert message.startswith(f"evalkit: --agent cmd:{command}: it stopped as soon as it started, before any case ran: "
+                              "the agent process exited with code 1; stderr: ")
+    assert "Cannot find module 'evalkit-no-such-module'" in message and "Node.js v" not in message
+    assert f"run `{command}` by hand to see why" in message
+
+
+def test_an_http_agent_with_nothing_listening_stops_the_run_before_it_starts(tmp_path):
+    with socket.socket() as probe:  # a port that was free a moment ago, and now has no listener
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/turn"
+    done = run_evalkit("run", ECHO, "--agent", url, "--config", ROUGE, "--json", str(tmp_path / "r.json"))
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == "" and done.stderr.splitlines() == [
+        (f"evalkit: --agent {url}: nothing answers at 127.0.0.1:{port} (Connection refused); "
+         "start the agent's server first, or fix the URL")]
+
+
+DIES_ON_EVERY_TURN = r"""
+import json, sys
+for line in sys.stdin:
+    if json.loads(line).get("type") == "turn":
+        print("the tool backend is down", file=sys.stderr, flush=True)
+        sys.exit(3)
+"""
+
+
+def test_cases_that_fail_alike_are_said_once_with_their_count(tmp_path):
+    worker = tmp_path / "worker.py"
+    worker.write_text(DIES_ON_EVERY_TURN)
+    out = tmp_path / "r.json"
+    done = run_evalkit("run", ECHO, "--agent", f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(worker))}",
+                       "--config", ROUGE, "--json", str(out), "--jobs", "1")
+    assert done.returncode == 3, done.stderr  # it started fine: each case is an error, the run completes
+    error_lines = [line for line in done.stdout.splitlines() if line.startswith("! ")]
+    assert error_lines == [("! 4 cases, the same error: the agent process exited with code 3; "
+                            "stderr: 'the tool backend is down' (echo/hello, echo/boom, echo/slow and 1 more)")]
+    cases = _cases(out)
+    assert cases["slow"]["error"] == ("case 'slow', turn 1: the agent process exited with code 3; "
+                                      "stderr: 'the tool backend is down'")  # the result file keeps each
 
 
 SLOW_WORKER = r"""

@@ -100,8 +100,8 @@ def test_command_line_mistakes_are_usage_errors_with_exit_2_not_internal_errors(
 def test_a_repeat_that_is_neither_a_number_nor_auto_is_a_usage_error():
     done = run_evalkit("run", ECHO, "--repeat", "zero")
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert done.stderr.strip() == ("evalkit: --repeat zero: run each case at least once: a whole number, "
-                                   "or 'auto' (see docs/repeats.md)")
+    assert done.stderr.strip() == ("evalkit: --repeat zero: expected 'auto' or a whole number of runs per case, "
+                                   "at least 1, such as 5 (see docs/repeats.md)")
 
 def test_a_bad_setting_under_debug_is_still_exit_2_naming_the_flag():
     done = run_evalkit("run", ECHO, "--agent", f"{AGENTS}:echo", "--jobs", "0", "--debug")

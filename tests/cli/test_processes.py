@@ -38,3 +38,19 @@ def test_processes_give_the_same_verdicts_as_one_process_in_plan_order(tmp_path)
 def test_processes_and_shard_together_are_a_usage_error(tmp_path):
     done = run_evalkit("run", write_set(tmp_path, 2), "--agent", f"{AGENTS}:echo", "--processes", "2", "--shard", "1/2")
     assert done.returncode == 2 and "--processes with --shard" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_an_agent_that_cannot_start_is_one_message_and_exit_2_with_processes_too(tmp_path):
+    import shlex
+    import sys
+
+    evalset = write_set(tmp_path, 12)
+    broken = tmp_path / "agent.py"
+    broken.write_text("raise SystemExit('the model file is missing')\n")
+    command = f"{shlex.quote(sys.executable)} {shlex.quote(str(broken))}"
+    done = run_evalkit("run", evalset, "--agent", f"cmd:{command}", "--config", str(FIXTURES / "rouge_only.config.json"),
+                       "--processes", "2")
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"evalkit: --agent cmd:{command}: it stopped as soon as it started, before any case ran")
+    assert "the model file is missing" in line and "--processes" not in line

@@ -168,3 +168,17 @@ def test_a_console_closed_early_keeps_the_result_files_and_the_exit_code(tmp_pat
     assert process.returncode == 1, stderr.decode()  # the run's own verdict, not a pipe error
     assert json.loads(out.read_text())["summary"]["failed"] == 2 and junit.is_file()
     assert b"Traceback" not in stderr
+
+
+def test_report_folders_are_tried_for_real_before_any_case_runs(tmp_path):
+    # As root, os.access says yes to /proc and /sys; creating a file there fails all the same.
+    for path in ("/proc/nope/r.json", "/sys/r.json"):
+        done = run_evalkit("run", WEATHER, "--json", path)
+        assert done.returncode == 2, done.stderr
+        assert f"--json {path}: cannot create a file in /" in done.stderr
+        assert "choose a folder you can write to" in done.stderr
+        assert done.stdout == "" and "Traceback" not in done.stderr  # refused before any case ran
+    kept = tmp_path / "reports"
+    kept.mkdir()
+    ok = run_evalkit("run", WEATHER, "--json", str(kept / "r.json"), "--quiet")
+    assert ok.returncode == 0 and [p.name for p in kept.iterdir()] == ["r.json"]  # no probe left behind

@@ -66,3 +66,29 @@ def test_bad_input_is_an_input_error_not_a_failed_assertion(tmp_path):
         evalkit.assert_passes(broken, agent=lambda turn: "hi")
     assert not isinstance(raised.value, AssertionError)
     assert str(raised.value) == f"{broken}: eval_cases: field required"
+
+
+FAILING_TEST = '''
+import evalkit
+
+
+def no_idea(turn):
+    return "no idea"
+
+
+def test_weather():
+    evalkit.assert_passes({weather!r}, agent=no_idea, cases=["no_city"])
+'''
+
+
+def test_pytest_shows_a_failed_assert_passes_at_the_users_line_with_the_failing_cases(tmp_path):
+    (tmp_path / "test_weather.py").write_text(FAILING_TEST.format(weather=WEATHER))
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+                           "-p", "no:randomly", "test_weather.py"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 1, done.stdout + done.stderr
+    output = done.stdout
+    assert "evalkit.assert_passes(" in output and "test_weather.py:10: EvalFailed" in output
+    assert "E       evalkit.api.EvalFailed: 1 case: 0 passed, 1 failed" in output
+    assert "E       ✗ weather/no_city: response_match_score 0 < 0.8" in output
+    assert "api.py" not in output and "def assert_passes" not in output  # no frame inside evalkit

@@ -132,3 +132,44 @@ def test_the_hooks_file_is_a_valid_pre_commit_manifest():
     hooks = {hook["id"]: hook for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
     assert hooks["evalkit-run"]["stages"] == ["manual"]  # opt-in
     assert "pass_filenames" not in hooks["evalkit-validate"]  # it checks the files being committed
+
+
+def test_the_validate_hook_reports_every_problem_of_a_commit(repo):
+    evals = repo.folder / "evals"
+    evals.mkdir()
+    (evals / "weather.evalset.json").write_text('{"eval_set_id": "weather", "eval_cases": [')
+    (evals / "test_config.json").write_text(json.dumps({"agent": "../gone.py:agent",
+                                                        "criteria": {"response_match_scor": 0.8}}))
+    repo("git", "add", "-A")
+    blocked = repo("git", "commit", "-m", "two mistakes")
+    output = blocked.stdout + blocked.stderr
+    assert blocked.returncode != 0 and commits(repo) == 0
+    assert "evalkit: evals/weather.evalset.json: line 1 column" in output, output
+    assert "evalkit: evals/test_config.json: criteria.response_match_scor: unknown criterion" in output
+    assert "evalkit: 2 problems in eval sets or configs" in output
+    # With the eval set mended, the config's agent path is the one problem left, named in the config.
+    (evals / "weather.evalset.json").write_text(json.dumps(GOOD, indent=2))
+    (evals / "test_config.json").write_text(json.dumps({"agent": "../gone.py:agent",
+                                                        "criteria": {"response_match_score": 0.8}}))
+    repo("git", "add", "-A")
+    again = repo("git", "commit", "-m", "one mistake")
+    assert again.returncode != 0 and commits(repo) == 0
+    assert "evalkit: evals/test_config.json: agent: '../gone.py:agent': no such file or folder" in again.stdout + again.stderr
+
+
+def test_the_run_hook_names_the_cases_that_block(repo):
+    evals = repo.folder / "evals"
+    evals.mkdir()
+    (evals / "weather.evalset.json").write_text(json.dumps(GOOD, indent=2))
+    regressed = ROOT / "examples" / "weather_agent" / "regressed_agent.py"
+    (evals / "test_config.json").write_text(json.dumps({"agent": f"{regressed}:weather_agent",
+                                                        "criteria": {"tool_trajectory_avg_score": 1.0}}))
+    repo("git", "add", "-A")
+    assert repo("git", "commit", "-m", "evals").returncode == 0
+    blocked = repo(sys.executable, "-m", "pre_commit", "run", "evalkit-run", "--hook-stage", "manual")
+    output = blocked.stdout + blocked.stderr
+    assert blocked.returncode != 0
+    assert "3 cases: 1 passed, 2 failed" in output, output
+    assert "✗ weather/paris: tool_trajectory_avg_score 0 < 1" in output
+    assert ("evalkit: blocked by 2 cases that did not pass: weather/paris, weather/london_then_tokyo; "
+            "fix the agent, or accept the new answers with `evalkit accept`") in output

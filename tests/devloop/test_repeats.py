@@ -145,7 +145,7 @@ def test_repeat_auto_stops_a_flaky_case_early_and_says_what_it_saved(tmp_path):
 @pytest.mark.parametrize("args, words", [
     (["--repeat", "3", "--max-repeat", "5"], "--max-repeat 5: only means something with --repeat auto"),
     (["--repeat", "auto", "--max-repeat", "1"], "--max-repeat 1: with --repeat auto: a whole number of runs, at least 2"),
-    (["--repeat", "often"], "--repeat often: run each case at least once: a whole number, or 'auto'"),
+    (["--repeat", "often"], "--repeat often: expected 'auto' or a whole number of runs per case, at least 1"),
     (["--repeat", "3", "--confidence", "0.95"], "--confidence 0.95: only means something with --pass-rate"),
     (["--repeat", "10", "--pass-rate", "0.8", "--confidence", "0.95"],
      "no case can pass in 10 runs (even all passing leaves the interval's low end below 0.8); use --repeat 16 or more"),

@@ -23,7 +23,8 @@ def test_json_keeps_tabs_crlf_and_escaped_unicode_of_the_file():
     edited = set_json(text, PATH, {"final_response": {"parts": [{"text": "thé"}]}})
     assert edited.startswith(text[: text.index('}]}\r\n\t\t}]') + 3])
     assert edited.endswith("\r\n\t\t}]\r\n\t}]\r\n}\r\n")
-    assert ',\r\n\t\t\t"final_response": {\r\n\t\t\t\t"parts": [\r\n' in edited
+    # A new member beside values written on one line is written on one line too.
+    assert ',\r\n\t\t\t"final_response": {"parts": [{"text": "th\\u00e9"}]}\r\n\t\t}]' in edited
     assert "th\\u00e9" in edited  # the file escapes non-ASCII, so the new text does too
     assert "\n" not in edited.replace("\r\n", "")
 
@@ -48,7 +49,8 @@ def test_yaml_with_indented_lists_and_a_flow_mapping():
         "    -   eval_id: a   # note\n"
         "        conversation:\n"
         "            -   user_content: {parts: [{text: hi}]}\n"
-        "                final_response: {parts: [{text: old}]}  # old\n"
+        "                final_response:\n"
+        "                    parts: [{text: old}]  # old\n"
         "    -   eval_id: b\n"
         "        conversation:\n"
         "            - {user_content: {parts: [{text: hi}]}}\n"
@@ -58,6 +60,10 @@ def test_yaml_with_indented_lists_and_a_flow_mapping():
     assert edited.endswith("lines\n" + text[text.index("    -   eval_id: b"):])  # the old value's comment went with it
     assert "final_response:\n                    parts:\n                        -   text: |-\n" in edited  # 4-space unit
     assert yaml.safe_load(edited)["eval_cases"][0]["conversation"][0]["final_response"]["parts"][0]["text"] == "two\nlines"
+
+    # A value written in flow style is replaced by one in flow style, the rest of its line kept.
+    inline = set_yaml(text, PATH, {"user_content": {"parts": [{"text": "hello"}]}})
+    assert inline == text.replace("user_content: {parts: [{text: hi}]}\n", 'user_content: {"parts": [{"text": "hello"}]}\n', 1)
 
     flow = set_yaml(text, ["eval_cases", 1, "conversation", 0], {"final_response": ANSWER})
     assert flow.endswith('- {user_content: {parts: [{text: hi}]}, "final_response": {"role": "model", "parts": [{"text": "Ciao!"}]}}\n')

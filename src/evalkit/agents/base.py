@@ -85,5 +85,10 @@ class Agent(ABC):
     def check_cases(self, cases: list[tuple[str, str]]) -> None:
         """Before anything runs: raise InputError if this agent cannot serve some (eval_set_id, eval_id)."""
 
+    async def check_ready(self) -> None:
+        """Raise AgentLoadError when the agent cannot serve at all (nothing listening, a process
+        that exits as soon as it starts). The run starts beside this check; when it fails, the
+        run stops and nothing it did counts (engine/evaluation.py)."""
+
     async def aclose(self) -> None:
         """Release processes, clients and threads held for the whole run."""

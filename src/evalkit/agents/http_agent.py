@@ -12,7 +12,9 @@ backstop, so the message a user sees names `--timeout`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
 from typing import Any
 
 from evalkit.agents.turn_protocol import Turn, TurnProtocolAgent
@@ -20,7 +22,7 @@ from evalkit.agents.worker_pool import snippet
 from evalkit.defaults import DEFAULT_JOBS
 from evalkit.foundation.concurrency import most_in_flight
 from evalkit.foundation.overloads import OVERLOAD_STATUSES
-from evalkit.errors import AgentError, AgentOverloaded
+from evalkit.errors import AgentError, AgentLoadError, AgentOverloaded
 from evalkit.foundation.retry_after import parse_retry_after
 
 CONNECT_TIMEOUT_S = 10.0
@@ -75,6 +77,23 @@ class HttpAgent(TurnProtocolAgent):
             return json.loads(body)
         except (UnicodeDecodeError, json.JSONDecodeError):
             raise AgentError(f"{where}: {self.url} answered with a body that is not JSON: {snippet(body)}") from None
+
+    async def check_ready(self) -> None:
+        """Something must listen at the URL's host and port (a connection, no request): else exit 2, one message."""
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(self.url)
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        try:
+            _, writer = await asyncio.wait_for(asyncio.open_connection(parts.hostname, port), CONNECT_TIMEOUT_S)
+        except (OSError, asyncio.TimeoutError) as error:
+            why = "no answer" if isinstance(error, asyncio.TimeoutError) else (
+                os.strerror(error.errno) if error.errno and error.errno > 0 else error.strerror or str(error))
+            raise AgentLoadError(self.url, f"nothing answers at {parts.hostname}:{port} ({why}); "
+                                 "start the agent's server first, or fix the URL") from None
+        writer.close()
+        with contextlib.suppress(OSError):
+            await writer.wait_closed()
 
     async def end_session(self, session_id: str) -> None:
         try:

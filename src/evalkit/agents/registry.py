@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from evalkit.agents.base import Agent
-from evalkit.errors import AgentLoadError, SettingProblem, UsageError
+from evalkit.errors import AgentLoadError, InputError, Problem, SettingProblem, UsageError
 from evalkit.settings import RunSettings
 
 ENTRY_POINT_GROUP = "evalkit.agents"
@@ -76,6 +77,26 @@ def spec_relative_to(spec: str, folder: Path) -> str:
     target, sep, attr = spec.partition(":")
     candidate = folder / target
     return f"{candidate}{sep}{attr}" if candidate.exists() else spec
+
+
+def config_agent_spec(spec: str, config_file: Path) -> str:
+    """A config's `agent`, a relative path in it taken from the config's folder; a path that
+    names nothing is an InputError naming the config and the path it resolved (nothing is imported)."""
+    resolved = spec_relative_to(spec, config_file.parent)
+    target = resolved.partition(":")[0].strip()
+    if _names_a_path(spec) and not Path(target).exists():
+        full = Path(os.path.abspath(config_file.parent / spec.partition(":")[0].strip()))
+        raise InputError(Problem(str(config_file), "agent", f"{spec!r}: no such file or folder: {full} (a relative "
+                                 "path is taken from the config's folder); fix the path, or pass --agent"))
+    return resolved
+
+
+def _names_a_path(spec: str) -> bool:
+    """Whether a spec names a file or folder (`agent.py:fn`, `../agents/x`), not a module or a prefix."""
+    if has_prefix(spec):
+        return False
+    target = spec.partition(":")[0].strip()
+    return target.endswith(".py") or "/" in target or "\\" in target or target.startswith(".")
 
 
 def resolve_agent(agent: Any, config_agent: str | None, settings: RunSettings) -> Agent:

@@ -13,6 +13,7 @@ The command line is split like a POSIX shell does, but no shell runs.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shlex
 import shutil
@@ -25,6 +26,10 @@ from evalkit.agents.worker_pool import AgentProcess, WorkerPool
 from evalkit.defaults import DEFAULT_JOBS
 from evalkit.foundation.concurrency import most_in_flight
 from evalkit.errors import AgentError, AgentLoadError
+
+# A process that exits this soon after it started, before any process of the agent has
+# answered a turn, cannot start at all: the run stops (exit 2) instead of failing every case.
+START_UP_CHECK_S = 1.0
 
 
 def split_command(command_line: str) -> list[str]:
@@ -61,6 +66,7 @@ class SubprocessAgent(TurnProtocolAgent):
         self.workers = max(1, workers)
         self._pool = WorkerPool(self.argv, size=self.workers, env=_agent_environment())
         self._leases: dict[str, _Lease] = {}
+        self._answered = asyncio.Event()  # some process has answered a turn: the command starts fine
 
     @property
     def process_count(self) -> int:
@@ -94,7 +100,25 @@ class SubprocessAgent(TurnProtocolAgent):
         lease = self._leases.get(turn.session_id)
         if lease is None:
             raise AgentError(f"{where}: session {turn.session_id!r} is not open")
-        return await lease.worker.request(turn.to_json(), where)
+        reply = await lease.worker.request(turn.to_json(), where)
+        self._answered.set()
+        return reply
+
+    async def check_ready(self) -> None:
+        """Start one process and watch it: one that exits at once is exit 2, one message, before any case counts."""
+        try:
+            worker = await AgentProcess.start(self.argv, self._pool.env)
+        except OSError as error:
+            raise AgentLoadError(self.description, f"cannot start {self.argv[0]}: {error}") from None
+        self._pool.watch(worker)  # a run stopped meanwhile (Ctrl-C) still reaps it: aclose()
+        exited = await worker.exits_within(START_UP_CHECK_S, unless=self._answered)
+        if not exited:
+            await self._pool.adopt(worker)
+            return
+        reason = await worker.exit_reason()
+        raise AgentLoadError(self.description, "it stopped as soon as it started, before any case ran: "
+                             f"{reason}; run `{self.command_line}` by hand to see why, and fix it "
+                             "(a cmd: agent reads turns on stdin until stdin closes: docs/agents.md)")
 
     async def end_session(self, session_id: str) -> None:
         lease = self._leases.get(session_id)

@@ -131,6 +131,21 @@ class AgentProcess:
             except (OSError, asyncio.TimeoutError):
                 self.discard()
 
+    async def exits_within(self, seconds: float, unless: asyncio.Event) -> bool:
+        """Whether the process exits within `seconds` (False as soon as `unless` is set)."""
+        exited = asyncio.ensure_future(self._process.wait())
+        cleared = asyncio.ensure_future(unless.wait())
+        try:
+            await asyncio.wait({exited, cleared}, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiting in (exited, cleared):
+                waiting.cancel()
+        return self._process.returncode is not None
+
+    async def exit_reason(self) -> str:
+        """How the process ended and the stderr line that explains it (once it has exited)."""
+        return await self._exit_reason()
+
     def discard(self) -> None:
         """Mark the process unusable and kill it now (the pool reaps it later)."""
         self._unusable = True
@@ -253,6 +268,7 @@ class WorkerPool:
         self._slots = asyncio.Semaphore(self.size)
         self._idle: list[AgentProcess] = []
         self._running: set[AgentProcess] = set()
+        self._watched: set[AgentProcess] = set()  # started outside the pool (the start-up check's), not yet adopted
         self._starting = 0
         self._changed: asyncio.Future[None] | None = None
         self._closed = False
@@ -309,12 +325,30 @@ class WorkerPool:
             self._notify()
 
     async def _retire(self, worker: AgentProcess) -> None:
-        self._running.discard(worker)
+        # Kept in `_running` until reaped: a stop cut short (a cancelled run) is finished by aclose().
         await worker.stop()
+        self._running.discard(worker)
+
+    def watch(self, worker: AgentProcess) -> None:
+        """Own a process started outside the pool until `adopt`: `aclose` reaps it, however its watcher ends."""
+        self._watched.add(worker)
+
+    async def adopt(self, worker: AgentProcess) -> None:
+        """Take a watched process as an idle one if there is room; else stop it."""
+        if self._closed or len(self._running) >= self.size or not worker.usable:
+            await worker.stop()
+            self._watched.discard(worker)
+            return
+        self._watched.discard(worker)
+        self.started += 1
+        self._running.add(worker)
+        self._idle.append(worker)
+        self._notify()
 
     async def aclose(self) -> None:
         self._closed = True
-        workers, self._idle = list(self._running), []
+        workers, self._idle = list(self._running | self._watched), []
         self._running.clear()
+        self._watched.clear()
         self._notify()
         await asyncio.gather(*(worker.stop() for worker in workers), return_exceptions=True)

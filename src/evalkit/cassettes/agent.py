@@ -10,6 +10,7 @@ fails with the proxy's explanation, whatever the agent made of the 404 it got.
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from evalkit.agents.base import Agent, AgentSession, SessionSpec
 from evalkit.cassettes.deck import CassetteDeck
@@ -18,14 +19,20 @@ from evalkit.errors import AgentError
 from evalkit.schema.content import Content, content_text
 from evalkit.schema.evalset import Invocation
 
+if TYPE_CHECKING:
+    from evalkit.cassettes.model_layer import InProcessModels
+
 
 class CassetteAgent(Agent):
-    def __init__(self, inner: Agent, deck: CassetteDeck):
+    def __init__(self, inner: Agent, deck: CassetteDeck, in_process: InProcessModels | None = None):
         self.inner = inner
         self.deck = deck
+        self.in_process = in_process  # an in-process ADK agent's models, answered without HTTP
         self.description = inner.description
 
     async def open_session(self, spec: SessionSpec) -> AgentSession:
+        if self.in_process is not None:
+            self.in_process.attach()  # in the run's event loop, where ADK builds its models
         key, state = self.deck.open_case(spec.eval_set_id, spec.case.eval_id)
         try:
             session = await self.inner.open_session(spec)
@@ -33,6 +40,9 @@ class CassetteAgent(Agent):
             self.deck.close_case(key, save=False)
             raise
         return CassetteSession(session, self.deck, key, state)
+
+    async def check_ready(self) -> None:
+        await self.inner.check_ready()
 
     async def aclose(self) -> None:
         await self.inner.aclose()

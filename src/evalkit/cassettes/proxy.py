@@ -65,6 +65,9 @@ class ModelProxy:
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True  # a client that keeps its connection open must not hold up the exit
+    # socketserver's default backlog is 5: with dozens of cases connecting at once on a busy
+    # machine the kernel drops the overflow and the clients see 'connection reset by peer'.
+    request_queue_size = 128
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         if isinstance(sys.exc_info()[1], ConnectionError):  # the agent went away mid-answer

@@ -18,12 +18,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evalkit.agents.base import Agent
 from evalkit.cassettes.deck import CassetteDeck
 from evalkit.cassettes.protocols import GEMINI, OPENAI
 from evalkit.cassettes.proxy import ModelProxy
 from evalkit.cassettes.upstream import VERTEX_ENV_VAR, Forwarder, Upstreams
+
+if TYPE_CHECKING:
+    from evalkit.cassettes.model_layer import InProcessModels
 
 REPLAY_PLACEHOLDER_KEY = "evalkit-replay-needs-no-key"
 JUDGE_OVERRIDES = {
@@ -42,6 +46,7 @@ class CassetteRun:
         self.deck = CassetteDeck(folder, mode, forwarder)
         self.proxy = ModelProxy(self.deck)
         self._saved: dict[str, str | None] = {}
+        self.in_process: InProcessModels | None = None  # an in-process ADK agent's models, answered here
 
     def start(self) -> CassetteRun:
         self.proxy.start()
@@ -63,9 +68,14 @@ class CassetteRun:
         return self
 
     def wrap(self, agent: Agent) -> Agent:
+        from evalkit.agents.adk_agent import AdkAgent
         from evalkit.cassettes.agent import CassetteAgent
 
-        return CassetteAgent(agent, self.deck)
+        if isinstance(agent, AdkAgent):  # its Gemini models are answered in this process, not over HTTP
+            from evalkit.cassettes.model_layer import in_process_models
+
+            self.in_process = in_process_models(agent, self.deck)
+        return CassetteAgent(agent, self.deck, self.in_process)
 
     def stop(self) -> None:
         for name, value in self._saved.items():
@@ -74,6 +84,8 @@ class CassetteRun:
             else:
                 os.environ[name] = value
         self._saved.clear()
+        if self.in_process is not None:
+            self.in_process.detach()
         self.proxy.stop()
         if self.deck.forwarder is not None:
             self.deck.forwarder.close()

@@ -17,8 +17,12 @@ from evalkit.schema.results import CaseResult, RunResult
 from evalkit.settings import RunSettings
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from evalkit.agents.base import Agent
+    from evalkit.compare.diff import Comparison
     from evalkit.loading.plan import Plan
+    from evalkit.results.reader import ScoredRun
 
 
 @dataclass
@@ -48,7 +52,7 @@ class RunRequest:
     tolerance: float | None = None  # with baseline: allowed score drop (None: not given, 0)
     cassettes: Path | None = None  # answer the agent's model calls from this folder (docs/cassettes.md)
     cassette_mode: str = "replay"
-    processes: int | None = None  # worker processes, each running a shard of the cases (evalkit.engine.processes)
+    processes: int | str | None = None  # worker processes (a number or "auto"), each running a shard of the cases
     max_repeat: int | None = None  # with repeat "auto": the most runs a case gets
     confidence: float | None = None  # with pass_rate: a case passes when its interval's low end reaches it
     significance: float | None = None  # with baseline: a regression counts only when significant at this level
@@ -110,10 +114,11 @@ def run_command(request: RunRequest, plan: Plan | None = None, agent: Agent | No
     if write_failure is not None:
         raise write_failure
     if interrupted:
-        print("evalkit: interrupted; results of the finished cases were written", file=sys.stderr)
+        never = f"; {result.summary.never_ran} of {result.summary.planned} cases never ran" if result.summary.never_ran else ""
+        print(f"evalkit: interrupted; results of the finished cases were written{never}", file=sys.stderr)
     for warning in outcome.quarantine.warnings() if outcome.quarantine is not None else ():
         print(f"evalkit: warning: {warning}", file=sys.stderr)
-    code = exit_code(result)
+    code = ExitCode.TERMINATED if outcome.terminated else exit_code(result)
     if comparison is not None:
         regressed = report_baseline(comparison, result, request, console)
         if regressed and code == ExitCode.OK:
@@ -146,7 +151,7 @@ def check_loop_options(request: RunRequest) -> None:
                          "add --baseline FILE (or last), or drop --tolerance")
 
 
-def load_run_baseline(request: RunRequest, eval_set_ids: set[str]):
+def load_run_baseline(request: RunRequest, eval_set_ids: set[str]) -> ScoredRun | None:
     if not request.baseline:
         return None
     from evalkit.compare.baseline import check_tolerance, load_baseline
@@ -155,7 +160,7 @@ def load_run_baseline(request: RunRequest, eval_set_ids: set[str]):
     return load_baseline(request.baseline, eval_set_ids)
 
 
-def compare_with_baseline(baseline, result: RunResult, request: RunRequest):
+def compare_with_baseline(baseline: ScoredRun, result: RunResult, request: RunRequest) -> Comparison:
     """What changed since the baseline, with the significance tests when asked for."""
     from evalkit.compare.diff import compare_runs
     from evalkit.results.reader import from_result
@@ -169,7 +174,7 @@ def compare_with_baseline(baseline, result: RunResult, request: RunRequest):
     return comparison
 
 
-def report_baseline(comparison, result: RunResult, request: RunRequest, console) -> bool:
+def report_baseline(comparison: Comparison, result: RunResult, request: RunRequest, console: Console) -> bool:
     """Print what changed since the baseline; True when it fails the gate. A quarantined
     case's own regression does not (the overall test still counts every case)."""
     from evalkit.compare.render import render_comparison, summary_line

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalkit.errors import InputError, Problem
+from evalkit.loading.config_check import check_config
 
 
 @dataclass
@@ -47,6 +48,7 @@ def validate_command(paths: list[str], case_ids: list[str], config: str | None) 
         except InputError as error:
             problems += error.problems
         else:
+            problems += plan.agent_path_problems()  # each config's agent file or folder exists (nothing imported)
             for planned in plan.sets:
                 count = len(planned.cases)
                 validation.ok.append(f"ok  {planned.file}: {count} case{'' if count == 1 else 's'}, "
@@ -84,17 +86,3 @@ def is_config_file(path: Path) -> bool:
     except InputError:
         return False  # reported when it is loaded as an eval set
     return isinstance(data, dict) and "criteria" in data and "eval_cases" not in data
-
-
-def check_config(path: Path) -> str:
-    from evalkit.criteria.configure import configure_criteria
-    from evalkit.loading.configs import load_config
-    from evalkit.simulation.config import simulator_config_problems
-
-    config = load_config(path)
-    criteria = configure_criteria(config, str(path))
-    problems = simulator_config_problems(config.user_simulator_config, [], path, path)
-    if problems:
-        raise InputError(problems)
-    gating = [criterion.name for criterion in criteria if not criterion.informational]
-    return f"ok  {path}: config: {', '.join(gating) or 'report-only metrics'}"

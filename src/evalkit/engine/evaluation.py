@@ -7,11 +7,12 @@ in full in a `CaseStore` on disk, and a slim copy in memory.
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING
 
 from evalkit import __version__
 from evalkit.errors import ExitCode
@@ -20,6 +21,8 @@ from evalkit.loading.plan import Plan
 from evalkit.results.latency import RunFigures
 from evalkit.foundation.concurrency import AdaptiveLimit
 from evalkit.engine.case_store import CaseStore, StoredCases, slim
+from evalkit.engine.loop_load import BusyMeter
+from evalkit.engine.slim_cases import SlimCases
 from evalkit.engine.jobs import CaseJob
 from evalkit.engine.runner import Runner
 from evalkit.schema.results import CaseResult, JudgeStatistics, RunResult, Status, Summary, has_errors
@@ -38,7 +41,7 @@ class RunProgress:
     started_at: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
     started: float = field(default_factory=time.perf_counter)
     total: int = 0
-    cases: list[CaseResult] = field(default_factory=list)  # slim copies (evalkit.engine.case_store)
+    cases: SlimCases = field(default_factory=SlimCases)  # slim copies, packed (evalkit.engine.slim_cases)
     store: CaseStore = field(default_factory=CaseStore)  # case i of `cases` in full, in finishing order
     judge_stats: JudgeStatistics | None = None
     order: dict[tuple[str, str], int] = field(default_factory=dict)
@@ -67,20 +70,18 @@ class RunProgress:
 
     def _plan_order(self) -> list[int]:
         def place(index: int) -> int:
-            case = self.cases[index]
-            return self.order.get((case.eval_set_id, case.eval_id), len(self.order))
+            return self.order.get(self.cases.key(index), len(self.order))
 
         return sorted(range(len(self.cases)), key=place)
 
     def result(self, interrupted: bool = False, full: bool = True) -> RunResult:
         """The run so far; `full=False` holds the slim cases (write files from `stored_cases()`)."""
-        cases = list(self.stored_cases()) if full else [self.cases[i] for i in self._plan_order()]
-        return RunResult(
+        result = RunResult(
             evalkit_version=__version__,
             started_at=self.started_at,
             duration_s=round(time.perf_counter() - self.started, 3),
-            summary=Summary.of(self.cases),
-            cases=cases,
+            summary=Summary.of(self.cases, planned=self.total),
+            cases=[],
             interrupted=interrupted,
             judge=self.judge_stats,
             latency=self.figures.report(total=self.total).to_dict(),
@@ -91,6 +92,9 @@ class RunProgress:
             repeat_auto=self.auto_repeat.figures() if self.auto_repeat is not None else None,
             confidence=self.confidence,
         )
+        # Slim cases are read through a view, built one at a time: a list of them all is what grew per case.
+        result.cases = list(self.stored_cases()) if full else self.cases.in_order(self._plan_order())  # type: ignore[assignment]
+        return result
 
     def concurrency_figures(self) -> dict | None:
         if self.limit is None:
@@ -99,17 +103,13 @@ class RunProgress:
 
 
 def jobs_for(plan: Plan) -> list[CaseJob]:
-    return [
-        CaseJob(
-            eval_set_id=planned.evalset.eval_set_id,
-            case=case,
-            criteria=planned.criteria,
-            source_file=str(planned.file),
-            simulator_config=planned.config.user_simulator_config,
-        )
-        for planned in plan.sets
-        for case in planned.cases_to_run
-    ]
+    jobs = []
+    for planned in plan.sets:
+        source_file = str(planned.file)  # one string for the set's cases, not one per case
+        jobs += [CaseJob(eval_set_id=planned.evalset.eval_set_id, case=case, criteria=planned.criteria,
+                         source_file=source_file, simulator_config=planned.config.user_simulator_config)
+                 for case in planned.cases_to_run]
+    return jobs
 
 
 def not_evaluated_results(plan: Plan) -> list[CaseResult]:
@@ -172,11 +172,11 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
 
         judge = JudgeService(max_concurrency=settings.judge_jobs, use_cache=settings.use_cache,
                              cache_dir=settings.environment.cache_dir, retry=RetryPolicy.of(settings.environment))
-    progress.limit = AdaptiveLimit(settings.jobs)
+    progress.limit = AdaptiveLimit(settings.jobs, busy=BusyMeter())
     runner = Runner(agent, settings, judge=judge, on_case_done=on_case_done, limit=progress.limit)
     try:
-        await runner.run(jobs)
-        while auto is not None and (jobs := auto.next_round(jobs)):
+        await run_checked(runner.run(jobs), agent.check_ready() if jobs else None)
+        while auto is not None and (jobs := auto.next_round(jobs)):  # the agent was checked in the first round
             await runner.run(jobs)
     finally:
         progress.reruns = runner.reruns
@@ -189,6 +189,33 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
             progress.judge_stats = judge.stats.model_copy(update={"concurrency": judge.concurrency()})
             await judge.aclose()
     return progress.result(full=full)
+
+
+async def run_checked(run: Coroutine[Any, Any, None], check: Coroutine[Any, Any, None] | None) -> None:
+    """Run the cases while the agent's readiness check runs; a failed check stops the run and is raised.
+
+    Side by side, so a working agent pays nothing for the check. An agent that cannot
+    start fails every case the same way, so what those cases did before the check
+    failed is not worth keeping: the run ends with the check's error (exit 2).
+    """
+    if check is None:  # nothing to run, nothing to check
+        await run
+        return
+    checking = asyncio.ensure_future(check)
+    running = asyncio.ensure_future(run)
+    try:
+        await asyncio.wait({checking, running}, return_when=asyncio.FIRST_COMPLETED)
+        if checking.done() and checking.exception() is not None:
+            running.cancel()
+            await asyncio.gather(running, return_exceptions=True)
+            checking.result()
+        await running
+        await checking
+    finally:
+        for task in (checking, running):
+            if not task.done():
+                task.cancel()
+        await asyncio.gather(checking, running, return_exceptions=True)
 
 
 def exit_code(result: RunResult) -> int:

@@ -8,7 +8,7 @@ from evalkit.criteria.base import Criterion
 from evalkit.loading.packed import PackedCase, PlannedCase
 
 
-@dataclass
+@dataclass(slots=True)  # one per case, all made at the start of a run: no __dict__ each
 class CaseJob:
     eval_set_id: str
     case: PlannedCase  # packed until the job runs (`unpacked`)

@@ -40,7 +40,7 @@ def merge_results(results: list[tuple[Path, RunResult]]) -> RunResult:
         evalkit_version=first.evalkit_version,
         started_at=first.started_at,
         duration_s=max(r.duration_s for _, r in results),  # shards run side by side
-        summary=Summary.of(cases),
+        summary=Summary.of(cases, planned=_planned([r for _, r in results])),
         cases=cases,
         interrupted=any(r.interrupted for _, r in results),
         judge=_sum_judge_stats([r.judge for _, r in results]),
@@ -48,6 +48,12 @@ def merge_results(results: list[tuple[Path, RunResult]]) -> RunResult:
         pass_rate=first.pass_rate,
         shards=sorted(shards, key=lambda s: Shard.parse(s).index) or None,
     )
+
+
+def _planned(results: list[RunResult]) -> int | None:
+    """The cases the parts set out to run, when every part says."""
+    counts = [r.summary.planned for r in results]
+    return None if any(count is None for count in counts) else sum(c for c in counts if c is not None)
 
 
 def in_file_order(cases: list[CaseResult]) -> list[CaseResult]:

@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from evalkit.errors import AgentError, InputError, Problem, SettingProblem, UsageError
+from evalkit.errors import AgentError, ExitCode, InputError, Problem, SettingProblem, Terminated, UsageError
 from evalkit.schema.results import RunResult
 from evalkit.settings import RunSettings
 
@@ -30,12 +30,12 @@ def worker_argv(settings: RunSettings, shard: str, folder: Path, out: Path) -> l
     return [sys.executable, "-m", "evalkit.engine.worker", str(settings_file), str(out)]
 
 
-def run_in_processes(settings: RunSettings, count: int) -> tuple[RunResult, bool]:
-    """Run `count` shard workers side by side; return the merged result and whether it was interrupted."""
+def run_in_processes(settings: RunSettings, count: int) -> tuple[RunResult, KeyboardInterrupt | bool]:
+    """Run `count` shard workers side by side; return the merged result and the interrupt (or whether a worker was)."""
     from evalkit.engine.merging import merge_results
     from evalkit.results.reader import read_result
 
-    interrupted = False
+    interrupted: KeyboardInterrupt | bool = False
     with tempfile.TemporaryDirectory(prefix="evalkit-processes-") as folder:
         outputs = [Path(folder) / f"shard-{k}.json" for k in range(1, count + 1)]
         workers = [subprocess.Popen(worker_argv(settings, f"{k}/{count}", Path(folder), out),
@@ -45,8 +45,12 @@ def run_in_processes(settings: RunSettings, count: int) -> tuple[RunResult, bool
         for worker in workers:
             try:
                 _, stderr = worker.communicate()
-            except KeyboardInterrupt:  # the workers got the Ctrl-C too: let them write what they have
-                interrupted = True
+            except KeyboardInterrupt as stop:  # the workers got the Ctrl-C too: let them write what they have
+                interrupted = stop
+                if isinstance(stop, Terminated):  # SIGTERM came to this process alone: pass it on
+                    for other in workers:
+                        if other.poll() is None:
+                            other.terminate()
                 _, stderr = worker.communicate()
             errors.append(stderr)
         missing = [out for out in outputs if not out.exists()]
@@ -56,12 +60,15 @@ def run_in_processes(settings: RunSettings, count: int) -> tuple[RunResult, bool
                 raise problems
         if missing:
             index = outputs.index(missing[0])
-            last = (errors[index].strip().splitlines() or ["no output"])[-1]
+            lines = errors[index].strip().splitlines() or ["no output"]
+            last = next((line for line in reversed(lines) if line.startswith("evalkit: ")), lines[-1])
+            if workers[index].returncode == ExitCode.INPUT:  # bad input (an agent that cannot start): its message
+                raise InputError(last.removeprefix("evalkit: "))
             raise AgentError(f"--processes: worker {index + 1} of {count} wrote no result: {last}")
         merged = merge_results([(out, read_result(out)) for out in outputs])
     merged.shards = None
-    merged.interrupted = merged.interrupted or interrupted
-    return merged, merged.interrupted
+    merged.interrupted = bool(merged.interrupted or interrupted)
+    return merged, interrupted or merged.interrupted
 
 
 def problems_file(out: Path) -> Path:

@@ -20,7 +20,7 @@ from evalkit.agents.base import Agent
 from evalkit.agents.registry import no_agent_error
 from evalkit.engine.evaluation import RunProgress, evaluate
 from evalkit.engine.sharding import Shard, parse_shard, shard_plan
-from evalkit.errors import SettingError, SettingProblem, UsageError
+from evalkit.errors import SettingError, SettingProblem, Terminated, UsageError
 from evalkit.foundation.aio import run_sync
 from evalkit.gc_control import start_up_frozen
 from evalkit.loading.plan import Plan, build_plan
@@ -48,6 +48,7 @@ class RunOutcome:
     shard: Shard | None = None
     full_cases: Callable[[], Iterable[CaseResult]] | None = None
     empty_shard: bool = False  # the shard held no case: nothing ran
+    terminated: bool = False  # the interrupt was SIGTERM (errors.Terminated): the CLI exits 143
     quarantine: Quarantine | None = None  # the `quarantine` list, with what it found (its warnings)
 
 
@@ -84,7 +85,9 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
     quarantine = _load_quarantine(settings)
     if shard is not None and plan.case_count == 0:
         return RunOutcome(_empty_result(settings, shard), shard=shard, empty_shard=True)
-    if settings.processes > 1 and (given is None or isinstance(given, str)):
+    processes = _worker_processes(settings, spec if given is None or isinstance(given, str) else None, shard,
+                                  plan.case_count * settings.repeat)
+    if processes > 1 and (given is None or isinstance(given, str)):
         from evalkit.engine.processes import run_in_processes
 
         if shard is not None:
@@ -92,11 +95,22 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
                                             "or split one run into processes", mentions=("processes", "shard")))
         # Each worker process resolves the agent (and its cassettes) itself.
         workers = settings.model_copy(update={"agent": spec})
-        result, interrupted = run_in_processes(workers, min(settings.processes, max(1, plan.case_count)))
+        result, interrupted = run_in_processes(workers, min(processes, max(1, plan.case_count)))
         if quarantine is not None:  # the merged cases marked again here, so one list knows what the run met
             result = _quarantined_after_merge(result, quarantine)
-        return RunOutcome(result, interrupted, quarantine=quarantine)
+        return RunOutcome(result, bool(interrupted), terminated=isinstance(interrupted, Terminated),
+                          quarantine=quarantine)
     return _run_here(settings, plan, given, spec, watch, full, tell, shard, quarantine)
+
+
+def _worker_processes(settings: RunSettings, spec: str | None, shard: Shard | None, cases: int) -> int:
+    """`processes`: the number given, or `auto` (evalkit.engine.process_count), which stays at 1
+    in a shard of a CI split (that job's cores are the CI's to share out)."""
+    from evalkit.engine.process_count import AUTO, choose_processes
+
+    if settings.processes == AUTO and shard is not None:
+        return 1
+    return choose_processes(settings.processes, spec, cases)
 
 
 def _run_here(settings: RunSettings, plan: Plan, given: Any, spec: str | None, watch: Watcher | None, full: bool,
@@ -107,7 +121,7 @@ def _run_here(settings: RunSettings, plan: Plan, given: Any, spec: str | None, w
 
     by_spec = given is None or isinstance(given, str)
     cassettes = _start_cassettes(settings, spec or "", tell) if by_spec else None
-    interrupted = False
+    interrupted: KeyboardInterrupt | None = None  # Ctrl-C, or SIGTERM (errors.Terminated)
     progress = RunProgress(quarantine=quarantine)
     try:
         loaded: Agent = resolve_agent(spec if by_spec else given, None, settings)
@@ -117,13 +131,14 @@ def _run_here(settings: RunSettings, plan: Plan, given: Any, spec: str | None, w
         with start_up_frozen(), (watch(progress) if watch is not None else nullcontext()):
             try:
                 run_sync(lambda: evaluate(plan, loaded, settings, progress, full=False))
-            except KeyboardInterrupt:
-                interrupted = True
+            except KeyboardInterrupt as stop:
+                interrupted = stop
     finally:
         _stop_cassettes(cassettes, tell)
-    result = progress.result(interrupted=interrupted, full=full)  # slim unless asked: memory flat in the cases
+    result = progress.result(interrupted=interrupted is not None, full=full)  # slim unless asked: memory flat in the cases
     result.shard = str(shard) if shard else None
-    return RunOutcome(result, interrupted, shard, None if full else progress.stored_cases, quarantine=quarantine)
+    return RunOutcome(result, interrupted is not None, shard, None if full else progress.stored_cases,
+                      terminated=isinstance(interrupted, Terminated), quarantine=quarantine)
 
 
 def _load_quarantine(settings: RunSettings) -> Quarantine | None:
@@ -138,7 +153,8 @@ def _load_quarantine(settings: RunSettings) -> Quarantine | None:
 def _quarantined_after_merge(result: RunResult, quarantine: Quarantine) -> RunResult:
     """`processes`: the workers' merged cases, marked with the parent's list (its summary and warnings)."""
     cases = list(quarantine.marked(result.cases))
-    return result.model_copy(update={"cases": cases, "summary": Summary.of(cases), "quarantine": quarantine.summary()})
+    summary = Summary.of(cases, planned=result.summary.planned)
+    return result.model_copy(update={"cases": cases, "summary": summary, "quarantine": quarantine.summary()})
 
 
 def _start_cassettes(settings: RunSettings, spec: str, tell: Callable[[str], None]) -> CassetteRun | None:

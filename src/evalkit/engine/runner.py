@@ -60,12 +60,20 @@ class Runner:
         count = max(1, min(self.limit.maximum, queue.qsize()))
         stop_listening = listen_for_upstream_overloads(self.limit)
         workers = [asyncio.create_task(self._worker(queue)) for _ in range(count)]
+        cancelled = False
         try:
             await asyncio.gather(*workers)
+        except asyncio.CancelledError:
+            cancelled = True
+            raise
         finally:
             stop_listening()
-            for worker in workers:
-                worker.cancel()
+            # Once is enough: when the run itself was cancelled (Ctrl-C, SIGTERM), gather has
+            # already cancelled each worker, and a second cancel would cut short the clean-up
+            # under way (closing sessions, reaping agent processes) before the loop closes.
+            if not cancelled:
+                for worker in workers:
+                    worker.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
 
     async def _worker(self, queue: asyncio.Queue[tuple[CaseJob, int]]) -> None:
@@ -158,8 +166,12 @@ class Runner:
     async def play_turn(self, session: AgentSession, user_content: Content, index: int, case_id: str) -> Invocation:
         """One user message → one actual invocation, within the per-turn timeout."""
         started = time.perf_counter()
+        turn = asyncio.ensure_future(session.run_turn(user_content, index))
+        # A run cancelled just as the turn failed (Ctrl-C, an agent that cannot start) leaves the
+        # turn's error unread by wait_for; reading it here keeps asyncio from logging it at exit.
+        turn.add_done_callback(_read_outcome)
         try:
-            invocation = await asyncio.wait_for(session.run_turn(user_content, index), self.settings.timeout)
+            invocation = await asyncio.wait_for(turn, self.settings.timeout)
         except asyncio.TimeoutError:
             raise AgentTimeout(
                 f"case {case_id!r}, turn {index + 1}: no reply within {self.settings.timeout:g} s (per-turn timeout)"
@@ -171,6 +183,11 @@ class Runner:
         if invocation.duration is None:
             invocation.duration = round(time.perf_counter() - started, 3)
         return invocation
+
+
+def _read_outcome(turn: asyncio.Future) -> None:
+    if not turn.cancelled():
+        turn.exception()
 
 
 def failure_detail(failure: BaseException) -> str | None:

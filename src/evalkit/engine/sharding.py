@@ -10,7 +10,9 @@ CI job runs the same command on the same checkout, so each sees the same case li
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from evalkit.errors import SettingError
@@ -42,12 +44,18 @@ class Shard:
         return cls(index, count)
 
 
-def parse_shard(text: str) -> Shard:
-    """The `shard` setting; a bad one is a `SettingError` naming it."""
+def parse_shard(text: str, environ: Mapping[str, str] | None = None) -> Shard:
+    """The `shard` setting: `K/N`, or `auto`, the slice of the CI system's parallel job
+    (evalkit.engine.ci_shard, read from `environ`, the process's by default); a bad one
+    is a `SettingError` naming it."""
     try:
+        if (text or "").strip().lower() == "auto":
+            from evalkit.engine.ci_shard import shard_from_ci
+
+            return Shard(*shard_from_ci(os.environ if environ is None else environ))
         return Shard.parse(text)
     except ValueError as error:
-        raise SettingError("shard", text, str(error)) from None
+        raise SettingError("shard", text, str(error), mentions=("shard",)) from None
 
 
 def case_key(eval_set_id: str, eval_id: str) -> str:

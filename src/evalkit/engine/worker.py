@@ -10,13 +10,14 @@ parent raises it as its own and the CLI words it with its flags; any other probl
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 
 from evalkit.engine.evaluation import exit_code
 from evalkit.engine.run import run
 from evalkit.engine.processes import write_problems
-from evalkit.errors import EvalkitError, InputError
+from evalkit.errors import EvalkitError, InputError, raise_terminated
 from evalkit.results.writer import write_result
 from evalkit.settings import RunSettings
 
@@ -31,6 +32,8 @@ def work(settings_file: Path, out: Path) -> int:
 
 def main(argv: list[str]) -> int:
     settings_file, out = (Path(arg) for arg in argv)
+    # The parent passes SIGTERM on to its workers: each ends like on Ctrl-C, its result file written.
+    signal.signal(signal.SIGTERM, raise_terminated)
     try:
         return work(settings_file, out)
     except InputError as error:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 import threading
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
+
+from evalkit.errors import Terminated, raise_terminated
 
 T = TypeVar("T")
 
@@ -17,10 +20,16 @@ def run_sync(make_coroutine: Callable[[], Awaitable[T]]) -> T:
     The value travels in a closure and the main coroutine returns None, because Python
     3.11's asyncio.Runner formats the main task, result included, when it restores the
     Ctrl-C handler: for a whole run's results that cost about 0.4 s per 1,000 cases.
+
+    When the CLI asked for SIGTERM to end runs (`errors.raise_terminated` is its handler),
+    SIGTERM cancels the main coroutine as asyncio does for Ctrl-C, so everything it holds
+    (agent processes, clients) is closed inside the loop, and `Terminated` is raised here.
     """
     box: dict[str, Any] = {}
 
     async def main() -> None:
+        if watch_sigterm:
+            _cancel_on_sigterm(box)
         box["value"] = await make_coroutine()
 
     try:
@@ -28,8 +37,18 @@ def run_sync(make_coroutine: Callable[[], Awaitable[T]]) -> T:
         inside_a_loop = True
     except RuntimeError:
         inside_a_loop = False
+    on_main_thread = threading.current_thread() is threading.main_thread()
+    watch_sigterm = not inside_a_loop and on_main_thread and signal.getsignal(signal.SIGTERM) is raise_terminated
     if not inside_a_loop:  # run outside the `except`, or every traceback of the run would carry it
-        asyncio.run(main())
+        try:
+            asyncio.run(main())
+        except asyncio.CancelledError:
+            if box.get("terminated"):
+                raise Terminated() from None
+            raise
+        finally:
+            if watch_sigterm:  # closing the loop put back the default handler, which kills at once
+                signal.signal(signal.SIGTERM, raise_terminated)
         return box["value"]
 
     def work() -> None:
@@ -44,3 +63,16 @@ def run_sync(make_coroutine: Callable[[], Awaitable[T]]) -> T:
     if "error" in box:
         raise box["error"]
     return box["value"]
+
+
+def _cancel_on_sigterm(box: dict[str, Any]) -> None:
+    """SIGTERM cancels the running main task once; a second SIGTERM does not cut its clean-up short."""
+    task = asyncio.current_task()
+    assert task is not None
+
+    def terminate() -> None:
+        if not box.get("terminated"):
+            box["terminated"] = True
+            task.cancel()
+
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, terminate)

@@ -9,6 +9,11 @@ the current level, at least `min_window`):
   `latency_rise` × the best window seen, and holds it when latency rose;
 - lowers it by a quarter when latency passed `latency_cut` × the best with no more
   throughput (the agent is slowing down, not scaling);
+- lowers it by a quarter when the process used CPU for `saturated` of the window or
+  more and the window brought no more throughput than the last (or latency rose):
+  CPU-bound, the cases' own work keeps the process busy, so another case in flight
+  adds contention, not throughput. That level is then treated like one
+  that was overrun (below); at the minimum it holds;
 - halves it on an overload signal (HTTP 429/503, `RESOURCE_EXHAUSTED`), once per
   level: signals from work started before the last cut are counted but do not cut
   again, so a burst of 429s from one overrun costs one halving. It then climbs back
@@ -16,7 +21,10 @@ the current level, at least `min_window`):
   again only every `probe_every` windows;
 - starts nothing new until a `Retry-After` has passed.
 
-Recognising overloads and the hook for a model proxy live in `evalkit.foundation.overloads`.
+Recognising overloads and the hook for a model proxy live in `evalkit.foundation.overloads`;
+how busy the process is comes from the caller (a `busy` callable: a running total of CPU
+seconds, the engine's `evalkit.engine.loop_load.BusyMeter`; without one, only throughput
+and latency steer).
 A fixed level never moves, but still honours `Retry-After`. Time comes from an
 injectable clock and sleep, so the behaviour can be tested without waiting.
 """
@@ -73,6 +81,8 @@ class Tuning:
     backoff: float = 0.5  # on an overload signal
     latency_backoff: float = 0.75  # on rising latency
     probe_every: int = 8  # windows spent just below a level that was overrun before trying it again
+    saturated: float = 0.9  # share of a window the process used CPU at which more in flight cannot help
+    saturation_backoff: float = 0.75  # on a saturated window
 
 
 @dataclass(frozen=True)
@@ -92,6 +102,7 @@ class LimitStats:
     peak_in_flight: int = 0
     raises: int = 0
     backoffs: int = 0
+    saturated_windows: int = 0  # windows in which the process was busy nearly all the time (CPU-bound)
     overloads: int = 0  # 429/503/RESOURCE_EXHAUSTED signals seen
     waited_for_retry_after_s: float = 0.0
 
@@ -102,6 +113,7 @@ class LimitStats:
 @dataclass
 class _Window:
     started: float
+    busy_at_start: float = 0.0
     completions: int = 0
     latency_sum: float = 0.0
     latency_count: int = 0
@@ -116,11 +128,13 @@ class AdaptiveLimit:
         tuning: Tuning | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+        busy: Callable[[], float] | None = None,
     ):
         self.tuning = tuning or Tuning()
         self.adaptive = setting == AUTO
         self._clock = clock
         self._sleep = sleep
+        self._busy = busy  # running total of the process's CPU seconds (evalkit.engine.loop_load)
         start = self.tuning.initial if self.adaptive else int(setting)
         self.level = max(1, start)
         self.in_flight = 0
@@ -128,13 +142,14 @@ class AdaptiveLimit:
         self._epoch = 0
         self._paused_until = 0.0
         self._waiters: deque[asyncio.Future[None]] = deque()
-        self._window = _Window(started=clock())
+        self._window = self._open_window()
         self._last_throughput: float | None = None
         self._best_latency: float | None = None
         self._slow_start = True
         self._ceiling: int | None = None  # the level last overrun (a 429), approached carefully
         self._windows_below_ceiling = 0
         self._last_backoff_at = float("-inf")
+        self._was_saturated = False
 
     def now(self) -> float:
         return self._clock()
@@ -241,6 +256,20 @@ class AdaptiveLimit:
             rising = best is not None and mean > best * self.tuning.latency_rise
             slowing = best is not None and mean > best * self.tuning.latency_cut
             self._best_latency = mean if best is None else min(best, mean)
+        saturated = self._saturated(window, elapsed)
+        if self._was_saturated and not saturated:
+            # Latency measured while cases queued for the CPU says nothing about waiting cases.
+            self._best_latency, rising, slowing = None, False, False
+        self._was_saturated = saturated
+        if saturated:
+            self.stats.saturated_windows += 1
+            if not grew or rising:  # busy all the time, and the last step bought nothing: step back
+                self._slow_start = False
+                if self.level > self.tuning.minimum:
+                    self._cut(self.tuning.saturation_backoff, overrun=True)
+                else:
+                    self._new_window()
+                return
         if slowing and not grew and self.level > self.tuning.minimum:
             self._cut(self.tuning.latency_backoff)
             return
@@ -249,6 +278,11 @@ class AdaptiveLimit:
         elif not rising:
             self._raise_to(self._next_level())
         self._new_window()
+
+    def _saturated(self, window: _Window, elapsed: float) -> bool:
+        if self._busy is None or elapsed <= 0:
+            return False
+        return (self._busy() - window.busy_at_start) >= self.tuning.saturated * elapsed
 
     def _next_level(self) -> int:
         level, ceiling = self.level, self._ceiling
@@ -272,8 +306,11 @@ class AdaptiveLimit:
             self.stats.peak = max(self.stats.peak, self.level)
             self._wake()
 
+    def _open_window(self) -> _Window:
+        return _Window(started=self._clock(), busy_at_start=self._busy() if self._busy is not None else 0.0)
+
     def _new_window(self, forget_throughput: bool = False) -> None:
-        self._window = _Window(started=self._clock())
+        self._window = self._open_window()
         if forget_throughput:
             self._last_throughput = None
 

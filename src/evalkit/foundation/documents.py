@@ -45,6 +45,15 @@ def fast_yaml_loader() -> type:
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+def _tab_at(text: str, line: int, column: int) -> bool:
+    """Whether the YAML parser stopped at a tab (its messages for one say only "cannot start any token")."""
+    lines = text.splitlines()
+    if line >= len(lines):
+        return False
+    indentation = lines[line][: len(lines[line]) - len(lines[line].lstrip())]
+    return "\t" in indentation or lines[line][column: column + 1] == "\t"
+
+
 def _parse_yaml(text: str, path: Path) -> Any:
     import yaml
 
@@ -54,6 +63,8 @@ def _parse_yaml(text: str, path: Path) -> Any:
         mark = error.problem_mark or error.context_mark
         where = f"line {mark.line + 1} column {mark.column + 1}" if mark else ""
         reason = error.problem or error.context or "syntax error"
+        if mark is not None and _tab_at(text, mark.line, mark.column):
+            reason = "tabs are not allowed in YAML; indent with spaces"
         raise InputError(Problem(str(path), where, f"invalid YAML: {reason}")) from None
     except yaml.YAMLError as error:
         raise InputError(Problem(str(path), "", f"invalid YAML: {error}")) from None

@@ -87,7 +87,10 @@ class GoldenFile:
         targets: list[Target] = []
         for turn, record in enumerate(case.invocations):
             path: list[str | int] = ["eval_cases", position, "conversation", turn]
-            values = new_members(old_turns[turn], Invocation.model_validate(record.actual))
+            old_turn = old_turns[turn]
+            values = new_members(old_turn, Invocation.model_validate(record.actual))
+            # What did not change keeps its bytes: only members whose data differ are rewritten.
+            values = {key: value for key, value in values.items() if key not in old_turn or old_turn[key] != value}
             try:
                 edits += document.edits(path, values)
             except EditError as error:

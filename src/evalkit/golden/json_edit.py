@@ -3,8 +3,8 @@
 The object is found by its path (`["eval_cases", 3, "conversation", 0]`); a member
 that exists has only its value's text replaced, a new one is added after the last
 member. New values are written in the file's own layout: its indent unit, the
-indentation of the line they start on, its line ending, one line when the object is
-written on one line. The document's structure is walked lazily and remembered, so
+indentation of the line they start on, its line ending, and on one line when the value
+they replace was (or, for a new member, every other member's value is) on one line. The document's structure is walked lazily and remembered, so
 editing many cases of a large file costs about one parse of it.
 """
 
@@ -144,6 +144,8 @@ class JsonDocument:
             raise EditError("expected an object with members")  # an expected turn always has user_content
         by_key = {m.key: m for m in members}
         multiline = "\n" in text[start:close]
+        # A value written on one line is replaced by one on one line: the style of what it replaces.
+        spread = [m for m in members if "\n" in text[m.value_start:m.value_end]]
         member_indent = _line_indent(text, members[0].key_start)
         edits: list[Edit] = []
         added: list[str] = []
@@ -151,10 +153,11 @@ class JsonDocument:
             member = by_key.get(key)
             if member is not None:
                 line_indent = _line_indent(text, member.key_start)
-                edits.append((member.value_start, member.value_end, layout.dump(value, line_indent, multiline)))
+                edits.append((member.value_start, member.value_end,
+                              layout.dump(value, line_indent, multiline and member in spread)))
             else:
                 added.append(json.dumps(key, ensure_ascii=layout.ensure_ascii) + ": "
-                             + layout.dump(value, member_indent, multiline))
+                             + layout.dump(value, member_indent, multiline and bool(spread)))
         if added:
             separator = ("," + layout.newline + member_indent) if multiline else ", "
             anchor = members[-1].value_end

@@ -5,7 +5,8 @@ members' text is rewritten: comments, key order, quoting and blank lines elsewhe
 survive (a load-and-dump round trip would lose them). New values are written in block
 style with the file's indent unit and its way of indenting lists (`key:` then `- item`
 at the same column, or one unit deeper); multi-line strings as `|` blocks. Inside a
-flow-style mapping (`{...}`) values are written as JSON, which is YAML too. The text
+flow-style mapping (`{...}`), or in place of a flow-style value, values are written as
+JSON, which is YAML too. The text
 is composed once however many of its mappings are edited.
 """
 
@@ -141,7 +142,7 @@ class YamlDocument:
                 added.append((key, value))
                 continue
             key_node, value_node = pair
-            if mapping.flow_style:
+            if mapping.flow_style or getattr(value_node, "flow_style", False):  # `{...}` stays `{...}`
                 edits.append((value_node.start_mark.index, value_node.end_mark.index,
                               json.dumps(value, ensure_ascii=False)))
             else:

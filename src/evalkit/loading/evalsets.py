@@ -15,7 +15,8 @@ from pydantic import ValidationError
 
 from evalkit.loading.evalset_paths import default_id
 from evalkit.errors import InputError, Problem
-from evalkit.foundation.documents import read_document
+from evalkit.foundation.documents import YAML_SUFFIXES, read_document
+from evalkit.loading.json_cases import NotStreamable, stream_cases
 from evalkit.schema.problems import known_keys, problems_from
 from evalkit.gc_control import gc_paused
 from evalkit.loading.packed import PackedCase
@@ -41,6 +42,9 @@ def load_packed_evalset(path: Path) -> tuple[EvalSet, list[PackedCase]]:
     loading a large file never holds every case as models. A file with any problem
     goes through `load_evalset`'s whole-file validation, which reports them all.
     """
+    streamed = _packed_from_json_text(path)
+    if streamed is not None:
+        return streamed
     data, file, derived = _document(path)
     raw_cases = data.get("eval_cases")
     if _top_level_spelling(data, file) or not isinstance(raw_cases, list):
@@ -58,6 +62,37 @@ def load_packed_evalset(path: Path) -> tuple[EvalSet, list[PackedCase]]:
     if problems:
         raise InputError(problems)
     header._id_from_file_name = derived
+    return header, packed
+
+
+def _packed_from_json_text(path: Path) -> tuple[EvalSet, list[PackedCase]] | None:
+    """A JSON eval set object read one case at a time (evalkit.loading.json_cases); None for
+    anything else (YAML, a legacy list, a syntax error), which is read whole."""
+    if path.suffix.lower() in YAML_SUFFIXES:
+        return None
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None  # the whole-file reader words it
+    packed: list[PackedCase] = []
+
+    def pack(raw: Any) -> None:
+        packed.append(PackedCase.of(raw, EvalCase.model_validate(raw)))
+
+    file = str(path)
+    try:
+        with gc_paused():
+            fields = stream_cases(text, pack)
+            if _top_level_spelling(fields, file):
+                _report_problems(path)
+            header = EvalSet.model_validate({**fields, "eval_cases": []})
+    except NotStreamable:
+        return None
+    except ValidationError:
+        _report_problems(path)
+    problems = _duplicate_ids([case.eval_id for case in packed], file)
+    if problems:
+        raise InputError(problems)
     return header, packed
 
 

@@ -51,21 +51,42 @@ class Plan:
         Eval sets whose configs name different agents cannot run in one go: that is an error,
         not a silent choice of the first.
         """
-        named = {_resolved_agent(planned): planned for planned in self.sets if planned.config.agent}
+        problems = self.agent_path_problems()
+        named: dict[str, PlannedSet] = {}
+        for planned in self.sets:
+            if planned.config.agent:
+                try:
+                    named.setdefault(_resolved_agent(planned), planned)
+                except InputError:  # a path that names nothing (said above); still compared with the others
+                    named.setdefault(planned.config.agent, planned)
         if len(named) > 1:
-            raise InputError([
+            problems += [
                 SettingProblem(str(planned.config_file), "agent", f"names {spec!r}, but another config names a different "
                                "agent; run these eval sets separately or give {agent}", mentions=("agent",))
                 for spec, planned in named.items()
-            ])
+            ]
+        if problems:
+            raise InputError(problems)
         return next(iter(named), None)
 
 
+    def agent_path_problems(self) -> list[Problem]:
+        """The configs' `agent` paths that name nothing (checked without importing anything)."""
+        missing: dict[str, list[Problem]] = {}  # by config file: sets sharing a config say it once
+        for planned in self.sets:
+            if planned.config.agent:
+                try:
+                    _resolved_agent(planned)
+                except InputError as error:
+                    missing[str(planned.config_file)] = error.problems
+        return [problem for found in missing.values() for problem in found]
+
+
 def _resolved_agent(planned: PlannedSet) -> str:
-    from evalkit.agents.registry import spec_relative_to
+    from evalkit.agents.registry import config_agent_spec
 
     spec = planned.config.agent or ""
-    return spec_relative_to(spec, planned.config_file.parent) if planned.config_file is not None else spec
+    return config_agent_spec(spec, planned.config_file) if planned.config_file is not None else spec
 
 
 def parse_selectors(paths: list[str]) -> dict[Path, list[str]]:
@@ -146,6 +167,15 @@ def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_fi
         problems += simulator_config_problems(config.user_simulator_config, scenarios, file, config_path)
         plan.sets.append(PlannedSet(file, evalset, config, config_path, criteria, cases,
                                     not_evaluated_reasons(cases, config_path)))
+    for file in selection:
+        config_path = explicit_config or discover_config(file)
+        if file not in packed_cases and config_path not in configured:
+            # Its eval set is broken; its config is checked all the same, so every problem shows at once.
+            try:
+                configured[config_path] = _configure(config_path)
+            except InputError as error:
+                problems += error.problems
+                configured[config_path] = None
     if problems:
         raise InputError(problems)
     if case_ids:

@@ -6,6 +6,7 @@ Rendered with rich; on a terminal with colour, elsewhere (CI logs, pipes) as pla
 from __future__ import annotations
 
 import json
+import re
 
 from rich.console import Console
 from rich.text import Text
@@ -88,8 +89,17 @@ def failure_lines(cases: list[CaseResult], *, debug: bool = False) -> list[str]:
                       None) if debug else None
         if detail:
             lines.extend("    " + line for line in detail.splitlines())
+    repeated = repeated_case_errors(cases)
+    for error, erred in repeated.items():
+        names = [f"{case.eval_set_id}/{case.eval_id}" for case in erred]
+        more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+        lines.append(f"! {len(names)} cases, the same error: {error} ({', '.join(names[:3])}{more})")
+        if debug and erred[0].error_detail:
+            lines.extend("    " + line for line in erred[0].error_detail.splitlines())
     for case in cases:
         name = f"{case.eval_set_id}/{case.eval_id}"
+        if case.status is Status.ERROR and case.error and case_error_text(case.error) in repeated:
+            continue  # said once above, with the count
         if case.status is Status.ERROR and case.error:
             lines.append(f"! {name}: {case.error}")
             if debug and case.error_detail:
@@ -129,6 +139,24 @@ def shared_errors(cases: list[CaseResult]) -> dict[str, int]:
             if criterion.status is Status.ERROR and criterion.error:
                 counts[criterion.error] = counts.get(criterion.error, 0) + 1
     return {error: count for error, count in counts.items() if count > 1}
+
+
+# Where a case's error names its case and turn ("case 'paris', turn 2: "): the rest is what went wrong.
+_CASE_PREFIX = re.compile(r"^case '[^']*'(?:, turn \d+)?: ")
+
+
+def case_error_text(error: str) -> str:
+    """A case's error without the case and turn it names, so cases that failed alike compare equal."""
+    return _CASE_PREFIX.sub("", error, count=1)
+
+
+def repeated_case_errors(cases: list[CaseResult]) -> dict[str, list[CaseResult]]:
+    """Error cases that failed alike (an agent that is down): each error once, with its cases."""
+    alike: dict[str, list[CaseResult]] = {}
+    for case in cases:
+        if case.status is Status.ERROR and case.error:
+            alike.setdefault(case_error_text(case.error), []).append(case)
+    return {error: erred for error, erred in alike.items() if len(erred) > 1}
 
 
 def unmatched_tool_lines(cases: list[CaseResult]) -> list[str]:
@@ -226,7 +254,10 @@ def summary_line(result: RunResult) -> str:
         parts.append(f"runs passed {s.run_pass_rate:.0%} (95% {low:.0%}–{high:.0%})")
     if s.cost is not None:
         parts.append(f"cost {money(s.cost)}")
-    tail = " (interrupted)" if result.interrupted else ""
+    tail = ""
+    if result.interrupted:
+        never = s.never_ran
+        tail = f" (interrupted; {never} of {_count(s.planned or 0, 'case')} never ran)" if never else " (interrupted)"
     return f"{_count(s.cases, 'case')}: {', '.join(parts)} in {result.duration_s:.2f} s{tail}"
 
 

@@ -8,6 +8,7 @@ from pydantic import BaseModel
 from rich.console import Console
 
 from evalkit.criteria import registry
+from evalkit.errors import Problem
 
 
 def _nested_keys(annotation: object) -> list[str]:
@@ -48,9 +49,17 @@ def config_value(default: object) -> str:
     return json.dumps(default, default=lambda value: getattr(value, "value", str(value)))
 
 
-def render_criteria(console: Console) -> None:
-    """A list, not a table: criterion names are long and must never be cut."""
-    for name in registry.names():
+def render_criteria(console: Console, names: list[str] | None = None) -> None:
+    """A list, not a table: criterion names are long and must never be cut. `names`: only these."""
+    known = registry.names()
+    unknown = [name for name in names or () if registry.get(name) is None]
+    if unknown:
+        from evalkit.errors import UsageError
+        from evalkit.foundation.suggestions import did_you_mean
+
+        raise UsageError([Problem("", "", f"no criterion named {name!r}{did_you_mean(name, known, 0.6)} "
+                                  "(`evalkit criteria` lists them all)") for name in unknown])
+    for name in names or known:
         criterion = registry.get(name)
         assert criterion is not None
         needs = [w for w, on in (("expected turns", criterion.requires_expected),

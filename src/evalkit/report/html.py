@@ -7,11 +7,12 @@ responses side by side, or a chat when the conversation was simulated (no expect
 turns).
 
 Everything in a result file is untrusted text (eval sets, agents and judges wrote it),
-so the page is built from `_el`, which escapes every plain string it is given; only
-`_Html` values, produced by `_el` itself, pass through. The script gets its data from a
-JSON island whose `<`, `>` and `&` are escaped, and never writes markup. A
-Content-Security-Policy allows no network at all and runs only this page's own script
-and style, by hash, so even a slip in escaping could not run injected code.
+so the page is built from `_el` (evalkit.report.html_markup), which escapes every plain
+string it is given; only `_Html` values, produced by `_el` itself, pass through. The
+script gets its data from a JSON island whose `<`, `>` and `&` are escaped, and never
+writes markup. A Content-Security-Policy allows no network at all and runs only this
+page's own script and style, by hash, so even a slip in escaping could not run injected
+code.
 """
 
 from __future__ import annotations
@@ -24,40 +25,13 @@ from importlib import resources
 from typing import Any
 
 from evalkit.report.console import flaky_lines, quarantine_lines, summary_line
+from evalkit.report.html_markup import Html as _Html
+from evalkit.report.html_markup import el as _el
+from evalkit.report.html_markup import join as _join
 from evalkit.report.statistics import case_note, change_line, overall_line, tested_changes
 from evalkit.schema.results import CaseResult, CriterionResult, RunResult, Status
 
 _MAX_DEPTH = 6
-_VOID = {"input", "meta", "link", "br", "hr"}
-
-
-class _Html(str):
-    """Markup that is already safe: escaped text and tags built by `_el`."""
-
-
-def _el(tag: str, *children: Any, **attributes: Any) -> _Html:
-    """`<tag attributes>children</tag>`; plain strings among the children are escaped."""
-    attrs = ""
-    for key, value in attributes.items():
-        if value is None or value is False:
-            continue
-        name = key.rstrip("_").replace("_", "-")
-        attrs += f" {name}" if value is True else f' {name}="{escape(str(value), quote=True)}"'
-    if tag in _VOID:
-        return _Html(f"<{tag}{attrs}>")
-    return _Html(f"<{tag}{attrs}>{_join(children)}</{tag}>")
-
-
-def _join(children: Any) -> _Html:
-    parts = []
-    for child in children:
-        if child is None:
-            continue
-        if isinstance(child, (list, tuple)):
-            parts.append(_join(child))
-        else:
-            parts.append(child if isinstance(child, _Html) else escape(str(child), quote=True))
-    return _Html("".join(parts))
 
 
 def render_html(result: RunResult) -> str:
@@ -185,6 +159,9 @@ def _case(index: int, case: CaseResult, open_failures: bool) -> _Html:
                   _el("span", f"{case.duration_s:.2f} s", class_="chip") if case.duration_s is not None else None)
     body = [
         _el("div", _el("pre", case.error), class_="case-error") if case.error else None,
+        _el("details", _el("summary", "error detail"), _el("pre", case.error_detail), class_="error-detail")
+        if case.error_detail else None,  # a traceback or a worker's stderr: there when wanted, folded
+        _unmatched_calls(case),
         _criteria_table(case.criteria) if case.criteria else None,
         _repeats(case),
         _criteria_details(case.criteria),
@@ -193,6 +170,16 @@ def _case(index: int, case: CaseResult, open_failures: bool) -> _Html:
     return _el("details", summary, _el("div", body, class_="case-body"), class_="case", id=f"case-{index}",
                data_status=case.status.value,
                open=open_failures and case.status is not Status.PASSED)
+
+
+def _unmatched_calls(case: CaseResult) -> _Html | None:
+    """Calls to faked tools that no `tool_mocks` entry matched (they were not faked)."""
+    calls = [call for run in (case.runs or [case]) for call in run.unmatched_tool_calls or ()]
+    if not calls:
+        return None
+    items = [_el("li", f"turn {call['invocation_index'] + 1}: ",
+                 _el("code", f"{call['name']}({_compact_json(call['args'])})")) for call in calls]
+    return _join([_el("h4", "tool calls no tool_mocks entry matched (not faked)"), _el("ul", items)])
 
 
 def _criteria_table(criteria: list[CriterionResult]) -> _Html:

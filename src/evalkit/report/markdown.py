@@ -1,13 +1,14 @@
 """The Markdown summary (`--markdown`): a compact table fit for a pull-request comment.
 
 A heading with the summary line, one row per case (status, then each gating
-criterion's score against its threshold), and the failures folded in a `<details>`
-block. GitHub renders inline HTML in Markdown, so every string that comes from an eval
+criterion's score against its threshold), the failures (and calls to faked tools that no
+`tool_mocks` entry matched) folded in a `<details>` block, and the first error cases'
+`error_detail` (traceback, worker stderr) each folded in its own. GitHub renders inline HTML in Markdown, so every string that comes from an eval
 set or an agent is escaped for both Markdown tables and HTML before it goes in.
 
 GitHub limits a comment to 65,536 characters: a run of more than `MAX_ROWS` cases lists
 the cases that did not pass first and counts the rest instead of listing them, and the
-failure text is cut at `MAX_FAILURE_CHARS`.
+failure text is cut at `MAX_FAILURE_CHARS`, each error detail at `MAX_DETAIL_CHARS`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,14 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from evalkit.report.console import failure_lines, flaky_lines, gating_criterion_names, quarantine_lines, summary_line
+from evalkit.report.console import (
+    failure_lines,
+    flaky_lines,
+    gating_criterion_names,
+    quarantine_lines,
+    summary_line,
+    unmatched_tool_lines,
+)
 from evalkit.report.statistics import case_note, change_line, overall_line, tested_changes
 from evalkit.schema.results import CaseResult, CriterionResult, RunResult, Status
 
@@ -26,6 +34,8 @@ _EDGE_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
 
 MAX_ROWS = 200
 MAX_FAILURE_CHARS = 30_000
+MAX_ERROR_DETAILS = 5  # tracebacks folded below the failures; the rest are in the JSON and HTML reports
+MAX_DETAIL_CHARS = 4_000
 
 STATUS_LABEL = {
     Status.PASSED: "✅ passed",
@@ -57,9 +67,15 @@ def render_markdown(result: RunResult) -> str:
     if notes:
         lines += ["", *(f"- {_inline(note)}" for note in notes)]
     lines += _comparison(result)
-    failures = failure_lines(result.cases)
+    failures = failure_lines(result.cases) + unmatched_tool_lines(result.cases)
     if failures:
         lines += ["", *_failure_block(failures)]
+    details = [case for case in result.cases if case.error_detail]
+    for case in details[:MAX_ERROR_DETAILS]:
+        lines += ["", *_folded(f"Error detail: {case.eval_set_id}/{case.eval_id}", case.error_detail or "",
+                               MAX_DETAIL_CHARS)]
+    if len(details) > MAX_ERROR_DETAILS:
+        lines += ["", f"…and {len(details) - MAX_ERROR_DETAILS} more error details, in the JSON and HTML reports."]
     return "\n".join(lines) + "\n"
 
 
@@ -105,15 +121,19 @@ def _cell(criterion: CriterionResult | None) -> str:
 
 
 def _failure_block(failures: list[str]) -> list[str]:
-    text = "\n".join(failures)
-    if len(text) > MAX_FAILURE_CHARS:
-        text = text[:MAX_FAILURE_CHARS] + "\n… (cut; the full list is in the HTML or JSON report)"
+    return _folded(f"What did not pass ({len(failures)})", "\n".join(failures), MAX_FAILURE_CHARS)
+
+
+def _folded(title: str, text: str, limit: int) -> list[str]:
+    """`text` in a code block inside a closed `<details>` titled `title`, cut at `limit` characters."""
+    if len(text) > limit:
+        text = text[:limit] + "\n… (cut; the full list is in the HTML or JSON report)"
     # A code block shows the text as it is; it only needs a fence longer than any run
     # of backticks inside it, and HTML escaping is not applied inside it by GitHub.
     fence = "`" * max(3, _longest_backtick_run(text) + 1)
     return [
         "<details>",
-        f"<summary>What did not pass ({len(failures)})</summary>",
+        f"<summary>{html.escape(title, quote=False)}</summary>",
         "",
         fence + "text",
         text,

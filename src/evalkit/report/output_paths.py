@@ -1,12 +1,15 @@
 """Report paths (`--json`, `--junit`, `--markdown`, `--html`) checked before anything runs.
 
 A report that cannot be written is found out in a second, not after a run of many
-minutes; the message says why the path cannot work (docs/ci.md, "Reports").
+minutes; the message says why the path cannot work (docs/ci.md, "Reports"). The
+folder is tried for real (a file created and removed in it): `os.access` says yes to
+root for folders no one can write in, such as `/proc` and `/sys`.
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 from evalkit.errors import Problem, UsageError
@@ -43,4 +46,18 @@ def why_unwritable(path: Path) -> str | None:
         return f"{folder} is a file, not a folder; choose a path inside a folder"
     if not os.access(folder, os.W_OK | os.X_OK):
         return f"no permission to write in {folder}; choose a folder you can write to"
+    return why_no_file_fits(folder)
+
+
+def why_no_file_fits(folder: Path) -> str | None:
+    """Create and remove a file in `folder`: why that failed, or None when it worked."""
+    try:
+        descriptor, probe = tempfile.mkstemp(prefix=".evalkit-probe-", dir=folder)
+    except OSError as error:
+        return f"cannot create a file in {folder} ({error.strerror or error}); choose a folder you can write to"
+    os.close(descriptor)
+    try:
+        os.unlink(probe)
+    except OSError:
+        pass  # the file exists, so a report can be written there; a stray probe is harmless
     return None

@@ -1,4 +1,4 @@
-"""A live progress bar on a terminal: cases done / total, passed, failed, errors, rate."""
+"""A live progress bar on a terminal: cases done / total, passed, failed, errors, elapsed, ETA, rate."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from evalkit.engine.evaluation import RunProgress
+from evalkit.report.progress_line import run_progress
 from evalkit.schema.results import CaseResult, Status
 
 
@@ -18,18 +18,7 @@ def live_progress(console: Console, run: RunProgress, enabled: bool) -> Iterator
         yield
         return
     counts = {Status.PASSED: 0, Status.FAILED: 0, Status.ERROR: 0, Status.NOT_EVALUATED: 0}
-    bar = Progress(
-        TextColumn("[bold]evaluating"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("[green]{task.fields[passed]} passed[/] [red]{task.fields[failed]} failed[/] "
-                   "[magenta]{task.fields[errors]} errors[/]"),
-        TimeElapsedColumn(),
-        TextColumn("{task.fields[rate]}"),
-        TextColumn("{task.fields[jobs]}"),
-        console=console,
-        transient=True,
-    )
+    bar = run_progress(console)  # fits the terminal's width (report/progress_line.py)
     task = bar.add_task("cases", total=None, passed=0, failed=0, errors=0, rate="", jobs="")
 
     def on_case(result: CaseResult) -> None:

@@ -136,12 +136,14 @@ class Summary(ResultModel):
     flaky: int = 0
     quarantined: int = Field(default=0, description="cases held out of the exit code by --quarantine")
     cost: float | None = Field(default=None, description="the cases' cost_v1 added up, in the price table's currency")
+    planned: int | None = Field(default=None, description="the cases the run set out to run; more than `cases` "
+                                "when it was interrupted")
     run_pass_rate: float | None = Field(default=None, description="with --repeat: the share of all runs that passed")
     run_pass_rate_ci: list[float] | None = Field(
         default=None, description="with --repeat: the 95% Wilson interval of run_pass_rate, [low, high]")
 
     @classmethod
-    def of(cls, cases: list[CaseResult]) -> Summary:
+    def of(cls, cases: list[CaseResult], planned: int | None = None) -> Summary:
         counts = dict.fromkeys(Status, 0)
         for case in cases:
             counts[case.status] += 1
@@ -154,8 +156,14 @@ class Summary(ResultModel):
             flaky=sum(1 for case in cases if case.repeat is not None and case.repeat.flaky),
             quarantined=sum(1 for case in cases if case.quarantined),
             cost=total_cost(cases),
+            planned=planned,
             **run_pass_rate(cases),
         )
+
+    @property
+    def never_ran(self) -> int:
+        """Planned cases with no result (an interrupted run's)."""
+        return max(0, (self.planned or 0) - self.cases)
 
 
 def run_pass_rate(cases: list[CaseResult]) -> dict[str, Any]:

@@ -286,6 +286,9 @@ class ScriptedModelServer:
 
 class _QuietServer(ThreadingHTTPServer):
     daemon_threads = True
+    # socketserver's default backlog is 5: with dozens of cases connecting at once on a busy
+    # machine the kernel drops the overflow and the clients see 'connection reset by peer'.
+    request_queue_size = 128
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # A client that timed out or went away is part of the tests, not an error.

@@ -1,0 +1,60 @@
+"""`--processes auto`: how many worker processes a run spreads its cases over.
+
+More processes pay only when the agent's turns burn CPU inside evalkit's process, and
+only on cores nobody else is using; each worker also pays evalkit's and the agent's
+start-up (about 1.5 s with google-adk) and loads the eval sets again
+(docs/performance.md, "All cores"). So `auto` chooses:
+
+- 1 unless the agent runs in evalkit's process and is CPU-bound there: an ADK agent
+  folder (ADK's Runner). Agents in other processes (`cmd:`, `http://`, `adk-server:`)
+  and replayed results gain nothing; a `module:attr` is not known before it loads,
+  and stays at 1;
+- at most one process per core the machine has free (its cores less its load average);
+- at most one process per `CASES_PER_PROCESS` cases, so start-up never outweighs the run.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from evalkit.settings import AUTO_PROCESSES as AUTO
+from evalkit.settings import ProcessesSetting, parse_processes
+
+__all__ = ["AUTO", "CASES_PER_PROCESS", "ProcessesSetting", "choose_processes", "free_cores", "parse_processes"]
+
+CASES_PER_PROCESS = 100  # fewer cases than this per worker: its start-up costs more than it saves
+
+
+def burns_cpu_in_process(spec: str | None) -> bool:
+    """Whether the agent named by `spec` runs its turns on evalkit's own CPU: an ADK agent folder."""
+    if not spec:
+        return False
+    from evalkit.agents.registry import has_prefix
+
+    if has_prefix(spec):
+        return False
+    folder = Path(spec.strip())
+    return folder.is_dir() and (folder / "__init__.py").is_file()
+
+
+def free_cores() -> int:
+    """Cores this process may use that other work is not already using (at least 1)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # Windows
+        load = 0.0
+    return max(1, min(cores, round(cores - load)))
+
+
+def choose_processes(setting: ProcessesSetting, spec: str | None, cases: int) -> int:
+    """The worker processes for a run of `cases` cases (repeats included) with the agent `spec`."""
+    if setting != AUTO:
+        return int(setting)
+    if not burns_cpu_in_process(spec):
+        return 1
+    return max(1, min(free_cores(), cases // CASES_PER_PROCESS))

@@ -1,0 +1,133 @@
+"""The slim copies of a run's finished cases, packed so that memory grows little per case.
+
+A slim copy (evalkit.engine.case_store.slim) is a `CaseResult` of a few fields, but a
+pydantic model with its criteria costs about 2.7 KB, which at 100,000 cases was most of
+the run's memory. Most cases are plain: no error, nothing to explain, only the scores of
+criteria that passed. Such a case is kept as a tuple of its fields (about 0.5 KB, the
+eval set id and source file shared between cases) and built again, cheaply, each time
+it is read; any other case keeps its slim copy as it is. Read them as a sequence (in
+finishing order), or in another order through `in_order`, without building a list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import overload
+
+from evalkit.schema.results import CaseResult, CriterionResult, Status
+
+_CASE_FIELDS = frozenset(CaseResult.model_fields)
+_CRITERION_FIELDS = frozenset(CriterionResult.model_fields)
+_PLAIN_CASE = (Status.PASSED, Status.FAILED)
+_PLAIN_CRITERION = (Status.PASSED, Status.INFORMATIONAL)
+_PACKED = {"eval_set_id", "eval_id", "status", "source_file", "session_id", "duration_s", "criteria"}
+# Every other field must hold its default for a case to be packed (a field added later is never lost).
+_DEFAULTS = {name: field.get_default(call_default_factory=True)
+             for name, field in CaseResult.model_fields.items() if name not in _PACKED}
+_CRITERION_DEFAULTS = {name: field.get_default(call_default_factory=True)
+                       for name, field in CriterionResult.model_fields.items()
+                       if name not in {"name", "threshold", "score", "status"}}
+
+# (eval_set_id, eval_id, status, source_file, session_id, duration_s, criteria)
+Packed = tuple[str, str, Status, "str | None", "str | None", "float | None",
+               tuple[tuple[str, "float | None", "float | None", Status], ...]]
+
+
+class SlimCases(Sequence[CaseResult]):
+    def __init__(self) -> None:
+        self._items: list[Packed | CaseResult] = []
+        self._shared: dict[str, str] = {}
+
+    def append(self, case: CaseResult) -> None:
+        self._items.append(self._pack(case) or case)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> CaseResult: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[CaseResult]: ...
+
+    def __getitem__(self, index: int | slice) -> CaseResult | list[CaseResult]:
+        if isinstance(index, slice):
+            return [_unpack(item) for item in self._items[index]]
+        return _unpack(self._items[index])
+
+    def __iter__(self) -> Iterator[CaseResult]:
+        for item in self._items:
+            yield _unpack(item)
+
+    def key(self, index: int) -> tuple[str, str]:
+        """(eval_set_id, eval_id) of a case, without building it."""
+        item = self._items[index]
+        return (item[0], item[1]) if isinstance(item, tuple) else (item.eval_set_id, item.eval_id)
+
+    def in_order(self, positions: Sequence[int]) -> OrderedSlimCases:
+        return OrderedSlimCases(self, positions)
+
+    def _share(self, text: str | None) -> str | None:
+        """One string object for the many cases that name the same eval set or file."""
+        if text is None or len(self._shared) >= 1000:
+            return text
+        return self._shared.setdefault(text, text)
+
+    def _pack(self, case: CaseResult) -> Packed | None:
+        if case.status not in _PLAIN_CASE:
+            return None
+        if any(getattr(case, name) != default for name, default in _DEFAULTS.items()):
+            return None
+        criteria = []
+        for criterion in case.criteria:
+            if criterion.status not in _PLAIN_CRITERION or any(
+                    getattr(criterion, name) != default for name, default in _CRITERION_DEFAULTS.items()):
+                return None
+            criteria.append((criterion.name, criterion.threshold, criterion.score, criterion.status))
+        return (self._share(case.eval_set_id) or "", case.eval_id, case.status, self._share(case.source_file),
+                case.session_id, case.duration_s, tuple(criteria))
+
+
+class OrderedSlimCases(Sequence[CaseResult]):
+    """Some of a run's slim cases in a given order, built as they are read: iterate, do not keep."""
+
+    def __init__(self, cases: SlimCases, positions: Sequence[int]):
+        self._cases = cases
+        self._positions = positions
+
+    def __len__(self) -> int:
+        return len(self._positions)
+
+    @overload
+    def __getitem__(self, index: int) -> CaseResult: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[CaseResult]: ...
+
+    def __getitem__(self, index: int | slice) -> CaseResult | list[CaseResult]:
+        if isinstance(index, slice):
+            return [self._cases[p] for p in self._positions[index]]
+        return self._cases[self._positions[index]]
+
+    def __iter__(self) -> Iterator[CaseResult]:
+        for position in self._positions:
+            yield self._cases[position]
+
+
+def _unpack(item: Packed | CaseResult) -> CaseResult:
+    if not isinstance(item, tuple):
+        return item
+    eval_set_id, eval_id, status, source_file, session_id, duration_s, criteria = item
+    # A shared frozenset as the fields set, as slim() does: slim copies are never assigned to.
+    return CaseResult.model_construct(
+        _CASE_FIELDS,  # type: ignore[arg-type]
+        eval_set_id=eval_set_id, eval_id=eval_id, status=status, error=None, error_detail=None,
+        criteria=[_criterion(*c) for c in criteria], invocations=[], source_file=source_file,
+        session_id=session_id, duration_s=duration_s, simulation=None, repeat=None, runs=None, reason=None,
+        unmatched_tool_calls=None)
+
+
+def _criterion(name: str, threshold: float | None, score: float | None, status: Status) -> CriterionResult:
+    return CriterionResult.model_construct(_CRITERION_FIELDS, name=name, threshold=threshold,  # type: ignore[arg-type]
+                                           score=score, status=status, invocations=[], details={}, error=None,
+                                           spread=None)
