@@ -196,6 +196,7 @@ def test_significance_tells_a_real_regression_from_noise(demo_result, tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     row = next(line for line in done.stdout.splitlines() if "weather/paris" in line)
     assert row.startswith("regressed") and "within noise" in row
+    assert "1 regression(s) within noise: a small real drop looks the same" in done.stdout  # and what to do next
     # Without the flag, the same drop is a regression as before.
     assert evalkit("compare", str(base), str(noise), tmp_path=tmp_path).returncode == 1
 

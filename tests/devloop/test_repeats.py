@@ -140,6 +140,7 @@ def test_repeat_auto_stops_a_flaky_case_early_and_says_what_it_saved(tmp_path):
     assert result["repeat_auto"] == {"max_repeat": 8, "agreeing_runs": 5, "agent_runs": 12, "runs_saved": 12}
     assert "up to 8 runs each (auto): 12 agent runs, 12 fewer than --repeat 8" in done.stdout
     assert "flaky: weather/paris 1/2 (95% 0.09–0.91)" in done.stdout
+    assert "hold it out with --quarantine until it is fixed" in done.stdout  # what to do about it
 
 
 @pytest.mark.parametrize("args, words", [

@@ -85,3 +85,21 @@ def test_no_cases_in_common_is_no_evidence():
     comparison = compare_runs(base, new)
     add_significance(comparison, base, new, 0.05)
     assert comparison.significance.p_value == 1.0 and not comparison.fails_gate
+
+
+@pytest.mark.parametrize("width, own_column", [(80, False), (160, True)])
+def test_a_narrow_terminal_shows_the_p_value_under_the_criteria(width, own_column):
+    from rich.console import Console
+
+    from evalkit.compare.render import render_comparison
+
+    base, new = run("base", {"a": (10, 10)}, {"a": 1.0}), run("new", {"a": (5, 10)}, {"a": 0.5})
+    comparison = compare_runs(base, new)
+    add_significance(comparison, base, new, 0.05)
+    console = Console(width=width, force_terminal=True, no_color=True, record=True)
+    render_comparison(comparison, console)
+    text = console.export_text()
+    assert ("p-value" in text) is own_column
+    assert ("p = 0.016 (10/10 → 5/10)" in text) is not own_column
+    assert "significant" in text
+    assert all(len(line) <= width for line in text.splitlines() if "│" in line)  # the table fits the terminal

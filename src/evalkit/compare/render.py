@@ -11,6 +11,8 @@ from evalkit.report.statistics import format_p
 from evalkit.compare.diff import ADDED, IMPROVED, REGRESSED, REMOVED, UNCHANGED, CaseChange, Comparison, CriterionChange
 
 _STYLE = {REGRESSED: "red", IMPROVED: "green", ADDED: "cyan", REMOVED: "yellow"}
+# Narrower than this, a p-value column squeezes the criteria into slivers: the p-value goes under them.
+P_VALUE_COLUMN_MIN_WIDTH = 120
 
 
 def render_comparison(comparison: Comparison, console: Console, show_unchanged: bool = False) -> None:
@@ -23,17 +25,17 @@ def render_comparison(comparison: Comparison, console: Console, show_unchanged: 
         table.add_column("status")
         table.add_column("criteria (base → new)")
         tested = comparison.significance is not None
-        if tested:
+        own_column = tested and console.width >= P_VALUE_COLUMN_MIN_WIDTH
+        if own_column:
             table.add_column("p-value")
         for case in rows:
-            cells = [
-                Text(case.kind, style=_STYLE.get(case.kind, "")),
-                case.name,
-                _status(case),
-                "\n".join(_criterion(c) for c in case.criteria if show_unchanged or c.kind != UNCHANGED),
-            ]
-            if tested:
-                cells.append(_p_value(case))
+            criteria = [_criterion(c) for c in case.criteria if show_unchanged or c.kind != UNCHANGED]
+            p_value = _p_value(case) if tested else ""
+            if p_value and not own_column:
+                criteria.append(f"p = {p_value}")
+            cells = [Text(case.kind, style=_STYLE.get(case.kind, "")), case.name, _status(case), "\n".join(criteria)]
+            if own_column:
+                cells.append(p_value)
             table.add_row(*cells)
         console.print(table)
     if comparison.significance is not None:
@@ -58,6 +60,11 @@ def significance_lines(comparison: Comparison) -> list[str]:
         gating = "" if tested.gate_scores else ", not gating"
         lines.append(f"  {criterion.name}: mean {criterion.base_mean:.3f} → {criterion.new_mean:.3f} over "
                      f"{criterion.cases} case(s) ({direction}), p = {format_p(p_value)}: {note}{gating}")
+    noise = [c for c in comparison.cases if c.kind == REGRESSED and c.significance is not None
+             and not c.significance.significant]
+    if noise:
+        lines.append(f"{len(noise)} regression(s) within noise: a small real drop looks the same; to tell, run both "
+                     "sides with more --repeat runs (docs/repeats.md, \"How many repeats buy how much certainty\")")
     return lines
 
 

@@ -27,6 +27,9 @@ _MARK = {Status.PASSED: "✓", Status.FAILED: "✗", Status.ERROR: "!", Status.N
 DETAIL_HINT = "(run with --debug to see where the agent failed; the result file keeps it as error_detail)"
 # The same for a criterion that raised.
 CRITERION_DETAIL_HINT = "(run with --debug to see where the criterion failed; the result file keeps it as error_detail)"
+# Under the flaky cases, when one of them failed the gate (and is not quarantined).
+FLAKY_HINT = ("(a flaky case passes or fails by chance: let it pass on a share of its runs with --pass-rate, "
+              "or hold it out with --quarantine until it is fixed; see docs/repeats.md)")
 
 
 def render(result: RunResult, console: Console, *, debug: bool = False) -> None:
@@ -44,6 +47,9 @@ def render(result: RunResult, console: Console, *, debug: bool = False) -> None:
     console.print(Text(summary_line(result), style="bold"))
     for line in flaky_lines(result.cases) + quarantine_lines(result.cases):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
+    if any(case.repeat is not None and case.repeat.flaky and case.status is not Status.PASSED
+           and not case.quarantined for case in result.cases):
+        console.print(Text(FLAKY_HINT, style="dim"), soft_wrap=True)
     if result.judge:
         console.print(judge_line(result.judge), highlight=False)
     if result.concurrency:
