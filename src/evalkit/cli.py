@@ -208,6 +208,23 @@ def accept(
 
 
 @app.command(cls=EvalkitCommand)
+def view(
+    paths: Optional[List[Path]] = typer.Argument(None, metavar="PATH", help="Result files, or folders holding them (default: the run history in .evalkit/runs/)"),
+    host: str = typer.Option("127.0.0.1", "--host", metavar="HOST", help="Address to serve on; anything but this machine shows the results to others"),
+    port: Optional[int] = typer.Option(None, "--port", metavar="PORT", min=0, max=65535, show_default=False, help=f"Port (0: any free one) [default: {defaults.DEFAULT_VIEW_PORT}, or a free one when taken]"),
+    no_open: bool = typer.Option(False, "--no-open", help="Do not open a browser"),
+    labels: Optional[Path] = typer.Option(None, "--labels", metavar="FILE", help="Labels file the case pages write your verdicts on judged criteria to (JSON or YAML)"),
+    export: Optional[Path] = typer.Option(None, "--export", metavar="DIR", help="Write a static copy of the viewer into DIR instead of serving"),
+) -> None:
+    """Browse runs in a local web viewer: history, trends, cases turn by turn, two runs side by side."""
+    from evalkit.commands.view import ViewRequest, view_command
+
+    request = ViewRequest(paths=paths or [], host=host, port=port, open_browser=not no_open, labels=labels,
+                          export=export)
+    raise typer.Exit(guarded(lambda: view_command(request)))
+
+
+@app.command(cls=EvalkitCommand)
 def label(
     result_file: Path = typer.Argument(..., metavar="RESULT", help="A result file written by `evalkit run --json`"),
     labels: Path = typer.Option(..., "--labels", metavar="FILE", help="The labels file (JSON or YAML) to add to; created if missing"),

@@ -11,6 +11,9 @@ DEFAULT_REPEAT = 1  # runs per case
 DEFAULT_PROCESSES = 1  # worker processes the cases are spread over (run --processes)
 DEFAULT_MAX_REPEAT = 10  # with --repeat auto: the most runs a case gets (--max-repeat)
 DEFAULT_AUTO_REPEAT_ALPHA = 0.05  # --repeat auto calls agreeing runs stable after 2^-k <= this (stats/stability.py)
+DEFAULT_VIEW_PORT = 8018  # evalkit view's port on 127.0.0.1; when taken, a free one is used instead
+VIEW_PAGE_SIZE = 100  # cases per page of a run's table in evalkit view
+VIEW_POLL_S = 1.0  # how often evalkit view's pages look for runs in progress
 DEFAULT_HISTORY_LIMIT = 20  # recorded runs kept in the history ($EVALKIT_HISTORY_LIMIT; 0 turns it off)
 DEFAULT_RUNS_DIR = ".evalkit/runs"  # the run history's folder ($EVALKIT_RUNS_DIR)
 DEFAULT_CACHE_DIR = ".evalkit/cache"  # the judge cache's folder ($EVALKIT_CACHE_DIR)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.calibration.option import CalibrationRequirement
-from evalkit.calibration.requirement import hold_reason, judged_result
+from evalkit.criteria.judging.calibration_option import CalibrationRequirement
+from evalkit.criteria.judging.calibration_gate import hold_reason, judged_result
 from evalkit.criteria import registry
 from evalkit.criteria.adk.final_response_match_v2 import FinalResponseMatchV2Criterion
 from evalkit.criteria.adk.rubric_final_response import RubricFinalResponseQualityCriterion

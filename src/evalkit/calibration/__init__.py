@@ -2,7 +2,7 @@
 
 `labels.py` (the labels file), `agreement.py` (κ, agreement and its interval),
 `judged.py` (the judged cases of result files), `report.py` (`evalkit calibrate`),
-`provenance.py` (judge_model and prompt_hash), `option.py` and `requirement.py`
-(`judge_model_options.calibration` and the gate),
-`walk.py` (`evalkit label`). See docs/criteria.md, "Trusting a judge".
+`walk.py` (`evalkit label`). The criteria's side (judge_model and prompt_hash, the
+`judge_model_options.calibration` gate) is in `evalkit.criteria.judging`, below this
+package. See docs/criteria.md, "Trusting a judge".
 """

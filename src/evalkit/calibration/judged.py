@@ -7,8 +7,10 @@ that is used. A criterion that was not evaluated or errored has no verdict.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from evalkit.calibration.labels import LabelKey
 from evalkit.errors import InputError, Problem
@@ -52,13 +54,18 @@ class JudgedCriterion:
 
     @property
     def is_judged(self) -> bool:
-        """A judge gave this verdict (as recorded; result files from before provenance: by criterion)."""
-        if self.judge_model is not None:
-            return True
-        from evalkit.criteria import registry
+        return judge_decided(self.result.name, self.result.details)
 
-        criterion_class = registry.get(self.result.name)
-        return criterion_class is not None and criterion_class.uses_judge
+
+def judge_decided(criterion: str, details: Mapping[str, Any]) -> bool:
+    """A judge gave this criterion's verdict: its details name the judge model, or (result files
+    from before judges were recorded) the criterion is one that asks a judge."""
+    if details.get("judge_model") is not None:
+        return True
+    from evalkit.criteria import registry
+
+    criterion_class = registry.get(criterion)
+    return criterion_class is not None and criterion_class.uses_judge
 
 
 def read_results(paths: list[Path]) -> dict[LabelKey, JudgedCriterion]:

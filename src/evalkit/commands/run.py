@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
 from collections.abc import Iterable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +23,8 @@ if TYPE_CHECKING:
 
     from evalkit.agents.base import Agent
     from evalkit.compare.diff import Comparison
+    from evalkit.engine.evaluation import RunProgress
+    from evalkit.engine.progress_file import ProgressFile
     from evalkit.loading.plan import Plan
     from evalkit.results.reader import ScoredRun
 
@@ -73,9 +77,21 @@ def run_command(request: RunRequest, plan: Plan | None = None, agent: Agent | No
     check_statistics_options(request, settings)
     baseline = load_run_baseline(request, {s.evalset.eval_set_id for s in plan.sets})  # before this run is recorded
     console = make_console()
-    outcome = run(settings, agent=agent, plan=plan,
-                  watch=lambda progress: live_progress(console, progress,
-                                                       enabled=not request.quiet and console.is_terminal))
+    live: list[ProgressFile] = []  # the run's progress file for `evalkit view`, opened as the run starts
+    planned = plan
+    spec = None if agent is not None else settings.agent or plan.agent_from_config() or None
+
+    def watch(progress: RunProgress) -> AbstractContextManager[object]:
+        progress_file = start_live_progress(planned, settings, progress, spec)
+        if progress_file is not None:
+            live.append(progress_file)
+        return live_progress(console, progress, enabled=not request.quiet and console.is_terminal)
+
+    try:
+        outcome = run(settings, agent=agent, plan=plan, watch=watch)
+    except BaseException:
+        close_live_progress(live)
+        raise
     result, interrupted, full_cases = outcome.result, outcome.interrupted, outcome.full_cases
     if outcome.empty_shard:
         write_reports(result, json_out=request.json_out, junit=request.junit, markdown=request.markdown,
@@ -96,6 +112,7 @@ def run_command(request: RunRequest, plan: Plan | None = None, agent: Agent | No
         write_failure = failure
     if not interrupted:
         record_history(result, settings, full_cases() if full_cases else None)
+    close_live_progress(live)  # after the history has the finished run, so the viewer never loses it
     try:
         if request.quiet:
             from evalkit.report.console import summary_line
@@ -124,6 +141,34 @@ def run_command(request: RunRequest, plan: Plan | None = None, agent: Agent | No
         if regressed and code == ExitCode.OK:
             code = ExitCode.FAILED
     return code
+
+
+def start_live_progress(plan: Plan, settings: RunSettings, progress: RunProgress,
+                        spec: str | None) -> ProgressFile | None:
+    """The run's progress file for `evalkit view`, in the history's folder (None when history is off).
+
+    Each case the run's progress hears of is appended to it as it finishes; `spec` is the
+    agent the run was given (None when it runs an agent object).
+    """
+    from evalkit.engine.progress_file import ProgressFile
+    from evalkit.engine.sharding import parse_shard, shard_plan
+
+    if settings.environment.history_limit == 0:
+        return None
+    if settings.shard:  # the header counts this shard's cases, as the run does
+        plan = shard_plan(plan, parse_shard(settings.shard))
+    header = {"started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "agent": spec,
+              "eval_set_ids": [s.evalset.eval_set_id for s in plan.sets], "total": plan.case_count}
+    progress_file = ProgressFile.start(settings.environment.runs_dir, header)
+    if progress_file is not None:
+        progress.listeners.append(lambda case: progress_file.add(case, progress.total))
+    return progress_file
+
+
+def close_live_progress(live: list[ProgressFile]) -> None:
+    for progress_file in live:
+        progress_file.close()
+    live.clear()
 
 
 def run_settings(request: RunRequest) -> RunSettings:

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evalkit.calibration.requirement import bind_calibration
+from evalkit.criteria.judging.calibration_gate import bind_calibration
 from evalkit.criteria import registry
 from evalkit.criteria.base import Criterion
 from evalkit.errors import InputError, Problem

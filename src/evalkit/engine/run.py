@@ -98,9 +98,20 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
         result, interrupted = run_in_processes(workers, min(processes, max(1, plan.case_count)))
         if quarantine is not None:  # the merged cases marked again here, so one list knows what the run met
             result = _quarantined_after_merge(result, quarantine)
-        return RunOutcome(result, bool(interrupted), terminated=isinstance(interrupted, Terminated),
-                          quarantine=quarantine)
-    return _run_here(settings, plan, given, spec, watch, full, tell, shard, quarantine)
+        return _where_made(RunOutcome(result, bool(interrupted), terminated=isinstance(interrupted, Terminated),
+                                      quarantine=quarantine), settings, spec)
+    return _where_made(_run_here(settings, plan, given, spec, watch, full, tell, shard, quarantine), settings, spec)
+
+
+def _where_made(outcome: RunOutcome, settings: RunSettings, spec: str | None) -> RunOutcome:
+    """The result file's `git`, `agent` and `cassettes`: what the run was made from (docs/viewer.md)."""
+    from evalkit.results.git_info import current_git
+
+    result = outcome.result
+    result.git, result.agent = current_git(), spec or None
+    if settings.cassettes is not None:
+        result.cassettes = {"folder": str(settings.cassettes.resolve()), "mode": settings.cassette_mode}
+    return outcome
 
 
 def _worker_processes(settings: RunSettings, spec: str | None, shard: Shard | None, cases: int) -> int:

@@ -56,7 +56,7 @@ async def _evaluate(criterion: Criterion, context: EvalContext) -> Outcome | _Cr
 def _result(criterion: Criterion, outcome: Outcome | _Crash, turns: int) -> CriterionResult:
     result = _plain_result(criterion, outcome, turns)
     if isinstance(criterion, JudgeCriterion):
-        from evalkit.calibration.requirement import judged_result
+        from evalkit.criteria.judging.calibration_gate import judged_result
 
         return judged_result(criterion, result)
     return result

@@ -189,6 +189,13 @@ def total_cost(cases: list[CaseResult]) -> float | None:
     return round(sum(costs), 10) if costs else None
 
 
+class GitInfo(ResultModel):
+    """The repository state a run was made on (docs/viewer.md)."""
+
+    commit: str
+    branch: str | None = Field(default=None, description="None when HEAD was detached")
+
+
 class JudgeStatistics(ResultModel):
     """What the judges of one run did and cost (the result file's `judge`).
 
@@ -244,3 +251,7 @@ class RunResult(ResultModel):
     quarantine: dict[str, Any] | None = Field(
         default=None, description="--quarantine: the file, and the cases it held out (active), let back in (expired) "
                                   "or named without a case of the run (unknown)")
+    git: GitInfo | None = Field(default=None, description="commit and branch of the repository the run was made in")
+    agent: str | None = Field(default=None, description="the agent spec the run used (--agent or the config's)")
+    cassettes: dict[str, Any] | None = Field(
+        default=None, description="with --cassettes: the folder (absolute) and the mode the model calls came from")

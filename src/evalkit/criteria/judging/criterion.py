@@ -49,7 +49,7 @@ class JudgeCriterion(Criterion[OptionsT]):
     # The templates (`prompts/<name>.txt`) the judge's prompts are filled from.
     prompt_templates: ClassVar[tuple[str, ...]] = ()
     # Set when the run's plan is made, if `judge_model_options.calibration` holds the
-    # criterion back: why it may not gate (evalkit.calibration.requirement).
+    # criterion back: why it may not gate (evalkit.criteria.judging.calibration_gate).
     calibration_hold: str | None = None
     _provenance: dict[str, Any] | None = None
 
@@ -70,7 +70,7 @@ class JudgeCriterion(Criterion[OptionsT]):
     def provenance(self) -> dict[str, Any]:
         """`judge_model` and `prompt_hash`, recorded in each result of this criterion (computed once)."""
         if self._provenance is None:
-            from evalkit.calibration.provenance import provenance_of
+            from evalkit.criteria.judging.provenance import provenance_of
 
             self._provenance = provenance_of(self)
         return self._provenance

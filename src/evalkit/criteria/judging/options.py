@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from evalkit.calibration.option import CalibrationRequirement
+from evalkit.criteria.judging.calibration_option import CalibrationRequirement
 from evalkit.criteria.base import CriterionOptions
 from evalkit.schema.genai_config import checked_generate_content_config
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evalkit.calibration.option import CalibrationRequirement
+from evalkit.criteria.judging.calibration_option import CalibrationRequirement
 from evalkit.errors import InputError, Problem
 from evalkit.schema.results import CriterionResult, Status
 

@@ -1,7 +1,7 @@
 """The `judge_model_options.calibration` option: which calibration file, and the κ it must show.
 
 Only the option's shape lives here (the judge options import it); what it does is in
-`requirement.py`.
+`calibration_gate.py`.
 """
 
 from __future__ import annotations

@@ -1,0 +1,77 @@
+"""`evalkit view --export DIR`: the viewer as static files, for a CI artifact or a static site.
+
+The same page, in its static mode: the runs list, each run's rows (filtered and paged
+in the browser by the rules of `query.py`), each case, and each run compared with the
+run before it of the same eval sets. Serve the folder over HTTP (any static server).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from evalkit.view.data import ViewData
+from evalkit.view.index import Run
+from evalkit.view.page import render_page
+
+
+def export_site(data: ViewData, folder: Path) -> int:
+    """Write the site into `folder`; the number of runs written."""
+    from evalkit.errors import Problem, UsageError
+
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(Problem(str(folder), "", "is a file; --export takes a folder"))
+    try:
+        return _write(data, folder)
+    except OSError as error:
+        raise UsageError(Problem(str(folder), "", f"cannot write here: {error.strerror or error}")) from None
+
+
+def _write(data: ViewData, folder: Path) -> int:
+    static = folder / "static"
+    static.mkdir(parents=True, exist_ok=True)
+    for source in (resources.files("evalkit.view") / "static").iterdir():
+        if source.name.endswith((".js", ".css")):
+            with resources.as_file(source) as path:
+                shutil.copyfile(path, static / source.name)
+    (folder / "index.html").write_text(render_page(static=True), encoding="utf-8")
+    runs = data.index.wait()
+    listing = data.runs()
+    listing["runs"] = [item for item in listing["runs"] if not item.get("live")]
+    listing.update(labels=None, looked_in=[str(source) for source in data.sources])
+    _dump(folder / "data" / "runs.json", listing)
+    for run in runs:
+        _write_run(folder / "data" / "runs" / run.id, run)
+    for newer, older in _consecutive(runs):
+        comparison = data.compare(older.id, newer.id)
+        if comparison is not None:
+            _dump(folder / "data" / "compare" / older.id / f"{newer.id}.json", comparison)
+    return len(runs)
+
+
+def _write_run(folder: Path, run: Run) -> None:
+    _dump(folder / "rows.json", {"rows": run.rows, "texts": run.texts, "run": run.listing(),
+                                 "criteria": run.criterion_names()})
+    cases = folder / "cases"
+    cases.mkdir(parents=True, exist_ok=True)
+    for index in range(len(run.rows)):
+        _dump(cases / f"{index}.json", {"case": run.case(index), "index": index, "run": run.id, "labels": {},
+                                        "live": False})
+
+
+def _consecutive(runs: list[Run]) -> list[tuple[Run, Run]]:
+    """Each run with the newest earlier run of the same eval sets (runs are newest first)."""
+    pairs = []
+    for position, run in enumerate(runs):
+        earlier = next((other for other in runs[position + 1:] if other.eval_set_ids == run.eval_set_ids), None)
+        if earlier is not None:
+            pairs.append((run, earlier))
+    return pairs
+
+
+def _dump(path: Path, document: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")

@@ -1,0 +1,76 @@
+"""A case as one row of a run's table: what the table shows, filters and sorts on.
+
+Rows are all the viewer keeps of a case in memory; the case itself is read back from
+the result file when it is opened (`scan.read_case`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_INFORMATIONAL = "informational"
+_COST = "cost_v1"  # shown beside the gating criteria: reports add it up into the run's cost
+_ERROR_CHARS = 300
+
+
+def case_row(index: int, case: dict[str, Any]) -> dict[str, Any]:
+    criteria, info = {}, {}
+    for position, criterion in enumerate(case.get("criteria") or []):
+        if not isinstance(criterion, dict) or not isinstance(criterion.get("name"), str):
+            continue
+        figures = {"score": criterion.get("score"), "status": criterion.get("status"),
+                   "threshold": criterion.get("threshold"), "at": position}  # `at`: the file's order
+        if criterion.get("status") == _INFORMATIONAL and criterion["name"] != _COST:
+            info[criterion["name"]] = figures  # not a table column; compare reads it
+        else:
+            criteria[criterion["name"]] = figures
+    repeat: dict[str, Any] = case["repeat"] if isinstance(case.get("repeat"), dict) else {}
+    error = case.get("error") or ""
+    return {
+        "index": index,
+        "eval_set_id": str(case.get("eval_set_id", "")),
+        "eval_id": str(case.get("eval_id", "")),
+        "status": str(case.get("status", "")),
+        "error": str(error)[:_ERROR_CHARS] or None,
+        "duration_s": case.get("duration_s"),
+        "criteria": criteria,
+        "info": info,
+        "pass_rate": repeat.get("pass_rate"),
+        "stability": repeat.get("stability"),
+        "quarantined": bool(case.get("quarantined")),
+    }
+
+
+def search_text(case: dict[str, Any]) -> str:
+    """What the text filter looks in: the case's name, its error, and the turns' texts."""
+    parts = [f"{case.get('eval_set_id', '')}/{case.get('eval_id', '')}", str(case.get("error") or "")]
+    for record in case.get("invocations") or []:
+        for side in ("actual", "expected"):
+            invocation = record.get(side) if isinstance(record, dict) else None
+            if isinstance(invocation, dict):
+                parts += [_text(invocation.get("user_content")), _text(invocation.get("final_response"))]
+    return "\n".join(parts).lower()
+
+
+def _text(content: Any) -> str:
+    if not isinstance(content, dict):
+        return ""
+    return " ".join(str(part.get("text")) for part in content.get("parts") or []
+                    if isinstance(part, dict) and part.get("text"))
+
+
+def set_figures(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per eval set: cases, passed, pass rate and each criterion's mean score (the trend plot's points)."""
+    figures: dict[str, dict[str, Any]] = {}
+    sums: dict[str, dict[str, list[float]]] = {}
+    for row in rows:
+        figure = figures.setdefault(row["eval_set_id"], {"cases": 0, "passed": 0})
+        figure["cases"] += 1
+        figure["passed"] += row["status"] == "passed"
+        for name, criterion in row["criteria"].items():
+            if isinstance(criterion["score"], (int, float)) and name != _COST:
+                sums.setdefault(row["eval_set_id"], {}).setdefault(name, []).append(float(criterion["score"]))
+    for set_id, figure in figures.items():
+        figure["pass_rate"] = figure["passed"] / figure["cases"] if figure["cases"] else None
+        figure["criteria"] = {name: sum(scores) / len(scores) for name, scores in sums.get(set_id, {}).items()}
+    return figures

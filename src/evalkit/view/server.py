@@ -1,0 +1,99 @@
+"""The viewer's web server: the pages, the fixed JSON API and the pages' own API.
+
+Routes name runs by id, never by path; an unknown id answers 404. Agent and judge text
+reaches the page only as JSON, which the page's script puts into text nodes. The page
+allows no network but this server (Content-Security-Policy), and a label is written only
+from a JSON request whose Origin, when sent, is this server's.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from evalkit.view.data import ViewData
+from evalkit.view.page import render_page
+
+_JSON = "application/json"
+
+
+def create_app(data: ViewData) -> Starlette:
+    async def page(request: Request) -> Response:
+        return HTMLResponse(render_page(static=False), headers=_SECURITY)
+
+    def runs(request: Request) -> Response:
+        return _json(data.runs())
+
+    def run(request: Request) -> Response:
+        found = data.find(request.path_params["run_id"])
+        if found is None:
+            return _missing("no such run")
+        if hasattr(found, "document"):
+            return _json(found.document())
+        return FileResponse(found.path, media_type=_JSON, headers=_SECURITY)
+
+    def cases(request: Request) -> Response:
+        page = data.cases(request.path_params["run_id"], dict(request.query_params))
+        return _missing("no such run") if page is None else _json(page)
+
+    def case(request: Request) -> Response:
+        found = data.case(request.path_params["run_id"], request.path_params["index"])
+        return _missing("no such case") if found is None else _json(found)
+
+    def locate(request: Request) -> Response:
+        params = request.query_params
+        index = data.locate(request.path_params["run_id"], params.get("eval_set_id", ""), params.get("eval_id", ""))
+        return _missing("no such case") if index is None else _json({"index": index})
+
+    def compare(request: Request) -> Response:
+        found = data.compare(request.query_params.get("base", ""), request.query_params.get("new", ""))
+        return _missing("no such run (compare takes two finished runs)") if found is None else _json(found)
+
+    async def label(request: Request) -> Response:
+        if request.headers.get("content-type", "").split(";")[0].strip() != _JSON:
+            return _json({"error": "send the label as application/json"}, 415)
+        origin = request.headers.get("origin")
+        if origin and origin != f"{request.url.scheme}://{request.headers.get('host', '')}":
+            return _json({"error": "labels are written only from this viewer's pages"}, 403)
+        try:
+            saved = data.save_label(await request.json())
+        except PermissionError as error:
+            return _json({"error": str(error)}, 409)
+        except ValueError as error:
+            return _json({"error": f"not a label: {error}"}, 400)
+        return _json({"label": saved})
+
+    static = StaticFiles(directory=str(resources.files("evalkit.view") / "static"))
+    routes = [
+        Route("/", page),
+        Route("/api/runs", runs),
+        Route("/api/runs/{run_id}", run),
+        Route("/api/runs/{run_id}/cases", cases),
+        Route("/api/runs/{run_id}/cases/{index:int}", case),
+        Route("/api/runs/{run_id}/locate", locate),
+        Route("/api/compare", compare),
+        Route("/api/labels", label, methods=["POST"]),
+        Mount("/static", static),
+    ]
+    return Starlette(routes=routes, exception_handlers={404: _not_found})
+
+
+_SECURITY = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
+
+
+def _json(body: Any, status: int = 200) -> JSONResponse:
+    return JSONResponse(body, status_code=status, headers=_SECURITY)
+
+
+def _missing(what: str) -> JSONResponse:
+    return _json({"error": what}, 404)
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    return _missing("not found")
