@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import typer
 
@@ -321,8 +321,9 @@ def main() -> None:
 
 # The base class of command-line usage errors. Older typer re-exports click's; typer 0.29
 # carries a click of its own (and no longer needs click installed), so take the class from
-# the ancestry of one of typer's public errors rather than from `import click`.
-_USAGE_ERROR = next(kind for kind in typer.BadParameter.__mro__ if kind.__name__ == "ClickException")
+# the ancestry of one of typer's public errors rather than from `import click` (so, to a type
+# checker, a class of no known type).
+_USAGE_ERROR: type[Any] = next(kind for kind in typer.BadParameter.__mro__ if kind.__name__ == "ClickException")
 
 
 if __name__ == "__main__":

@@ -1,11 +1,14 @@
 """The run defaults: the only place these numbers are written (docs/architecture.md).
 
-Kept free of imports so that `evalkit --help` can show them without loading pydantic;
+Kept free of imports (but `typing`) so that `evalkit --help` can show them without loading pydantic;
 `evalkit.settings.RunSettings` is the model that applies and checks them.
 """
 
-DEFAULT_JOBS = "auto"  # eval cases in flight at once: adaptive (docs/performance.md), or a number
-DEFAULT_JUDGE_JOBS = "auto"  # judge calls in flight at once, per judge endpoint: adaptive, or a number
+from typing import Final
+
+# Final: their type is Literal["auto"], which the jobs settings accept (evalkit.foundation.concurrency).
+DEFAULT_JOBS: Final = "auto"  # eval cases in flight at once: adaptive (docs/performance.md), or a number
+DEFAULT_JUDGE_JOBS: Final = "auto"  # judge calls in flight at once, per judge endpoint: adaptive, or a number
 DEFAULT_TIMEOUT_S = 300.0  # seconds allowed for one agent turn
 DEFAULT_REPEAT = 1  # runs per case
 DEFAULT_PROCESSES = 1  # worker processes the cases are spread over (run --processes)

@@ -164,7 +164,9 @@ class EvalCaseItem(pytest.Item):
         self.add_marker("evalkit")
 
     def runtest(self) -> None:
-        case = self.parent.results.get(self.name)
+        evalset_file = self.parent
+        assert isinstance(evalset_file, EvalSetFile)  # its only parent (EvalSetFile.collect)
+        case = evalset_file.results.get(self.name)
         if case is None:
             pytest.fail(f"evalkit: eval case {self.name!r} has no result", pytrace=False)
         for criterion in case.criteria:

@@ -5,6 +5,7 @@ loop (lazy imports count too). The layers themselves are checked by `lint-import
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 from tests.conftest import ROOT
@@ -95,7 +96,10 @@ def test_no_import_cycles():
 
 def shared_layers() -> dict[str, str]:
     """Packages the layers contract joins with ":" (one layer that may import itself), each to its layer's first."""
-    import tomllib
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # the same parser on Python 3.10, from the package index (the dev extra)
+        import tomli as tomllib
 
     layers = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"][0]["layers"]
     joined = [[name.strip() for name in layer.split(":")] for layer in layers if ":" in layer]

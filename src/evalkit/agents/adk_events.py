@@ -61,7 +61,7 @@ def invocation_from_events(
     for event in events:
         if (event.author or DEFAULT_AUTHOR).lower() == USER_AUTHOR:
             if event.content is not None:
-                user_content = to_content(event.content)
+                user_content = _whole_content(event.content)
             continue
         parts = event.content.parts if event.content is not None else None
         if parts:
@@ -125,7 +125,7 @@ def invocations_from_session_events(events: Sequence[Any]) -> list[Invocation]:
         invocations.append(
             invocation_from_events(
                 group,
-                to_content(user_event.content),
+                _whole_content(user_event.content),
                 fallback_id=invocation_id or f"turn-{index}",
                 started_at=float(getattr(user_event, "timestamp", None) or 0.0),
             )
@@ -160,8 +160,10 @@ def _recorded(event: Any, is_final: bool) -> InvocationEvent:
 
 def to_content(content: Any) -> Content | None:
     """A google-genai Content → evalkit's Content (same JSON)."""
-    if content is None:
-        return None
+    return None if content is None else _whole_content(content)
+
+
+def _whole_content(content: Any) -> Content:
     if isinstance(content, Content):
         return content.model_copy(deep=True)
     return Content.model_validate(content.model_dump(mode="json", exclude_none=True))

@@ -48,7 +48,10 @@ class AgentProcess:
     """One running agent process and the single conversation lane it offers."""
 
     def __init__(self, process: asyncio.subprocess.Process, name: str):
+        if process.stdin is None or process.stdout is None or process.stderr is None:
+            raise ValueError("an agent process needs pipes for stdin, stdout and stderr (AgentProcess.start)")
         self._process = process
+        self._stdin, self._stdout, self._stderr = process.stdin, process.stdout, process.stderr
         self.name = name
         self.stderr = StderrTail()
         self._unusable = False
@@ -95,9 +98,9 @@ class AgentProcess:
             if not self.usable:
                 raise AgentError(f"{where}: {await self._exit_reason()}")
             try:
-                self._process.stdin.write(_encode(message))
-                await self._process.stdin.drain()
-                line = await self._process.stdout.readline()
+                self._stdin.write(_encode(message))
+                await self._stdin.drain()
+                line = await self._stdout.readline()
             except asyncio.CancelledError:
                 self.discard()  # the reply would be left in the pipe for the next reader
                 raise
@@ -123,8 +126,8 @@ class AgentProcess:
             return
         async with self._lock:
             try:
-                self._process.stdin.write(_encode(message))
-                await asyncio.wait_for(self._process.stdin.drain(), NOTIFY_TIMEOUT_S)
+                self._stdin.write(_encode(message))
+                await asyncio.wait_for(self._stdin.drain(), NOTIFY_TIMEOUT_S)
             except asyncio.CancelledError:
                 self.discard()
                 raise
@@ -159,7 +162,7 @@ class AgentProcess:
         """
         self._unusable = True
         with contextlib.suppress(OSError):
-            self._process.stdin.close()
+            self._stdin.close()
         if self._process.returncode is None:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._process.wait(), min(grace, 0.5))
@@ -213,7 +216,7 @@ class AgentProcess:
             raise
 
     async def _drain_stderr(self) -> None:
-        stream = self._process.stderr
+        stream = self._stderr
         pending = b""
         while True:
             try:

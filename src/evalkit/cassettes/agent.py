@@ -10,6 +10,7 @@ fails with the proxy's explanation, whatever the agent made of the 404 it got.
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import TYPE_CHECKING
 
 from evalkit.agents.base import Agent, AgentSession, SessionSpec
@@ -73,10 +74,20 @@ class CassetteSession(AgentSession):
             raise AgentError(self.state.misses[0]) from None
 
     async def close(self) -> None:
-        task = asyncio.current_task()
-        interrupted = task is not None and task.cancelling() > 0
+        interrupted = _being_cancelled()
         try:
             await self.inner.close()
         finally:
             # A case cut short by Ctrl-C keeps its old cassette: only finished cases are written.
             self.deck.close_case(self.key, save=not interrupted)
+
+
+def _being_cancelled() -> bool:
+    """Whether the running task is being cancelled (Ctrl-C, SIGTERM), from the `finally` that closes a session.
+
+    Python 3.10 has no `Task.cancelling()`; there, the CancelledError under way says it.
+    """
+    if sys.version_info >= (3, 11):
+        task = asyncio.current_task()
+        return task is not None and task.cancelling() > 0
+    return isinstance(sys.exc_info()[1], asyncio.CancelledError)

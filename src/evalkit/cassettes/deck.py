@@ -125,7 +125,10 @@ class CassetteDeck:
                 candidates = self.tracker.candidates(user_texts)
             if self.mode != "record":
                 for state in candidates:
-                    index = next((i for i, k in enumerate(state.keys) if k == key and i not in state.used), None)
+                    # A call still waiting for the upstream (a conversation started again meanwhile)
+                    # has no answer to replay yet.
+                    index = next((i for i, k in enumerate(state.keys) if k == key and i not in state.used
+                                  and state.cassette.exchanges[i].response is not None), None)
                     if index is not None:
                         state.used.add(index)
                         self.stats["replayed"] += 1
@@ -137,6 +140,7 @@ class CassetteDeck:
             if self.mode == "replay":
                 self.stats["missed"] += 1
                 return _error(404, self._miss(candidates, protocol, normalised))
+            owner: CaseState | None
             if self.per_conversation:  # the conversation's turn: how many user messages it has sent
                 owner, turn = candidates[0], len(user_texts) or None
             else:
@@ -300,6 +304,7 @@ def _names_the_case(state: CaseState, user_texts: list[str]) -> bool:
 
 def _replayed(protocol: ModelProtocol, exchange: Exchange) -> ProxyAnswer:
     response = exchange.response
+    assert response is not None  # only answered calls are matched (`answer`); files hold only those (store)
     return ProxyAnswer(response.status, response.content_type, render_response(protocol, response))
 
 

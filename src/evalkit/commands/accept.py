@@ -61,7 +61,7 @@ def _show_diff(console, path: Path, before: str, after: str) -> None:
 
     for line in difflib.unified_diff(before.splitlines(), after.splitlines(), f"{path}", f"{path} (accepted)",
                                      lineterm=""):
-        style = "green" if line.startswith("+") else "red" if line.startswith("-") else "cyan" if line.startswith("@") else None
+        style = "green" if line.startswith("+") else "red" if line.startswith("-") else "cyan" if line.startswith("@") else ""
         console.print(Text(line, style=style), soft_wrap=True)
 
 

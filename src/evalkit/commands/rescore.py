@@ -65,7 +65,8 @@ def plan_from_record(cases, result_file: Path, config: str | None):
 
         for set_id, set_cases in rebuilt.items():
             evalset = EvalSet(eval_set_id=set_id, eval_cases=set_cases)
-            plan.sets.append(PlannedSet(result_file, evalset, evalset_config, config_path, criteria, set_cases))
+            plan.sets.append(PlannedSet(result_file, evalset, evalset_config, config_path, criteria,
+                                        list(set_cases)))  # a list[PlannedCase] of its own: lists are invariant
     if plan.case_count == 0:
         raise InputError(Problem(str(result_file), "", "no case to score again"))
     return plan, notes

@@ -163,13 +163,15 @@ def _compare_case(base: ScoredCase, new: ScoredCase, tolerance: float) -> CaseCh
 
 def _compare_criterion(name: str, before: ScoredCriterion | None, after: ScoredCriterion | None,
                        tolerance: float) -> CriterionChange:
+    either = after or before
+    assert either is not None  # the name comes from one run or the other (_compare_case)
     change = CriterionChange(
         name=name,
         base_score=before.score if before else None,
         new_score=after.score if after else None,
         base_status=str(before.status) if before else None,
         new_status=str(after.status) if after else None,
-        threshold=(after or before).threshold,
+        threshold=either.threshold,
     )
     if before is None or after is None:
         change.kind = CHANGED  # the criterion was added to or dropped from the config

@@ -69,7 +69,8 @@ class Criterion(ABC, Generic[OptionsT]):
     Options: ClassVar[type[CriterionOptions]] = NoOptions
     requires_expected: ClassVar[bool] = False
     requires_scenario: ClassVar[bool] = False
-    informational: ClassVar[bool] = False  # report-only: reported, never gating
+    # Report-only: reported, never gating. Not a ClassVar: a gateable criterion's instance sets it from its options.
+    informational: bool = False
     gateable: ClassVar[bool] = False  # report-only unless its options set a budget (`max`)
     uses_judge: ClassVar[bool] = False
     score_range: ClassVar[tuple[float, float]] = (0.0, 1.0)

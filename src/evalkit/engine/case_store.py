@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Iterator, Sequence
+from typing import overload
 
 from evalkit.schema.results import COST_CRITERION, CaseResult, CriterionResult, Status
 
@@ -53,7 +54,13 @@ class StoredCases(Sequence[CaseResult]):
     def __len__(self) -> int:
         return len(self._positions)
 
-    def __getitem__(self, index):  # type: ignore[override]
+    @overload
+    def __getitem__(self, index: int) -> CaseResult: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[CaseResult]: ...
+
+    def __getitem__(self, index: int | slice) -> CaseResult | list[CaseResult]:
         if isinstance(index, slice):
             return [self._store.read(p) for p in self._positions[index]]
         return self._store.read(self._positions[index])
@@ -81,7 +88,7 @@ def slim(result: CaseResult) -> CaseResult:
     Built afresh rather than copied, so nothing of the full result stays referenced.
     """
     return CaseResult.model_construct(
-        _CASE_FIELDS,
+        _CASE_FIELDS,  # type: ignore[arg-type]  # pydantic annotates a set; it only reads it
         eval_set_id=result.eval_set_id, eval_id=result.eval_id, status=result.status, error=result.error,
         error_detail=result.error_detail, criteria=[_slim_criterion(c) for c in result.criteria if _shown(c)],
         invocations=[],
@@ -102,7 +109,8 @@ def _slim_criterion(criterion: CriterionResult) -> CriterionResult:
     if criterion.status in _EXPLAINED:
         return criterion
     return CriterionResult.model_construct(
-        _CRITERION_FIELDS, name=criterion.name, threshold=criterion.threshold, score=criterion.score,
+        _CRITERION_FIELDS,  # type: ignore[arg-type]  # pydantic annotates a set; it only reads it
+        name=criterion.name, threshold=criterion.threshold, score=criterion.score,
         status=criterion.status, invocations=[], details={}, error=criterion.error, spread=criterion.spread)
 
 

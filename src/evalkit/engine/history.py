@@ -9,10 +9,11 @@ variables are read by `evalkit.settings.Environment`.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from evalkit.schema.results import RunResult
+from evalkit.schema.results import CaseResult, RunResult
 from evalkit.settings import Environment
 
 _PATTERN = "run-*.json"
@@ -56,7 +57,7 @@ def _eval_set_ids(path: Path) -> set[str] | None:
 
 
 def record(result: RunResult, directory: Path | None = None, limit: int | None = None,
-           cases=None) -> Path | None:
+           cases: Iterable[CaseResult] | None = None) -> Path | None:
     """Keep `result` as the newest run and prune the oldest beyond the limit; None when off.
 
     `cases`, when given, are the run's cases in full, streamed into the file (see `write_result`)."""

@@ -15,8 +15,9 @@ import asyncio
 import time
 import traceback
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from evalkit.agents.base import Agent, AgentSession, SessionSpec
 from evalkit.criteria.base import EvalContext
@@ -26,9 +27,12 @@ from evalkit.engine.jobs import CaseJob
 from evalkit.engine.scoring import score_case
 from evalkit.errors import AgentError, AgentTimeout, EvalkitError
 from evalkit.schema.content import Content
-from evalkit.schema.evalset import Invocation
+from evalkit.schema.evalset import EvalCase, Invocation
 from evalkit.schema.results import CaseResult, InvocationRecord, Status, case_status
 from evalkit.settings import RunSettings
+
+if TYPE_CHECKING:
+    from evalkit.judge.service import JudgeService
 
 OVERLOAD_RERUNS = 8  # a case rate-limited this many times in a row keeps its error
 
@@ -44,7 +48,7 @@ class _Attempt:
 class Runner:
     agent: Agent
     settings: RunSettings = field(default_factory=RunSettings)
-    judge: object | None = None  # a JudgeService when any criterion or simulator needs one
+    judge: JudgeService | None = None  # when any criterion or simulator needs one
     on_case_done: Callable[[CaseResult], None] | None = None
     limit: AdaptiveLimit | None = None  # made from settings.jobs unless given
     reruns: int = 0  # cases run again after an overload
@@ -57,8 +61,10 @@ class Runner:
         queue: asyncio.Queue[tuple[CaseJob, int]] = asyncio.Queue()
         for job in jobs:
             queue.put_nowait((job, 0))
-        count = max(1, min(self.limit.maximum, queue.qsize()))
-        stop_listening = listen_for_upstream_overloads(self.limit)
+        limit = self.limit
+        assert limit is not None  # __post_init__ made one when none was given
+        count = max(1, min(limit.maximum, queue.qsize()))
+        stop_listening = listen_for_upstream_overloads(limit)
         workers = [asyncio.create_task(self._worker(queue)) for _ in range(count)]
         cancelled = False
         try:
@@ -78,6 +84,7 @@ class Runner:
 
     async def _worker(self, queue: asyncio.Queue[tuple[CaseJob, int]]) -> None:
         limit = self.limit
+        assert limit is not None  # __post_init__ made one when none was given
         while not queue.empty():
             slot = await limit.acquire()
             if queue.empty():  # the others took the rest while this one waited
@@ -105,21 +112,23 @@ class Runner:
     async def _attempt(self, job: CaseJob) -> _Attempt:
         started = time.perf_counter()
         job = job.unpacked()
-        spec = SessionSpec.for_case(job.case, f"evalkit-{uuid.uuid4().hex[:12]}", eval_set_id=job.eval_set_id)
-        if job.run_index and job.case.session_input and job.case.session_input.session_id:
+        case = job.case
+        assert isinstance(case, EvalCase)  # unpacked() above made it whole
+        spec = SessionSpec.for_case(case, f"evalkit-{uuid.uuid4().hex[:12]}", eval_set_id=job.eval_set_id)
+        if job.run_index and case.session_input and case.session_input.session_id:
             spec.session_id += f"-run{job.run_index + 1}"  # a pinned id, once per repeated run
         actual: list[Invocation] = []
         error: str | None = None
         overload: Overload | None = None
         error_detail: str | None = None
-        simulation: dict | None = None
-        unmatched: list[dict] = []
-        final_state: dict | None = None
+        simulation: dict[str, Any] | None = None
+        unmatched: list[dict[str, Any]] = []
+        final_state: dict[str, Any] | None = None
         no_state_reason = ""
         try:
             session = await self.agent.open_session(spec)
             try:
-                simulation = await self._converse(job, session, actual)
+                simulation = await self._converse(job, case, session, actual)
                 final_state, no_state_reason = await _final_state(session)
             finally:
                 unmatched = session.unmatched_tool_calls()
@@ -127,9 +136,9 @@ class Runner:
         except EvalkitError as failure:
             error, error_detail, overload = str(failure), failure_detail(failure), overload_of(failure)
         except Exception as failure:  # an adapter or simulator bug must not take other cases down
-            error = f"case {job.case.eval_id!r}: {type(failure).__name__}: {failure}"
+            error = f"case {case.eval_id!r}: {type(failure).__name__}: {failure}"
             error_detail, overload = failure_detail(failure), overload_of(failure)
-        expected = job.case.conversation
+        expected = case.conversation
         result = CaseResult(
             eval_set_id=job.eval_set_id,
             eval_id=job.case.eval_id,
@@ -143,7 +152,7 @@ class Runner:
             final_state=final_state,
         )
         if error is None:
-            context = EvalContext(case=job.case, actual=actual, expected=expected, judge=self.judge,
+            context = EvalContext(case=case, actual=actual, expected=expected, judge=self.judge,
                                   final_state=final_state, no_state_reason=no_state_reason)
             result.criteria = await score_case(context, job.criteria)
             result.status = case_status([c.status for c in result.criteria])
@@ -152,9 +161,9 @@ class Runner:
         durations = [i.duration for i in actual if i.duration is not None]
         return _Attempt(result, overload, sum(durations) / len(durations) if durations and error is None else None)
 
-    async def _converse(self, job: CaseJob, session: AgentSession, actual: list[Invocation]) -> dict | None:
+    async def _converse(self, job: CaseJob, case: EvalCase, session: AgentSession,
+                        actual: list[Invocation]) -> dict[str, Any] | None:
         """Play the case's turns; for a scenario, return how the simulated conversation ended."""
-        case = job.case
         if case.conversation_scenario is not None:
             from evalkit.simulation.conversation import simulate_conversation
 
@@ -162,6 +171,7 @@ class Runner:
             return outcome.to_dict()
         for index, expected in enumerate(case.conversation or ()):
             actual.append(await self.play_turn(session, expected.user_content, index, case.eval_id))
+        return None
 
     async def play_turn(self, session: AgentSession, user_content: Content, index: int, case_id: str) -> Invocation:
         """One user message → one actual invocation, within the per-turn timeout."""
@@ -185,7 +195,7 @@ class Runner:
         return invocation
 
 
-def _read_outcome(turn: asyncio.Future) -> None:
+def _read_outcome(turn: asyncio.Future[Invocation]) -> None:
     if not turn.cancelled():
         turn.exception()
 
@@ -214,11 +224,11 @@ def _records(actual: list[Invocation], expected: list[Invocation] | None) -> lis
     ]
 
 
-def _dump(invocation: Invocation) -> dict:
+def _dump(invocation: Invocation) -> dict[str, Any]:
     return invocation.model_dump(mode="json", exclude_none=True)
 
 
-async def _final_state(session: AgentSession) -> tuple[dict | None, str]:
+async def _final_state(session: AgentSession) -> tuple[dict[str, Any] | None, str]:
     """The state the session ended with, or None and why (reading it must not fail the case)."""
     try:
         state = await session.final_state()
@@ -227,7 +237,7 @@ async def _final_state(session: AgentSession) -> tuple[dict | None, str]:
     return state, "" if state is not None else session.no_state_reason
 
 
-async def _quietly(closing) -> None:
+async def _quietly(closing: Awaitable[None]) -> None:
     try:
         await closing
     except Exception:  # closing a broken session must not hide the turn's own error

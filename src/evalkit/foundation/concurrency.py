@@ -36,10 +36,10 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Final, Literal
 
 
-AUTO = "auto"
+AUTO: Final = "auto"  # Final: its type is Literal["auto"], a JobsSetting
 JobsSetting = int | Literal["auto"]
 
 

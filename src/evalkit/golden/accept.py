@@ -69,12 +69,15 @@ class GoldenFile:
 
     def _parsed(self) -> tuple[Any, Any]:
         if self._document is None:
-            if self.is_yaml:
-                from evalkit.golden.yaml_edit import YamlDocument as Document
-            else:
-                from evalkit.golden.json_edit import JsonDocument as Document
             try:
-                self._document = Document(self.original)
+                if self.is_yaml:
+                    from evalkit.golden.yaml_edit import YamlDocument
+
+                    self._document = YamlDocument(self.original)
+                else:
+                    from evalkit.golden.json_edit import JsonDocument
+
+                    self._document = JsonDocument(self.original)
             except EditError as error:
                 raise InputError(Problem(str(self.path), "", f"cannot rewrite this file: {error}")) from None
         return self._document, self.data

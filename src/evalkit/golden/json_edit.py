@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from json.decoder import scanstring
+from json.decoder import scanstring  # type: ignore[attr-defined]  # public in json.decoder, absent from its stub
 from typing import Any
 
 from evalkit.golden.edits import Edit, EditError, Target, apply_edits, check_edited
@@ -51,7 +51,9 @@ class Layout:
 
 
 def _skip(text: str, index: int) -> int:
-    return _WHITESPACE.match(text, index).end()
+    blank = _WHITESPACE.match(text, index)
+    assert blank is not None  # the pattern matches the empty string too
+    return blank.end()
 
 
 def _value_end(text: str, start: int) -> int:
@@ -179,4 +181,8 @@ def check(before: str, after: str, targets: list[Target]) -> None:
 def _line_indent(text: str, index: int) -> str:
     line_start = text.rfind("\n", 0, index) + 1
     prefix = text[line_start:index]
-    return prefix if not prefix.strip() else re.match(r"[ \t]*", prefix).group(0)
+    if not prefix.strip():
+        return prefix
+    indent = re.match(r"[ \t]*", prefix)
+    assert indent is not None  # the pattern matches the empty string too
+    return indent.group(0)

@@ -42,7 +42,7 @@ def _lookup(mapping: yaml.MappingNode, key: str) -> tuple[yaml.Node, yaml.Node] 
     return found[-1] if found else None
 
 
-def _node_at(root: yaml.Node, path: list[str | int]) -> tuple[yaml.Node, yaml.Node | None]:
+def _node_at(root: yaml.Node | None, path: list[str | int]) -> tuple[yaml.Node | None, yaml.Node | None]:
     """The node at `path` and the key node that leads to the last mapping on the way."""
     node, last_key = root, None
     for step in path:
@@ -73,7 +73,7 @@ def _content_end(text: str, start: int, end: int) -> int:
     return content_end
 
 
-def _lists_indented(root: yaml.Node, text: str) -> bool:
+def _lists_indented(root: yaml.Node | None, text: str) -> bool:
     """Whether the file writes `key:` then its list items one unit deeper."""
     pending = [root]
     while pending:
@@ -90,7 +90,7 @@ def _lists_indented(root: yaml.Node, text: str) -> bool:
     return False
 
 
-def _indent_unit(root: yaml.Node, text: str) -> int:
+def _indent_unit(root: yaml.Node | None, text: str) -> int:
     """How far the file indents a nested mapping, or else an indented list's dash."""
     pending = [root]
     while pending:
@@ -115,7 +115,7 @@ class YamlDocument:
 
     def __init__(self, text: str):
         try:
-            self.root = yaml.compose(text, Loader=FAST_LOADER)
+            self.root = yaml.compose(text, Loader=FAST_LOADER)  # None: no document (only comments)
         except yaml.YAMLError as error:
             raise EditError(f"invalid YAML: {error}") from None
         self.text = text

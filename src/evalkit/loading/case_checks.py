@@ -7,10 +7,12 @@ NOT_EVALUATED in ADK; a repeated rubric id crashes it. Here each is an input err
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from evalkit.criteria.base import Criterion
 from evalkit.errors import Problem
+from evalkit.loading.packed import PlannedCase
 from evalkit.schema.evalset import EvalCase
 
 
@@ -22,7 +24,7 @@ NO_SCENARIO_CRITERIA = (
 )
 
 
-def not_evaluated_reasons(cases: list[EvalCase], config_file: Path | None) -> dict[str, str]:
+def not_evaluated_reasons(cases: Sequence[PlannedCase], config_file: Path | None) -> dict[str, str]:
     """Cases that run as `not_evaluated` instead of being scored: eval_id → what to add to score them.
 
     A conversation scenario under ADK's default criteria has nothing those criteria can

@@ -7,6 +7,7 @@ selector. Problems from every file are gathered before anything is reported, so 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from evalkit.errors import InputError, Problem, SettingProblem
 from evalkit.loading.configs import discover_config, load_config
 from evalkit.loading.evalset_paths import evalset_files, named_forms, split_selector
 from evalkit.loading.evalsets import load_packed_evalset, separate_derived_ids
-from evalkit.loading.packed import PlannedCase, unpacked
+from evalkit.loading.packed import PackedCase, PlannedCase, unpacked
 from evalkit.schema.config import DEFAULT_CRITERIA, EvalConfig
 from evalkit.schema.evalset import EvalSet
 
@@ -134,7 +135,7 @@ def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_fi
     seen_set_ids: dict[str, Path] = {}
     configured: dict[Path | None, tuple[EvalConfig, list[Criterion]] | None] = {}
     loaded: list[tuple[Path, EvalSet]] = []
-    packed_cases: dict[Path, list[PlannedCase]] = {}
+    packed_cases: dict[Path, list[PackedCase]] = {}
     for file in selection:
         try:
             evalset, packed_cases[file] = load_packed_evalset(file)
@@ -151,9 +152,10 @@ def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_fi
             except InputError as error:
                 problems += error.problems
                 configured[config_path] = None
-        if configured[config_path] is None:
+        configuration = configured[config_path]
+        if configuration is None:
             continue
-        config, criteria = configured[config_path]
+        config, criteria = configuration
         if evalset.eval_set_id in seen_set_ids:
             problems.append(Problem(str(file), "eval_set_id",
                                     f"{evalset.eval_set_id!r} is also the id of {seen_set_ids[evalset.eval_set_id]}"))
@@ -206,7 +208,7 @@ def _unpacked_batches(cases: list[PlannedCase], size: int = 500):
         yield [unpacked(case) for case in cases[start:start + size]]
 
 
-def _select(all_cases: list[PlannedCase], file: Path, ids: list[str],
+def _select(all_cases: Sequence[PlannedCase], file: Path, ids: list[str],
             case_ids: list[str] | None) -> tuple[list[PlannedCase], list[Problem]]:
     by_id = {c.eval_id: c for c in all_cases}
     from evalkit.foundation.suggestions import did_you_mean

@@ -46,4 +46,4 @@ class ClosedPipeTolerantStream:
 
 def tolerate_closed_stdout() -> None:
     if not isinstance(sys.stdout, ClosedPipeTolerantStream) and sys.stdout is not None:
-        sys.stdout = ClosedPipeTolerantStream(sys.stdout)  # type: ignore[assignment]
+        sys.stdout = ClosedPipeTolerantStream(sys.stdout)

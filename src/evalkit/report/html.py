@@ -62,7 +62,7 @@ def render_html(result: RunResult) -> str:
 
 
 def _asset(name: str) -> str:
-    return resources.files("evalkit.report").joinpath("assets", name).read_text(encoding="utf-8")
+    return resources.files("evalkit.report").joinpath("assets").joinpath(name).read_text(encoding="utf-8")
 
 
 def _sha256(text: str) -> str:
@@ -202,7 +202,7 @@ def _repeats(case: CaseResult) -> _Html | None:
     stats = getattr(case, "repeat", None)
     if stats is None:
         return None
-    spreads = {c.name: c.spread.model_dump() for c in case.criteria if getattr(c, "spread", None) is not None}
+    spreads = {c.name: c.spread.model_dump() for c in case.criteria if c.spread is not None}
     blocks = [_el("h4", "repeated runs"), _value(_without_nulls(stats.model_dump()))]
     for name, spread in spreads.items():
         blocks += [_el("h4", f"{name}: over the runs"), _value(_without_nulls(spread))]
@@ -242,7 +242,7 @@ def _conversation(case: CaseResult) -> _Html:
 
 
 def _chat(case: CaseResult) -> _Html:
-    bubbles = []
+    bubbles: list[_Html | None] = []
     for index, record in enumerate(case.invocations):
         turn = _parse_invocation(record.actual)
         if turn is None:

@@ -7,7 +7,7 @@ rendered later is byte for byte the one the run would have written.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from evalkit.schema.results import CaseResult, RunResult
@@ -15,7 +15,7 @@ from evalkit.schema.results import CaseResult, RunResult
 
 def write_reports(result: RunResult, *, json_out: Path | None = None, junit: Path | None = None,
                   markdown: Path | None = None, html: Path | None = None,
-                  full_cases: Callable[[], Sequence[CaseResult]] | None = None) -> None:
+                  full_cases: Callable[[], Iterable[CaseResult]] | None = None) -> None:
     """Every output a run was asked for, then the GitHub step summary when in GitHub Actions.
 
     `full_cases`, for a run whose `result` holds slim cases, reads every case back in

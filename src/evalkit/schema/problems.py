@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 from pydantic.alias_generators import to_snake
 
 from evalkit.errors import Problem
 from evalkit.foundation.suggestions import did_you_mean
+
+if TYPE_CHECKING:
+    from pydantic_core import ErrorDetails
 
 # Segments pydantic adds for union branches and validators, which are not keys in the file.
 _NOISE = re.compile(r"^(IntermediateData|InvocationEvents|UserPersona|str|int|float|bool|list\[.*|dict\[.*|tuple\[.*|function-.*|lax-.*|json-or-python.*|union\[.*|nullable\[.*|constrained-.*)$")
@@ -79,7 +82,7 @@ def problems_from(error: ValidationError, file: str, data: Any, vocabulary: set[
     return problems
 
 
-def _message(item: dict[str, Any], loc: list[Any], vocabulary: set[str]) -> str:
+def _message(item: ErrorDetails, loc: list[Any], vocabulary: set[str]) -> str:
     kind = item["type"]
     if kind == "missing":
         return "field required"

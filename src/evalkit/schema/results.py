@@ -6,6 +6,7 @@ in ADK's snake_case JSON, so `replay:` and other tools can read them back.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import Enum
 from typing import Any
 
@@ -143,7 +144,7 @@ class Summary(ResultModel):
         default=None, description="with --repeat: the 95% Wilson interval of run_pass_rate, [low, high]")
 
     @classmethod
-    def of(cls, cases: list[CaseResult], planned: int | None = None) -> Summary:
+    def of(cls, cases: Sequence[CaseResult], planned: int | None = None) -> Summary:
         counts = dict.fromkeys(Status, 0)
         for case in cases:
             counts[case.status] += 1
@@ -183,7 +184,7 @@ def run_pass_rate(cases: list[CaseResult]) -> dict[str, Any]:
 COST_CRITERION = "cost_v1"
 
 
-def total_cost(cases: list[CaseResult]) -> float | None:
+def total_cost(cases: Sequence[CaseResult]) -> float | None:
     """What the cases' model tokens cost by `cost_v1` (None when no case was priced)."""
     costs = [c.score for case in cases for c in case.criteria if c.name == COST_CRITERION and c.score is not None]
     return round(sum(costs), 10) if costs else None

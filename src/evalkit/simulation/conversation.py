@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalkit.errors import JudgeError
 from evalkit.schema.content import Content, Part
-from evalkit.schema.evalset import ConversationScenario, Invocation
+from evalkit.schema.evalset import ConversationScenario, EvalCase, Invocation
 from evalkit.simulation.config import STOP_SIGNAL, LlmBackedUserSimulatorConfig
 from evalkit.simulation.history import simulator_history
 from evalkit.simulation.personas import resolve_persona
@@ -133,6 +133,7 @@ async def simulate_conversation(
 ) -> SimulationOutcome:
     """Run the case's scenario against `session`, appending each turn to `actual` as it happens."""
     case = job.case
+    assert isinstance(case, EvalCase)  # the runner hands over its job unpacked
     scenario = case.conversation_scenario
     assert scenario is not None, "simulate_conversation needs a scenario case"
     recorded = session.recorded_turns()

@@ -112,8 +112,7 @@ def steps_of(invocation: Invocation, include_intermediate: bool) -> list[Step]:
     if include_intermediate:
         before: list[InvocationEvent] = []
         for event in events:
-            texts = [p.text for p in (event.content.parts or ())] if event.content is not None else []
-            texts = [t for t in texts if t]
+            texts = [p.text for p in (event.content.parts or ()) if p.text] if event.content is not None else []
             if texts:
                 # Grounding attached to this very event is part of what backs its text.
                 seen = [*before, event.model_copy(update={"content": None})] if event.grounding_metadata else before

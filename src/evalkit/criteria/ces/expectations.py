@@ -172,8 +172,8 @@ class CesExpectationsCriterion(JudgeCriterion[ExpectationsOptions]):
         check = Check(f"scenario expectation {number + 1} (agent response)", "agent_response", None)
         if expectation.agent_response is not None:
             check.threshold = self.opts.semantic_similarity_threshold
-            wanted = expectation.agent_response.text()
-            check.pending += [(user_text(t), wanted, agent_text(t)) for t in turns]
+            response = expectation.agent_response.text()
+            check.pending += [(user_text(t), response, agent_text(t)) for t in turns]
         return check
 
     # ---- the judge, then the verdict ---------------------------------------------------

@@ -8,7 +8,7 @@ the evaluation, the turn or the expectation, as in CES.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -43,7 +43,7 @@ class CesToolParameterCorrectnessCriterion(Criterion):
         turns: list[InvocationScore] = []
         for index, actual in enumerate(ctx.actual):
             expectations = data.turn(index).expectations
-            calls = []
+            calls: list[dict[str, Any]] = []
             for match in match_calls(expectations, actual).matches:
                 threshold = data.parameter_threshold(self.threshold, match.expectation)
                 status = Status.PASSED if match.correctness >= threshold else Status.FAILED

@@ -78,8 +78,8 @@ def ordered_pairs(table: MatchTable, optional: Sequence[bool], actual_count: int
         for j in range(actual_count - 1, -1, -1):
             options = [best[i + 1][j], best[i][j + 1]]
             if table[i][j]:
-                pairs, negative_optional = best[i + 1][j + 1]
-                options.append((pairs + 1, negative_optional - (1 if optional[i] else 0)))
+                matched, negative_optional = best[i + 1][j + 1]
+                options.append((matched + 1, negative_optional - (1 if optional[i] else 0)))
             best[i][j] = max(options)
     pairs: list[tuple[int, int]] = []
     i = j = 0

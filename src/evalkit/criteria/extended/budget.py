@@ -72,7 +72,7 @@ def check_budget(
     options: BudgetOptions, per_turn: Sequence[float | None], case_value: float | None
 ) -> tuple[Status, dict]:
     """The gate's verdict and its details: each bounded statistic, its value and its bound."""
-    checks = []
+    checks: list[dict[str, Any]] = []
     for name, bound in options.bounds().items():
         value = statistic(name, per_turn, case_value)
         checks.append({"statistic": name, "value": value, "max": bound,

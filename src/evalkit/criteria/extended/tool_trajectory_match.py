@@ -10,6 +10,7 @@ call, with the differing argument marked »like this«.
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,7 +67,7 @@ class Call:
     name: str | None
     args: dict[str, Any]
 
-    def show(self, marked: set[str] = frozenset()) -> str:
+    def show(self, marked: AbstractSet[str] = frozenset()) -> str:
         shown = [f"»{k}={v!r}«" if k in marked else f"{k}={v!r}" for k, v in self.args.items()]
         by = f" by {self.author}" if self.author else ""
         return f"{self.name}({', '.join(shown)}){by}"

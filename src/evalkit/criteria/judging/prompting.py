@@ -26,7 +26,7 @@ def json_text(value: Any, *, indent: int | None = 2) -> str:
 
 @cache
 def _template(name: str) -> Template:
-    text = resources.files("evalkit.criteria.judging").joinpath("prompts", f"{name}.txt").read_text(encoding="utf-8")
+    text = resources.files("evalkit.criteria.judging").joinpath("prompts").joinpath(f"{name}.txt").read_text(encoding="utf-8")
     return Template(text)
 
 
