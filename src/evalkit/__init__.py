@@ -1,5 +1,7 @@
 """evalkit: evaluate LLM agents with ADK-compatible scores, fast, as a CI gate."""
 
+from typing import Any
+
 __version__ = "0.1.0"
 
 # The Python API is imported on first use, so `import evalkit` (and `evalkit --help`) stays cheap.
@@ -7,7 +9,7 @@ _LAZY = {"assert_passes": "evalkit.api", "run_evals": "evalkit.api", "EvalFailed
 __all__ = ["EvalFailed", "__version__", "assert_passes", "run_evals"]  # the names of _LAZY, and the version
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     if name in _LAZY:
         import importlib
 

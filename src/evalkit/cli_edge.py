@@ -7,10 +7,14 @@ else; `--debug` (taken from anywhere on the command line) adds tracebacks and ev
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import NoReturn, TypeVar
 
 import typer
 
 from evalkit.cli_format import SETTING_FLAGS
+
+T = TypeVar("T")
 
 
 class _DebugSwitch:
@@ -22,13 +26,13 @@ class _DebugSwitch:
 debug = _DebugSwitch()
 
 
-def fail(lines: list[str], code: int) -> None:
+def fail(lines: list[str], code: int) -> NoReturn:
     for line in lines:
         typer.echo(f"evalkit: {line}", err=True)
     raise typer.Exit(code)
 
 
-def guarded(action):
+def guarded(action: Callable[[], T]) -> T:
     """Run a command body, mapping evalkit errors to their messages and exit codes."""
     from evalkit.errors import EvalkitError, InputError
 

@@ -3,13 +3,15 @@ and each setting named by its flag."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from typer.core import TyperArgument, TyperCommand
 
 
 class _PlainArgument(TyperArgument):
     """An argument shown by its metavar alone: typer would add a Python type name (`<list[str]>`)."""
 
-    def display_type_rich(self, ctx):  # noqa: ANN001 - click's signature
+    def display_type_rich(self, ctx: object) -> None:
         return None
 
     def _usage_display_name(self) -> str:
@@ -21,7 +23,7 @@ class _PlainArgument(TyperArgument):
 class EvalkitCommand(TyperCommand):
     """A command whose help reads like any CLI's: metavars, no Python type names."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for param in self.params:
             if type(param) is TyperArgument:

@@ -19,15 +19,18 @@ select cases like any test. A failing case shows its criteria and the first diff
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from evalkit.errors import EvalkitError, InputError
 from evalkit.schema.results import CaseResult, Status
 
+if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr, TracebackStyle  # the types of pytest's own repr_failure
 
 
 @dataclass
@@ -118,7 +121,7 @@ class EvalSetFile(pytest.File):
     plan: Any = None
     results: dict[str, CaseResult]
 
-    def collect(self):
+    def collect(self) -> Iterator[EvalCaseItem]:
         from evalkit.loading.plan import build_plan
 
         targets = self.config.stash[_TARGETS]
@@ -178,12 +181,13 @@ class EvalCaseItem(pytest.Item):
         if case.status is not Status.PASSED:
             raise EvalCaseFailed(case)
 
-    def repr_failure(self, excinfo, style=None):
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
+                     style: TracebackStyle | None = None) -> str | TerminalRepr:
         if isinstance(excinfo.value, EvalCaseFailed):
             return describe_failure(excinfo.value.case)
         return super().repr_failure(excinfo, style=style)
 
-    def reportinfo(self):
+    def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, f"eval case {self.eval_set_id}/{self.name}"
 
 

@@ -20,7 +20,8 @@ from evalkit.schema.content import Content  # noqa: E402
 from evalkit.schema.evalset import AppDetails, EvalCase, Invocation  # noqa: E402
 from evalkit.schema.views import tool_calls, tool_responses  # noqa: E402
 
-from tests.conftest import FIXTURES, ROOT, run_evalkit  # noqa: E402
+from tests.conftest import FIXTURES, ROOT  # noqa: E402
+from tests.in_process import invoke_evalkit  # noqa: E402
 
 AGENTS = FIXTURES / "adk_agents"
 
@@ -330,7 +331,7 @@ def test_cli_runs_an_adk_agent_folder_and_scores_it(tmp_path):
     ]}))
     out = tmp_path / "result.json"
 
-    done = run_evalkit("run", str(evalset), "--agent", str(AGENTS / "table_agent"), "--json", str(out), "--quiet", cwd=tmp_path)
+    done = invoke_evalkit("run", str(evalset), "--agent", str(AGENTS / "table_agent"), "--json", str(out), "--quiet", cwd=tmp_path)
 
     assert done.returncode == 3, done.stderr  # one case could not be scored
     cases = {c["eval_id"]: c for c in json.loads(out.read_text())["cases"]}
@@ -349,5 +350,5 @@ def test_cli_runs_an_adk_agent_folder_and_scores_it(tmp_path):
     assert actual["intermediate_data"]["invocation_events"][1]["content"]["parts"][0]["function_call"]["name"] == "get_weather"
     assert actual["duration"] >= 0
 
-    selected = run_evalkit("run", f"{evalset}:paris", "--agent", str(AGENTS / "table_agent"), "--quiet", cwd=tmp_path)
+    selected = invoke_evalkit("run", f"{evalset}:paris", "--agent", str(AGENTS / "table_agent"), "--quiet", cwd=tmp_path)
     assert selected.returncode == 0, selected.stderr

@@ -18,7 +18,8 @@ from evalkit.schema.adk_session import AdkEvent  # noqa: E402
 from evalkit.testing import FakeGemini  # noqa: E402
 
 from tests.agents.adk_server_fixture import free_port, start_adk_server, stop_adk_server  # noqa: E402
-from tests.conftest import FIXTURES, run_evalkit  # noqa: E402
+from tests.conftest import FIXTURES  # noqa: E402
+from tests.in_process import invoke_evalkit  # noqa: E402
 
 AGENTS = FIXTURES / "adk_agents"
 CAPITAL_QUESTION = "What is the capital of France?"
@@ -193,8 +194,8 @@ def test_an_unreachable_server_is_exit_2_before_any_case_runs(tmp_path):
     evalset = write_set(tmp_path, "down", PARITY_SETS["table_agent"][:1])
     port = free_port()  # nothing listens there
 
-    done = run_evalkit("run", str(evalset), "--agent", f"adk-server:http://127.0.0.1:{port}/table_agent",
-                       "--json", str(tmp_path / "r.json"), cwd=tmp_path)
+    done = invoke_evalkit("run", str(evalset), "--agent", f"adk-server:http://127.0.0.1:{port}/table_agent",
+                          "--json", str(tmp_path / "r.json"), cwd=tmp_path)
 
     assert done.returncode == 2, done.stderr
     assert f"cannot reach the ADK server at http://127.0.0.1:{port}" in done.stderr
@@ -205,7 +206,7 @@ def test_an_unreachable_server_is_exit_2_before_any_case_runs(tmp_path):
 def test_an_unknown_app_lists_the_servers_apps(server, tmp_path):
     evalset = write_set(tmp_path, "unknown", PARITY_SETS["table_agent"][:1])
 
-    done = run_evalkit("run", str(evalset), "--agent", server.spec("no_such_app"), cwd=tmp_path)
+    done = invoke_evalkit("run", str(evalset), "--agent", server.spec("no_such_app"), cwd=tmp_path)
 
     assert done.returncode == 2, done.stderr
     assert "has no app 'no_such_app'" in done.stderr
@@ -223,8 +224,8 @@ def test_an_agent_failing_on_the_server_is_that_cases_error(server, tmp_path, op
     ])
     out = tmp_path / "result.json"
 
-    done = run_evalkit("run", str(evalset), "--agent", server.spec("table_agent", options), "--json", str(out),
-                       "--quiet", cwd=tmp_path)
+    done = invoke_evalkit("run", str(evalset), "--agent", server.spec("table_agent", options), "--json", str(out),
+                          "--quiet", cwd=tmp_path)
 
     assert done.returncode == 3, done.stderr
     cases = {c["eval_id"]: c for c in json.loads(out.read_text())["cases"]}

@@ -14,7 +14,7 @@ import pytest
 
 from evalkit.testing import FakeGemini
 from tests.agents.adk_ts_fixture import start_ts_server, stop_ts_server
-from tests.conftest import run_evalkit
+from tests.in_process import invoke_evalkit
 
 APP = "weather_ts"  # tests/fixtures/adk_ts/agents/weather_ts.js
 ANSWER = "It is sunny in Paris today."
@@ -61,8 +61,8 @@ def test_a_failed_model_call_on_the_typescript_server_is_that_cases_error(ts_ser
     evalset = write_set(tmp_path)
     out = tmp_path / "result.json"
 
-    done = run_evalkit("run", str(evalset), "--agent", ts_server.spec(APP, options), "--json", str(out),
-                       "--quiet", cwd=tmp_path)
+    done = invoke_evalkit("run", str(evalset), "--agent", ts_server.spec(APP, options), "--json", str(out),
+                          "--quiet", cwd=tmp_path)
 
     assert done.returncode == 3, done.stdout + done.stderr + ts_server.log.read_text()[-2000:]
     cases = {c["eval_id"]: c for c in json.loads(out.read_text())["cases"]}

@@ -12,7 +12,8 @@ import json
 
 import pytest
 
-from tests.conftest import FIXTURES, run_evalkit
+from tests.conftest import FIXTURES
+from tests.in_process import invoke_evalkit
 
 pytest.importorskip("google.adk")
 
@@ -48,8 +49,8 @@ def test_sub_agent_trajectory_optional_call_state_and_token_budget(tmp_path):
     }}))
     out, junit = tmp_path / "result.json", tmp_path / "junit.xml"
 
-    done = run_evalkit("run", str(evalset), "--agent", str(AGENT), "--config", str(config),
-                       "--json", str(out), "--junit", str(junit), cwd=tmp_path)
+    done = invoke_evalkit("run", str(evalset), "--agent", str(AGENT), "--config", str(config),
+                          "--json", str(out), "--junit", str(junit), cwd=tmp_path)
 
     assert done.returncode == 1, done.stderr
     result = json.loads(out.read_text())
@@ -83,6 +84,6 @@ def test_without_the_author_rule_the_root_agents_call_fails_the_trajectory(tmp_p
     config = tmp_path / "test_config.json"
     config.write_text(json.dumps({"criteria": {"tool_trajectory_match_v1": {
         "threshold": 1.0, "tools": {"find_table": {"ignore": ["request_id"]}}}}}))
-    done = run_evalkit("run", str(evalset), "--agent", str(AGENT), "--config", str(config), cwd=tmp_path)
+    done = invoke_evalkit("run", str(evalset), "--agent", str(AGENT), "--config", str(config), cwd=tmp_path)
     assert done.returncode == 1
     assert "unexpected call lookup_customer(name='ana') by concierge" in done.stdout

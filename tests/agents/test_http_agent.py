@@ -20,7 +20,8 @@ from evalkit.errors import AgentError
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import EvalCase
 from evalkit.schema.views import final_text, tool_calls
-from tests.conftest import FIXTURES, ROOT, run_evalkit
+from tests.conftest import FIXTURES, ROOT
+from tests.in_process import invoke_evalkit
 
 WEATHER_SET = str(FIXTURES / "agents" / "weather.evalset.json")
 FORECAST = {"Paris": ("sunny", "rainy"), "Oslo": ("snowy", "cloudy"), "Lima": ("foggy", "sunny")}
@@ -226,7 +227,7 @@ def test_http_spec_builds_a_pooled_client_and_only_http_agents_load_httpx():
 
 def test_cli_scores_the_http_agent_and_marks_only_the_500_case_error(server, tmp_path):
     out = tmp_path / "result.json"
-    done = run_evalkit("run", WEATHER_SET, "--agent", server.url, "--jobs", "4", "--json", str(out))
+    done = invoke_evalkit("run", WEATHER_SET, "--agent", server.url, "--jobs", "4", "--json", str(out))
     assert done.returncode == 3, done.stderr
     result = json.loads(out.read_text())
     assert {k: result["summary"][k] for k in ("cases", "passed", "failed", "errors")} == {
@@ -256,8 +257,8 @@ def test_cli_marks_slow_and_garbage_http_cases_error_within_the_timeout(server, 
     ]
     evalset.write_text(json.dumps({"eval_set_id": "faults", "eval_cases": cases}))
     out = tmp_path / "result.json"
-    done = run_evalkit("run", str(evalset), "--agent", server.url, "--config", str(FIXTURES / "rouge_only.config.json"),
-                       "--timeout", "1", "--json", str(out))
+    done = invoke_evalkit("run", str(evalset), "--agent", server.url, "--config", str(FIXTURES / "rouge_only.config.json"),
+                          "--timeout", "1", "--json", str(out))
     assert done.returncode == 3, done.stderr
     by_id = {c["eval_id"]: c for c in json.loads(out.read_text())["cases"]}
     assert {k: v["status"] for k, v in by_id.items()} == {

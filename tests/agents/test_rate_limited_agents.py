@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from evalkit.api import run_evals
-from tests.conftest import run_evalkit
+from tests.in_process import invoke_evalkit
 
 
 class LimitedServer(ThreadingHTTPServer):
@@ -116,7 +116,7 @@ def test_http_agent_behind_a_rate_limit_finishes_every_case_and_counts_the_429s(
     server = limited(capacity=3)
     evalset, config = write_set(tmp_path, 60)
     out = tmp_path / "result.json"
-    done = run_evalkit("run", evalset, "--config", config, "--agent", server.url, "--json", str(out), "--quiet")
+    done = invoke_evalkit("run", evalset, "--config", config, "--agent", server.url, "--json", str(out), "--quiet")
     result = json.loads(out.read_text())
     assert done.returncode == 0, done.stdout + done.stderr
     assert result["summary"]["passed"] == 60 and result["summary"]["errors"] == 0
@@ -148,7 +148,7 @@ def test_auto_raises_the_level_for_an_agent_that_waits(limited, tmp_path):
     server = limited(capacity=1000, latency=0.03)
     evalset, config = write_set(tmp_path, 200)
     out = tmp_path / "result.json"
-    done = run_evalkit("run", evalset, "--config", config, "--agent", server.url, "--json", str(out), "--quiet")
+    done = invoke_evalkit("run", evalset, "--config", config, "--agent", server.url, "--json", str(out), "--quiet")
     assert done.returncode == 0, done.stdout + done.stderr
     figures = json.loads(out.read_text())["concurrency"]
     assert figures["overloads"] == 0 and figures["peak"] > figures["initial"] and figures["raises"] >= 1
@@ -159,13 +159,13 @@ def test_auto_raises_the_level_for_an_agent_that_waits(limited, tmp_path):
 def test_a_fixed_jobs_number_is_kept_and_shown(limited, tmp_path):
     server = limited(capacity=1000, latency=0.0)
     evalset, config = write_set(tmp_path, 12)
-    done = run_evalkit("run", evalset, "--config", config, "--agent", server.url, "--jobs", "2")
+    done = invoke_evalkit("run", evalset, "--config", config, "--agent", server.url, "--jobs", "2")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "jobs: 2 (fixed)" in done.stdout and server.most_in_flight <= 2
 
 
 def test_a_bad_jobs_value_is_a_usage_error(tmp_path):
     evalset, config = write_set(tmp_path, 1)
-    done = run_evalkit("run", evalset, "--config", config, "--agent", "http://127.0.0.1:9/x", "--jobs", "lots")
+    done = invoke_evalkit("run", evalset, "--config", config, "--agent", "http://127.0.0.1:9/x", "--jobs", "lots")
     assert done.returncode == 2 and "--jobs lots: expected 'auto' or a whole number" in done.stderr
     assert "Traceback" not in done.stderr

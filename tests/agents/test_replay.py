@@ -9,7 +9,7 @@ import pytest
 
 from evalkit.agents.replay import ReplayAgent
 from evalkit.errors import InputError
-from tests.conftest import run_evalkit
+from tests.in_process import invoke_evalkit
 
 WEATHER = "evalsets/weather.evalset.json"
 
@@ -45,12 +45,12 @@ def test_the_eval_set_id_picks_between_cases_of_the_same_eval_id(tmp_path):
 
 def test_a_case_missing_from_the_recording_is_exit_2_before_the_run(tmp_path):
     recorded = tmp_path / "paris.json"
-    first = run_evalkit("run", f"{WEATHER}:paris", "--json", str(recorded), "--quiet")
+    first = invoke_evalkit("run", f"{WEATHER}:paris", "--json", str(recorded), "--quiet")
     assert first.returncode == 0, first.stderr
-    done = run_evalkit("run", WEATHER, "--agent", f"replay:{recorded}")
+    done = invoke_evalkit("run", WEATHER, "--agent", f"replay:{recorded}")
     assert done.returncode == 2
     assert f"{recorded}: no recorded run of case weather/london_then_tokyo" in done.stderr
     assert f"{recorded}: no recorded run of case weather/no_city" in done.stderr
     assert done.stdout == "" and "Traceback" not in done.stderr
-    only_paris = run_evalkit("run", WEATHER, "--agent", f"replay:{recorded}", "--case", "paris", "--quiet")
+    only_paris = invoke_evalkit("run", WEATHER, "--agent", f"replay:{recorded}", "--case", "paris", "--quiet")
     assert only_paris.returncode == 0, only_paris.stderr

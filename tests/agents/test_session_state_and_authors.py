@@ -6,7 +6,7 @@ import json
 import sys
 import textwrap
 
-from tests.conftest import run_evalkit
+from tests.in_process import invoke_evalkit
 
 CALLABLE = '''
 def agent(turn):
@@ -54,8 +54,8 @@ def test_callable_state_authors_and_model_names(tmp_path):
         "cost_v1": {"prices": {"m-small": {"input": 1.0, "output": 10.0}}},
     })
     out = tmp_path / "r.json"
-    done = run_evalkit("run", str(evalset), "--agent", f"{tmp_path / 'shop.py'}:agent", "--config", str(config),
-                       "--json", str(out), cwd=tmp_path)
+    done = invoke_evalkit("run", str(evalset), "--agent", f"{tmp_path / 'shop.py'}:agent", "--config", str(config),
+                          "--json", str(out), cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     case = json.loads(out.read_text())["cases"][0]
     scores = {c["name"]: c["score"] for c in case["criteria"]}
@@ -64,7 +64,7 @@ def test_callable_state_authors_and_model_names(tmp_path):
     assert case["final_state"] == {"cart": ["tea"]}
 
     # Replaying the result file scores the recorded state again.
-    replayed = run_evalkit("run", str(evalset), "--agent", f"replay:{out}", "--config", str(config), cwd=tmp_path)
+    replayed = invoke_evalkit("run", str(evalset), "--agent", f"replay:{out}", "--config", str(config), cwd=tmp_path)
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
 
 
@@ -73,11 +73,11 @@ def test_cmd_agent_state_only_when_it_reports_one(tmp_path):
     config = write_config(tmp_path, {"final_session_state_v1": 1.0})
     agent = f"cmd:{sys.executable} {tmp_path / 'agent.py'}"
 
-    silent = run_evalkit("run", str(write_case(tmp_path, ["hello"])), "--agent", agent, "--config", str(config),
-                         cwd=tmp_path)
+    silent = invoke_evalkit("run", str(write_case(tmp_path, ["hello"])), "--agent", agent, "--config", str(config),
+                            cwd=tmp_path)
     assert silent.returncode == 1
     assert "final_session_state_v1 not evaluated: the agent's replies carried no `state`" in silent.stdout
 
-    reported = run_evalkit("run", str(write_case(tmp_path, ["hello", "report"])), "--agent", agent,
-                           "--config", str(config), cwd=tmp_path)
+    reported = invoke_evalkit("run", str(write_case(tmp_path, ["hello", "report"])), "--agent", agent,
+                              "--config", str(config), cwd=tmp_path)
     assert reported.returncode == 0, reported.stdout + reported.stderr

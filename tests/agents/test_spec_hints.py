@@ -6,7 +6,7 @@ import pytest
 
 from evalkit.agents.registry import load_agent
 from evalkit.errors import AgentLoadError
-from tests.conftest import run_evalkit
+from tests.in_process import invoke_evalkit
 
 CALC = '''import json
 
@@ -61,7 +61,7 @@ def test_case_ids_in_another_case_are_suggested(tmp_path):
 
 def test_the_cli_prints_the_hint_without_a_traceback(tmp_path):
     (tmp_path / "calc.py").write_text(CALC)
-    done = run_evalkit("run", "evalsets/weather.evalset.json", "--agent", str(tmp_path / "calc.py"))
+    done = invoke_evalkit("run", "evalsets/weather.evalset.json", "--agent", str(tmp_path / "calc.py"))
     assert done.returncode == 2
     assert f"as {tmp_path / 'calc.py'}:NAME; it defines {tmp_path / 'calc.py'}:add" in done.stderr
     assert "Traceback" not in done.stderr

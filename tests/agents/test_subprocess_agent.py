@@ -19,7 +19,8 @@ from evalkit.errors import AgentError, AgentLoadError
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import EvalCase
 from evalkit.schema.views import final_text, tool_calls, tool_calls_with_responses
-from tests.conftest import FIXTURES, run_evalkit
+from tests.conftest import FIXTURES
+from tests.in_process import invoke_evalkit
 
 AGENTS = FIXTURES / "agents"
 NODE_AGENT = f"node {shlex.quote(str(AGENTS / 'weather_agent.js'))}"
@@ -237,7 +238,7 @@ def test_cmd_spec_builds_a_pool_sized_to_jobs():
 
 def test_cli_scores_the_node_agent_and_marks_only_the_crashed_case_error(tmp_path):
     out = tmp_path / "result.json"
-    done = run_evalkit("run", WEATHER_SET, "--agent", f"cmd:{NODE_AGENT}", "--jobs", "3", "--json", str(out))
+    done = invoke_evalkit("run", WEATHER_SET, "--agent", f"cmd:{NODE_AGENT}", "--jobs", "3", "--json", str(out))
     assert done.returncode == 3, done.stderr
     result = json.loads(out.read_text())
     assert {k: result["summary"][k] for k in ("cases", "passed", "failed", "errors")} == {
@@ -270,8 +271,8 @@ def test_cli_times_out_a_hanging_process_and_scores_the_rest(tmp_path):
     ]
     evalset.write_text(json.dumps({"eval_set_id": "faults", "eval_cases": cases}))
     out = tmp_path / "result.json"
-    done = run_evalkit("run", str(evalset), "--agent", f"cmd:{FAULTY_AGENT}", "--jobs", "2",
-                       "--timeout", "1", "--json", str(out))
+    done = invoke_evalkit("run", str(evalset), "--agent", f"cmd:{FAULTY_AGENT}", "--jobs", "2",
+                          "--timeout", "1", "--json", str(out))
     assert done.returncode == 3, done.stderr
     by_id = {c["eval_id"]: c for c in json.loads(out.read_text())["cases"]}
     assert {k: v["status"] for k, v in by_id.items()} == {

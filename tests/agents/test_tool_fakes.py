@@ -18,7 +18,8 @@ from evalkit.agents.registry import load_agent
 from evalkit.schema.evalset import EvalCase
 from evalkit.schema.tool_mocks import CaseToolFakes, FakeAnswer, args_include, tool_mocks_for
 from evalkit.schema.views import tool_responses
-from tests.conftest import FIXTURES, run_evalkit
+from tests.conftest import FIXTURES
+from tests.in_process import invoke_evalkit
 
 FAKING_AGENT = f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(FIXTURES / 'agents' / 'faked_tools_agent.py'))}"
 ADK_AGENT = str(FIXTURES / "adk_agents" / "llm_tool_agent")
@@ -188,7 +189,7 @@ def test_malformed_entries_are_input_errors_naming_the_place(tmp_path, entry, me
         "eval_id": "one", "conversation": [{"user_content": {"role": "user", "parts": [{"text": "hi"}]}}],
         "tool_mocks": [{"name": "ok", "response": 1}, entry]}]}))
 
-    done = run_evalkit("validate", str(evalset), cwd=tmp_path)
+    done = invoke_evalkit("validate", str(evalset), cwd=tmp_path)
 
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
@@ -210,7 +211,7 @@ def test_unmatched_calls_are_in_the_result_file_and_on_the_console(tmp_path, age
     ]}))
     (tmp_path / "test_config.json").write_text(json.dumps({"criteria": {"response_match_score": 0.0}}))
 
-    done = run_evalkit("run", str(evalset), "--agent", agent, "--json", str(tmp_path / "r.json"), cwd=tmp_path)
+    done = invoke_evalkit("run", str(evalset), "--agent", agent, "--json", str(tmp_path / "r.json"), cwd=tmp_path)
 
     assert done.returncode == 0, done.stdout + done.stderr
     cases = {c["eval_id"]: c for c in json.loads((tmp_path / "r.json").read_text())["cases"]}

@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from evalkit.testing import FakeGemini
-from tests.conftest import ROOT, run_evalkit
+from tests.conftest import ROOT
+from tests.in_process import invoke_evalkit
 
 AGENT = f"{ROOT / 'tests/fixtures/agents_py/agents.py'}:echo"
 CASES = ["good-1", "good-2", "good-3", "good-4", "good-5", "bad-1", "bad-2", "bad-3"]
@@ -56,8 +57,8 @@ def judged_run(fake: FakeGemini, project: Path, out: str, **judge_options) -> tu
         "threshold": 0.5, "judge_model_options": {"num_samples": 1, **judge_options}}}}))
     env = {"GOOGLE_GEMINI_BASE_URL": fake.base_url, "GOOGLE_API_KEY": "dummy", "GEMINI_API_KEY": "",
            "EVALKIT_JUDGE_RETRY_BASE_DELAY": "0.001", "EVALKIT_JUDGE_RETRY_MAX_DELAY": "0.01"}
-    done = run_evalkit("run", "demo.evalset.json", "--agent", AGENT, "--config", str(config), "--json", out,
-                       "--no-cache", cwd=project, env=env)
+    done = invoke_evalkit("run", "demo.evalset.json", "--agent", AGENT, "--config", str(config), "--json", out,
+                          "--no-cache", cwd=project, env=env)
     result = json.loads((project / out).read_text()) if (project / out).exists() else {}
     return done, result
 
@@ -134,7 +135,7 @@ def test_label_then_calibrate_then_gate_and_catch_drift(fake, project):
     labels = (project / "labels.yaml").read_text()
     assert labels.count("eval_id:") == 8 and "note: reads well but names the wrong city" in labels
 
-    calibrated = run_evalkit("calibrate", "r1.json", "--labels", "labels.yaml", "--json", "cal.json", cwd=project)
+    calibrated = invoke_evalkit("calibrate", "r1.json", "--labels", "labels.yaml", "--json", "cal.json", cwd=project)
     assert calibrated.returncode == 0, calibrated.stdout + calibrated.stderr
     assert "agreement       75% (6 of 8; 95% interval 41%–93%)" in calibrated.stdout
     assert "Cohen's κ       0.47 (moderate)" in calibrated.stdout
@@ -146,7 +147,7 @@ def test_label_then_calibrate_then_gate_and_catch_drift(fake, project):
                                   "judge_fail_human_pass": 1, "judge_fail_human_fail": 2}
     assert (entry["judge_model"], entry["prompt_hash"], entry["threshold"]) == ("gemini-2.5-flash", prompt_hash, 0.5)
 
-    bounded = run_evalkit("calibrate", "r1.json", "--labels", "labels.yaml", "--min-kappa", "0.5", cwd=project)
+    bounded = invoke_evalkit("calibrate", "r1.json", "--labels", "labels.yaml", "--min-kappa", "0.5", cwd=project)
     assert bounded.returncode == 1 and "κ 0.47 is below --min-kappa 0.5" in bounded.stderr
 
     # The calibrated judge gates as before.
@@ -174,12 +175,12 @@ def test_labels_the_results_cannot_place_are_exit_2_naming_file_and_place(fake, 
         {"eval_set_id": "demo", "eval_id": "nope", "criterion": "final_response_match_v2", "verdict": "pass"},
         {"eval_set_id": "demo", "eval_id": "bad-1", "criterion": "safety_v1", "verdict": "fail"},
     ]}))
-    done = run_evalkit("calibrate", "r1.json", "--labels", "labels.json", cwd=project)
+    done = invoke_evalkit("calibrate", "r1.json", "--labels", "labels.json", cwd=project)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "labels.json: labels[1]: names case demo/nope, which the result files do not have" in done.stderr
     assert "labels.json: labels[2]: names criterion 'safety_v1', which case demo/bad-1 was not scored on" in done.stderr
     (project / "labels.json").write_text('{"labels": [{"eval_set_id": "demo", "eval_id": "good-1"}]}')
-    done = run_evalkit("calibrate", "r1.json", "--labels", "labels.json", cwd=project)
+    done = invoke_evalkit("calibrate", "r1.json", "--labels", "labels.json", cwd=project)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "labels.json: labels[0].criterion: field required" in done.stderr
 

@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from tests.conftest import run_evalkit
+from tests.in_process import invoke_evalkit
 
 
 def write_set(folder, agent: str | None = None):
@@ -35,8 +35,8 @@ def test_an_agent_evalkit_does_not_start_is_refused_with_how_to_record_it(tmp_pa
     evalset = write_set(tmp_path)
     (tmp_path / "cassettes").mkdir()
 
-    done = run_evalkit("run", str(evalset), "--agent", agent, "--cassettes", str(tmp_path / "cassettes"), *extra,
-                       cwd=tmp_path)
+    done = invoke_evalkit("run", str(evalset), "--agent", agent, "--cassettes", str(tmp_path / "cassettes"), *extra,
+                          cwd=tmp_path)
 
     assert done.returncode == 2, done.stdout + done.stderr
     message = done.stderr
@@ -51,7 +51,7 @@ def test_the_configs_agent_is_checked_too(tmp_path):
     evalset = write_set(tmp_path, agent="http://127.0.0.1:9/turn")
     (tmp_path / "cassettes").mkdir()
 
-    done = run_evalkit("run", str(evalset), "--cassettes", str(tmp_path / "cassettes"), cwd=tmp_path)
+    done = invoke_evalkit("run", str(evalset), "--cassettes", str(tmp_path / "cassettes"), cwd=tmp_path)
 
     assert done.returncode == 2 and "evalkit proxy --cassettes" in done.stderr, done.stderr
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from evalkit.testing import FakeGemini
 from tests.cassettes.agents_support import API_KEY, gemini_reply, write_genai_callable
 from tests.cassettes.test_cassettes_end_to_end import environment, outcomes
-from tests.conftest import run_evalkit
+from tests.in_process import invoke_evalkit
 
 CITIES = ["Paris", "London", "Tokyo", "Lima", "Oslo", "Rome"]
 
@@ -30,7 +30,7 @@ def write_tangled_evalset(folder: Path) -> Path:
 
 def run(tmp_path: Path, agent: str, mode: str, env: dict[str, str], jobs: str):
     result_file = tmp_path / f"result-{mode}-{jobs}.json"
-    process = run_evalkit(
+    process = invoke_evalkit(
         "run", str(tmp_path / "tangled.evalset.json"), "--config", str(tmp_path / "test_config.json"),
         "--agent", agent, "--cassettes", str(tmp_path / "cassettes"), "--cassette-mode", mode,
         "--json", str(result_file), "--jobs", jobs, cwd=tmp_path, env=env,

@@ -1,7 +1,7 @@
 """Record a run through the model proxy, then replay it with the upstream receiving nothing.
 
-The upstream is evalkit's fake Gemini / OpenAI server; evalkit runs as a real process,
-the agents are real (google-genai, an ADK LlmAgent through ADK's Runner, a Node.js
+The upstream is evalkit's fake Gemini / OpenAI server; the `evalkit run` command runs in
+the test's process (tests/in_process.py), the agents are real (google-genai, an ADK LlmAgent through ADK's Runner, a Node.js
 process calling the Gemini REST API, the openai client).
 """
 
@@ -25,7 +25,7 @@ from tests.cassettes.agents_support import (
     write_node_agent,
     write_openai_callable,
 )
-from tests.conftest import run_evalkit
+from tests.in_process import invoke_evalkit
 
 CITIES = ["Paris", "London", "Tokyo", "Lima"]
 
@@ -38,7 +38,7 @@ def environment(tmp_path: Path, **variables: str) -> dict[str, str]:
 
 def run(tmp_path: Path, agent: str, mode: str, env: dict[str, str], *extra: str):
     result_file = tmp_path / f"result-{mode}-{len(list(tmp_path.glob('result-*')))}.json"
-    completed = run_evalkit(
+    completed = invoke_evalkit(
         "run", str(tmp_path / "weather.evalset.json"), "--config", str(tmp_path / "test_config.json"),
         "--agent", agent, "--cassettes", str(tmp_path / "cassettes"), "--cassette-mode", mode,
         "--json", str(result_file), "--jobs", "4", *extra, cwd=tmp_path, env=env,

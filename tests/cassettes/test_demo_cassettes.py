@@ -5,14 +5,15 @@ from __future__ import annotations
 import pytest
 
 from evalkit.testing.fake_gemini import FOREIGN_ENVIRONMENT
-from tests.conftest import ROOT, run_evalkit
+from tests.conftest import ROOT
+from tests.in_process import invoke_evalkit
 
 
 def test_the_llm_demo_replays_offline_without_a_key(tmp_path):
     pytest.importorskip("google.adk")
     env = dict.fromkeys((*FOREIGN_ENVIRONMENT, "GOOGLE_API_KEY"), "")
     env["GOOGLE_GEMINI_BASE_URL"] = "http://127.0.0.1:9"  # nothing listens: any real call would fail
-    completed = run_evalkit("run", str(ROOT / "evalsets" / "llm_weather"),
-                            "--cassettes", str(ROOT / "evalsets" / "cassettes"), cwd=tmp_path, env=env)
+    completed = invoke_evalkit("run", str(ROOT / "evalsets" / "llm_weather"),
+                               "--cassettes", str(ROOT / "evalsets" / "cassettes"), cwd=tmp_path, env=env)
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert "4 cases: 4 passed" in completed.stdout

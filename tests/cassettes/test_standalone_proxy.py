@@ -1,7 +1,7 @@
 """`evalkit proxy` on its own, for an agent the user starts: a real proxy process, real clients.
 
 The agent is an HTTP service on 127.0.0.1 whose google-genai client is pointed at the
-proxy, evaluated by `evalkit run` as a real process; the upstream is evalkit's fake
+proxy, evaluated by the `evalkit run` command; the upstream is evalkit's fake
 Gemini. Recording N conversations writes N cassettes; a replay proxy serves any
 number of consecutive runs alike and never forwards a call upstream.
 """
@@ -25,7 +25,7 @@ import pytest
 
 from evalkit.testing import FakeGemini
 from evalkit.testing.fake_gemini import FOREIGN_ENVIRONMENT
-from tests.conftest import run_evalkit
+from tests.in_process import invoke_evalkit
 
 CITIES = {"Paris": "sunny", "London": "rainy", "Tokyo": "cloudy", "Lima": "foggy", "Oslo": "snowy"}
 
@@ -123,8 +123,8 @@ def proxy(folder: Path, mode: str, upstream: str) -> Iterator[str]:
 
 def run_once(folder: Path, evalset: Path, agent: GenaiAgent) -> tuple[int, dict]:
     out = folder / f"result-{len(list(folder.glob('result-*.json')))}.json"
-    done = run_evalkit("run", str(evalset), "--agent", agent.url, "--jobs", "4", "--json", str(out), "--quiet",
-                       cwd=folder)
+    done = invoke_evalkit("run", str(evalset), "--agent", agent.url, "--jobs", "4", "--json", str(out), "--quiet",
+                          cwd=folder)
     assert out.exists(), done.stdout + done.stderr
     cases = json.loads(out.read_text())["cases"]
     return done.returncode, {c["eval_id"]: (c["status"], c.get("error"), c["invocations"]) for c in cases}

@@ -1,4 +1,4 @@
-"""A CES golden evaluation, imported and run by `python -m evalkit run` against a Python agent.
+"""A CES golden evaluation, imported and run by `evalkit run` against a Python agent.
 
 The agent follows the callable protocol and uses `turn.tool_mocks` for mocked tools;
 the judge is a fake Gemini server on 127.0.0.1 reached through GOOGLE_GEMINI_BASE_URL.
@@ -15,7 +15,7 @@ from evalkit.ces import import_ces
 from evalkit.results.latency import run_report
 from evalkit.schema.results import CaseResult
 from evalkit.testing import FakeGemini
-from tests.conftest import run_evalkit
+from tests.in_process import invoke_evalkit
 
 FIXTURES = Path(__file__).parent / "fixtures"
 AGENT = FIXTURES / "billing_agent.py"
@@ -37,7 +37,7 @@ def run(evalset: Path, agent: str, fake: FakeGemini, tmp_path: Path):
     out = tmp_path / f"{agent}.result.json"
     env = {"GOOGLE_GEMINI_BASE_URL": fake.base_url, "GOOGLE_API_KEY": "test-key", "GEMINI_API_KEY": "",
            "GOOGLE_GENAI_USE_VERTEXAI": "", "EVALKIT_CACHE_DIR": str(tmp_path / "cache")}
-    done = run_evalkit("run", str(evalset), "--agent", f"{AGENT}:{agent}", "--json", str(out), env=env)
+    done = invoke_evalkit("run", str(evalset), "--agent", f"{AGENT}:{agent}", "--json", str(out), env=env)
     return done, json.loads(out.read_text())
 
 

@@ -210,34 +210,34 @@ def test_a_missing_file_or_broken_json_is_an_input_error(tmp_path):
 
 
 def test_import_ces_command_writes_an_eval_set_that_validates(tmp_path):
-    from tests.conftest import run_evalkit
+    from tests.in_process import invoke_evalkit
 
     fixture = Path(__file__).parent / "fixtures" / "pay_bill.ces.json"
-    done = run_evalkit("import", "ces", str(fixture), "--out", str(tmp_path / "pay.evalset.json"), cwd=tmp_path)
+    done = invoke_evalkit("import", "ces", str(fixture), "--out", str(tmp_path / "pay.evalset.json"), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "pay.evalset.json").is_file() and (tmp_path / "test_config.json").is_file()
-    assert run_evalkit("validate", str(tmp_path / "pay.evalset.json"), cwd=tmp_path).returncode == 0
+    assert invoke_evalkit("validate", str(tmp_path / "pay.evalset.json"), cwd=tmp_path).returncode == 0
     broken = tmp_path / "broken.json"
     broken.write_text('{"golden": ')
-    bad = run_evalkit("import", "ces", str(broken), cwd=tmp_path)
+    bad = invoke_evalkit("import", "ces", str(broken), cwd=tmp_path)
     assert bad.returncode == 2 and "broken.json: line 1" in bad.stderr
 
 
 def test_import_ces_refuses_to_overwrite_a_config_unless_forced(tmp_path):
-    from tests.conftest import run_evalkit
+    from tests.in_process import invoke_evalkit
 
     fixture = Path(__file__).parent / "fixtures" / "pay_bill.ces.json"
     config = tmp_path / "test_config.json"
     config.write_text('{"criteria": {"response_match_score": 0.5}}')
-    done = run_evalkit("import", "ces", str(fixture), "--out", str(tmp_path / "pay.evalset.json"), cwd=tmp_path)
+    done = invoke_evalkit("import", "ces", str(fixture), "--out", str(tmp_path / "pay.evalset.json"), cwd=tmp_path)
     assert done.returncode == 2
     assert f"{config}: already exists; pass --force to overwrite it" in done.stderr
     assert "Traceback" not in done.stderr
     assert config.read_text() == '{"criteria": {"response_match_score": 0.5}}'
     assert not (tmp_path / "pay.evalset.json").exists()  # nothing written
 
-    forced = run_evalkit("import", "ces", str(fixture), "--out", str(tmp_path / "pay.evalset.json"), "--force",
-                         cwd=tmp_path)
+    forced = invoke_evalkit("import", "ces", str(fixture), "--out", str(tmp_path / "pay.evalset.json"), "--force",
+                            cwd=tmp_path)
     assert forced.returncode == 0, forced.stderr
     assert "ces_" in config.read_text()
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import run_evalkit
+from tests.in_process import invoke_evalkit
 
 AGENT = '''
 def agent(turn):
@@ -118,7 +118,7 @@ def ran(first_run: Path, tmp_path: Path) -> Path:
 
 
 def run(project: Path, evalset: str, result: str = "result.json"):
-    return run_evalkit("run", evalset, "--agent", "agent.py:agent", "--json", result, cwd=project)
+    return invoke_evalkit("run", evalset, "--agent", "agent.py:agent", "--json", result, cwd=project)
 
 
 def statuses(project: Path, result: str = "result.json") -> dict[str, str]:
@@ -140,7 +140,7 @@ def test_accepting_a_regressed_case_makes_the_rerun_pass_and_leaves_other_cases_
     assert statuses(project) == {"paris": "passed", "rome": "failed", "oslo": "failed"}
     before = (project / "weather.evalset.json").read_text()
 
-    done = run_evalkit("accept", "result.json", "--case", "rome", cwd=project)
+    done = invoke_evalkit("accept", "result.json", "--case", "rome", cwd=project)
 
     assert done.returncode == 0, done.stdout + done.stderr
     assert "accepted weather/rome into weather.evalset.json" in done.stdout
@@ -167,7 +167,7 @@ def test_accepting_a_regressed_case_makes_the_rerun_pass_and_leaves_other_cases_
 def test_default_accepts_every_failed_case_keeping_camel_case_keys(ran):
     pytest.importorskip("google.adk")
 
-    done = run_evalkit("accept", "result.json", cwd=ran)
+    done = invoke_evalkit("accept", "result.json", cwd=ran)
 
     assert done.returncode == 0, done.stderr
     assert "accepted weather/rome, weather/oslo into weather.evalset.json" in done.stdout
@@ -186,7 +186,7 @@ def test_a_yaml_eval_set_stays_yaml_with_its_comments_and_layout(project):
     assert run(project, "weather.evalset.yaml").returncode == 1
     before = (project / "weather.evalset.yaml").read_text()
 
-    done = run_evalkit("accept", "result.json", "--case", "weather/rome", cwd=project)
+    done = invoke_evalkit("accept", "result.json", "--case", "weather/rome", cwd=project)
 
     assert done.returncode == 0, done.stderr
     after = (project / "weather.evalset.yaml").read_text()
@@ -279,7 +279,7 @@ def test_what_cannot_be_accepted_is_an_input_error(ran, breakage, message):
         case = ["--case", "nowhere"]
     before = evalset.read_bytes() if evalset.exists() else None
 
-    done = run_evalkit("accept", "result.json", *case, cwd=ran)
+    done = invoke_evalkit("accept", "result.json", *case, cwd=ran)
 
     assert done.returncode == 2, done.stdout + done.stderr
     assert message in done.stderr
@@ -289,17 +289,17 @@ def test_what_cannot_be_accepted_is_an_input_error(ran, breakage, message):
 
 def test_an_unfinished_case_is_refused_and_nothing_failed_means_nothing_to_do(ran):
     _edit_result(ran, lambda data: data["cases"][1]["invocations"][0].update(actual=None))
-    done = run_evalkit("accept", "result.json", "--case", "rome", cwd=ran)
+    done = invoke_evalkit("accept", "result.json", "--case", "rome", cwd=ran)
     assert done.returncode == 2 and "the run did not finish this case" in done.stderr
 
     _edit_result(ran, lambda data: [case.update(status="passed") for case in data["cases"]])
-    done = run_evalkit("accept", "result.json", cwd=ran)
+    done = invoke_evalkit("accept", "result.json", cwd=ran)
     assert done.returncode == 0 and "nothing to accept: no case failed" in done.stdout
 
 
 def test_an_adk_result_file_is_not_accepted(project):
     (project / "adk.evalset_result.json").write_text(json.dumps({"eval_set_result_id": "x", "eval_case_results": []}))
-    done = run_evalkit("accept", "adk.evalset_result.json", cwd=project)
+    done = invoke_evalkit("accept", "adk.evalset_result.json", cwd=project)
     assert done.returncode == 2 and "not an evalkit result file" in done.stderr
 
 
@@ -333,14 +333,14 @@ MULTI_TURN = """{{
 def test_accept_rewrites_only_the_member_that_changed_in_the_style_it_had(tmp_path):
     (tmp_path / "agent.py").write_text(MULTI_TURN_AGENT)
     (tmp_path / "trip.evalset.json").write_text(MULTI_TURN)
-    first = run_evalkit("run", "trip.evalset.json", "--agent", "agent.py:agent", "--json", "result.json", cwd=tmp_path)
+    first = invoke_evalkit("run", "trip.evalset.json", "--agent", "agent.py:agent", "--json", "result.json", cwd=tmp_path)
     assert first.returncode == 1, first.stdout + first.stderr
-    done = run_evalkit("accept", "result.json", cwd=tmp_path)
+    done = invoke_evalkit("accept", "result.json", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     before, after = MULTI_TURN.splitlines(), (tmp_path / "trip.evalset.json").read_text().splitlines()
     changed = [(old, new) for old, new in zip(before, after) if old != new]
     assert len(before) == len(after) and changed == [(
         '          "intermediate_data": {"tool_uses": [{"name": "get_weather", "args": {"city": "Rome"}}]}',
         '          "intermediate_data": {"tool_uses": []}')]
-    again = run_evalkit("run", "trip.evalset.json", "--agent", "agent.py:agent", cwd=tmp_path)
+    again = invoke_evalkit("run", "trip.evalset.json", "--agent", "agent.py:agent", cwd=tmp_path)
     assert again.returncode == 0, again.stdout

@@ -16,7 +16,8 @@ import sys
 import time
 from pathlib import Path
 
-from tests.conftest import FIXTURES, ROOT, run_evalkit
+from tests.conftest import FIXTURES, ROOT
+from tests.in_process import invoke_evalkit
 
 ECHO = str(FIXTURES / "echo.evalset.json")
 AGENTS = str(FIXTURES / "agents_py" / "agents.py")
@@ -29,15 +30,15 @@ def _cases(out: Path) -> dict[str, dict]:
 
 def test_an_agent_traceback_is_kept_in_error_detail_and_shown_under_debug(tmp_path):
     out = tmp_path / "r.json"
-    done = run_evalkit("run", f"{ECHO}:boom", "--agent", f"{AGENTS}:explodes_on_boom", "--config", ROUGE,
-                       "--json", str(out))
+    done = invoke_evalkit("run", f"{ECHO}:boom", "--agent", f"{AGENTS}:explodes_on_boom", "--config", ROUGE,
+                          "--json", str(out))
     assert done.returncode == 3 and "Traceback" not in done.stdout + done.stderr
     assert "run with --debug to see where the agent failed" in done.stdout
     detail = _cases(out)["boom"]["error_detail"]
     assert detail.startswith("Traceback (most recent call last):")
     assert "agents.py" in detail and "in explodes_on_boom" in detail  # the agent's own frame
     assert detail.rstrip().endswith("RuntimeError: the tool backend is down")
-    debug = run_evalkit("run", f"{ECHO}:boom", "--agent", f"{AGENTS}:explodes_on_boom", "--config", ROUGE, "--debug")
+    debug = invoke_evalkit("run", f"{ECHO}:boom", "--agent", f"{AGENTS}:explodes_on_boom", "--config", ROUGE, "--debug")
     assert debug.returncode == 3
     assert "in explodes_on_boom" in debug.stdout + debug.stderr
     assert "run with --debug" not in debug.stdout
@@ -70,8 +71,8 @@ def test_a_failing_adk_agent_does_not_flood_the_console(tmp_path):
     (folder / "agent.py").write_text(FAILING_LLM_AGENT)
     out = tmp_path / "r.json"
     agent = str(folder)
-    done = run_evalkit("run", str(evalset), "--agent", agent, "--config", ROUGE, "--json", str(out),
-                       env={"GOOGLE_API_KEY": "unused"})
+    done = invoke_evalkit("run", str(evalset), "--agent", agent, "--config", ROUGE, "--json", str(out),
+                          env={"GOOGLE_API_KEY": "unused"})
     assert done.returncode == 3, done.stderr
     output = done.stdout + done.stderr
     assert "Traceback" not in output and "Node execution failed" not in output, output
@@ -80,8 +81,8 @@ def test_a_failing_adk_agent_does_not_flood_the_console(tmp_path):
     assert "! 3 cases, the same error: " in done.stdout
     detail = _cases(out)["explodes_0"]["error_detail"]
     assert "in refuse" in detail and "RuntimeError: the model gateway is down" in detail
-    debug = run_evalkit("run", str(evalset), "--agent", agent, "--config", ROUGE, "--debug", "--jobs", "1",
-                        env={"GOOGLE_API_KEY": "unused"})
+    debug = invoke_evalkit("run", str(evalset), "--agent", agent, "--config", ROUGE, "--debug", "--jobs", "1",
+                           env={"GOOGLE_API_KEY": "unused"})
     assert "Node execution failed" in debug.stderr and "in refuse" in debug.stdout
 
 
@@ -105,13 +106,13 @@ def test_worker_stderr_is_shown_under_debug_and_kept_on_failure(tmp_path):
     worker.write_text(CHATTY_WORKER)
     agent = f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(worker))}"
     out = tmp_path / "r.json"
-    done = run_evalkit("run", f"{ECHO}:hello,boom", "--agent", agent, "--config", ROUGE, "--json", str(out),
-                       "--jobs", "1")
+    done = invoke_evalkit("run", f"{ECHO}:hello,boom", "--agent", agent, "--config", ROUGE, "--json", str(out),
+                          "--jobs", "1")
     assert done.returncode == 3
     assert "worker ready" not in done.stdout + done.stderr  # stderr is for --debug
     detail = _cases(out)["boom"]["error_detail"]
     assert "handling boom\ndatabase connection refused" in detail
-    debug = run_evalkit("run", f"{ECHO}:hello", "--agent", agent, "--config", ROUGE, "--debug")
+    debug = invoke_evalkit("run", f"{ECHO}:hello", "--agent", agent, "--config", ROUGE, "--debug")
     assert debug.returncode == 0
     pid_prefixed = [line for line in debug.stderr.splitlines() if "worker ready, model loaded" in line]
     assert pid_prefixed and pid_prefixed[0].split(": ")[0].startswith("python")  # worker name and pid
@@ -122,7 +123,7 @@ def test_a_worker_that_dies_at_start_stops_the_run_with_the_line_that_explains_i
     script = tmp_path / "agent.js"
     script.write_text("require('evalkit-no-such-module');\n")
     command = f"node {shlex.quote(str(script))}"
-    done = run_evalkit("run", ECHO, "--agent", f"cmd:{command}", "--config", ROUGE, "--json", str(out))
+    done = invoke_evalkit("run", ECHO, "--agent", f"cmd:{command}", "--config", ROUGE, "--json", str(out))
     assert done.returncode == 2, done.stderr
     assert done.stdout == "" and not out.exists()  # no case counts: one message, not one error per case
     (message,) = done.stderr.splitlines()
@@ -137,7 +138,7 @@ def test_an_http_agent_with_nothing_listening_stops_the_run_before_it_starts(tmp
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     url = f"http://127.0.0.1:{port}/turn"
-    done = run_evalkit("run", ECHO, "--agent", url, "--config", ROUGE, "--json", str(tmp_path / "r.json"))
+    done = invoke_evalkit("run", ECHO, "--agent", url, "--config", ROUGE, "--json", str(tmp_path / "r.json"))
     assert done.returncode == 2, done.stderr
     assert done.stdout == "" and done.stderr.splitlines() == [
         (f"evalkit: --agent {url}: nothing answers at 127.0.0.1:{port} (Connection refused); "
@@ -157,8 +158,8 @@ def test_cases_that_fail_alike_are_said_once_with_their_count(tmp_path):
     worker = tmp_path / "worker.py"
     worker.write_text(DIES_ON_EVERY_TURN)
     out = tmp_path / "r.json"
-    done = run_evalkit("run", ECHO, "--agent", f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(worker))}",
-                       "--config", ROUGE, "--json", str(out), "--jobs", "1")
+    done = invoke_evalkit("run", ECHO, "--agent", f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(worker))}",
+                          "--config", ROUGE, "--json", str(out), "--jobs", "1")
     assert done.returncode == 3, done.stderr  # it started fine: each case is an error, the run completes
     error_lines = [line for line in done.stdout.splitlines() if line.startswith("! ")]
     assert error_lines == [("! 4 cases, the same error: the agent process exited with code 3; "

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import textwrap
 
-from tests.conftest import ROOT, run_evalkit
+from tests.conftest import ROOT
+from tests.in_process import invoke_evalkit
 
 METRICS = '''
 from types import SimpleNamespace
@@ -35,8 +36,8 @@ def test_custom_metrics_from_the_users_project(tmp_path):
     }
     (tmp_path / "cfg.json").write_text(json.dumps(config))
     out = tmp_path / "r.json"
-    done = run_evalkit("run", str(ROOT / "evalsets" / "weather.evalset.json"), "--config", "cfg.json",
-                       "--json", str(out), cwd=tmp_path)
+    done = invoke_evalkit("run", str(ROOT / "evalsets" / "weather.evalset.json"), "--config", "cfg.json",
+                          "--json", str(out), cwd=tmp_path)
     assert done.returncode == 1, done.stderr
     cases = {c["eval_id"]: c for c in json.loads(out.read_text())["cases"]}
     length, adk = cases["paris"]["criteria"][:2]
@@ -46,7 +47,7 @@ def test_custom_metrics_from_the_users_project(tmp_path):
 
 
 def test_criteria_lists_names_options_and_defaults():
-    done = run_evalkit("criteria")
+    done = invoke_evalkit("criteria")
     assert done.returncode == 0
     flat = " ".join(done.stdout.split())
     for name in ("tool_trajectory_avg_score", "response_match_score", "token_usage_v1"):
@@ -55,12 +56,12 @@ def test_criteria_lists_names_options_and_defaults():
 
 
 def test_schema_is_json_schema_of_the_models():
-    evalset = json.loads(run_evalkit("schema", "evalset").stdout)
+    evalset = json.loads(invoke_evalkit("schema", "evalset").stdout)
     assert evalset["required"] == ["eval_set_id", "eval_cases"]
     assert "Invocation" in evalset["$defs"] and "eval_cases" in evalset["properties"]
-    config = json.loads(run_evalkit("schema", "config").stdout)
+    config = json.loads(invoke_evalkit("schema", "config").stdout)
     assert "criteria" in config["properties"]
-    bad = run_evalkit("schema", "nope")
+    bad = invoke_evalkit("schema", "nope")
     assert bad.returncode == 2 and "choose 'evalset' or 'config'" in bad.stderr
 
 
@@ -74,6 +75,6 @@ def test_yaml_eval_set_runs(tmp_path):
                 final_response: {role: model, parts: [{text: "It is sunny in Rome today, 28°C."}]}
                 intermediate_data: {tool_uses: [{name: get_weather, args: {city: Rome}}]}
     """))
-    done = run_evalkit("run", str(tmp_path), "--agent", f"{ROOT}/examples/weather_agent/agent.py:weather_agent")
+    done = invoke_evalkit("run", str(tmp_path), "--agent", f"{ROOT}/examples/weather_agent/agent.py:weather_agent")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "yaml_weather/rome" in done.stdout

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 from tests.conftest import FIXTURES, ROOT, run_evalkit
+from tests.in_process import invoke_evalkit
 
 ECHO = str(FIXTURES / "echo.evalset.json")
 AGENTS = str(FIXTURES / "agents_py" / "agents.py")
@@ -16,31 +17,31 @@ ROUGE = str(FIXTURES / "rouge_only.config.json")
 
 
 def test_h_and_version_and_short_flags():
-    short = run_evalkit("run", "-h")
+    short = invoke_evalkit("run", "-h")
     assert short.returncode == 0 and "Usage: evalkit run" in short.stdout
     from evalkit import __version__
 
     for flag in ("--version", "-V"):
-        done = run_evalkit(flag)
+        done = invoke_evalkit(flag)
         assert done.returncode == 0 and done.stdout.strip() == f"evalkit {__version__}"
     assert "-j, --jobs" in short.stdout and "-q, --quiet" in short.stdout
-    quiet = run_evalkit("run", f"{ECHO}:hello", "--agent", f"{AGENTS}:echo", "--config", ROUGE, "-q", "-j", "2")
+    quiet = invoke_evalkit("run", f"{ECHO}:hello", "--agent", f"{AGENTS}:echo", "--config", ROUGE, "-q", "-j", "2")
     assert quiet.returncode == 0, quiet.stderr
     assert quiet.stdout.strip().startswith("1 case: 1 passed")
 
 
 def test_help_has_no_python_type_names_and_spaces_its_aliases():
     for command in ("run", "validate", "compare", "merge", "report", "criteria", "schema", "scenarios"):
-        text = run_evalkit(command, "--help").stdout
+        text = invoke_evalkit(command, "--help").stdout
         for python_name in ("<bool>", "<str>", "<int", "<float>", "<path>", "list[", "{paths}"):
             assert python_name not in text, (command, python_name)
-    text = run_evalkit("run", "--help").stdout
+    text = invoke_evalkit("run", "--help").stdout
     assert "--config, --config_file_path FILE" in text
     assert "--jobs N" in text
 
 
 def test_criteria_shows_defaults_as_config_values_and_does_not_wrap_when_piped():
-    done = run_evalkit("criteria")
+    done = invoke_evalkit("criteria")
     assert done.returncode == 0
     lines = done.stdout.splitlines()
     assert "    match_type = \"EXACT\"" in "\n".join(lines)
@@ -53,10 +54,10 @@ def test_criteria_shows_defaults_as_config_values_and_does_not_wrap_when_piped()
 
 def test_debug_works_after_the_subcommand_and_shows_the_traceback(tmp_path):
     missing = tmp_path / "nope.evalset.json"
-    plain = run_evalkit("run", str(missing), "--agent", f"{AGENTS}:echo")
+    plain = invoke_evalkit("run", str(missing), "--agent", f"{AGENTS}:echo")
     assert plain.returncode == 2 and "Traceback" not in plain.stderr
     for args in (["--debug", "run", str(missing)], ["run", str(missing), "--debug"]):
-        done = run_evalkit(*args, "--agent", f"{AGENTS}:echo")
+        done = invoke_evalkit(*args, "--agent", f"{AGENTS}:echo")
         assert done.returncode == 2, done.stderr  # the same exit code, with the traceback shown
         assert "Traceback (most recent call last)" in done.stderr
 
@@ -90,7 +91,8 @@ def test_command_line_mistakes_are_usage_errors_with_exit_2_not_internal_errors(
         (["run"], "Missing argument 'PATH'"),
         (["no-such-command"], "No such command 'no-such-command'"),
     ):
-        done = run_evalkit(*args)
+        # The first as a real process (exit 2 from the interpreter), the rest through the same `main()`.
+        done = (run_evalkit if args[-1] == "--no-such-flag" else invoke_evalkit)(*args)
         assert done.returncode == 2, (args, done.stderr)
         assert says in done.stderr and "internal error" not in done.stderr, (args, done.stderr)
         assert "Try 'evalkit" in done.stderr and "Traceback" not in done.stderr
@@ -104,7 +106,7 @@ def test_a_repeat_that_is_neither_a_number_nor_auto_is_a_usage_error():
                                    "at least 1, such as 5 (see docs/repeats.md)")
 
 def test_a_bad_setting_under_debug_is_still_exit_2_naming_the_flag():
-    done = run_evalkit("run", ECHO, "--agent", f"{AGENTS}:echo", "--jobs", "0", "--debug")
+    done = invoke_evalkit("run", ECHO, "--agent", f"{AGENTS}:echo", "--jobs", "0", "--debug")
     assert done.returncode == 2, done.stderr
     assert "evalkit: --jobs 0: " in done.stderr and "internal error" not in done.stderr
 
@@ -119,14 +121,14 @@ def test_an_unexpected_exception_is_one_line_with_exit_4(tmp_path):
     assert len(lines) == 1 and "Traceback" not in done.stderr
     assert lines[0].startswith("evalkit: internal error: RuntimeError: an adapter bug outside any case")
     assert lines[0].endswith("run with --debug for the traceback")
-    debug = run_evalkit("run", f"{ECHO}:hello", "--agent", f"{adapter}:agent", "--config", ROUGE, "--debug")
+    debug = invoke_evalkit("run", f"{ECHO}:hello", "--agent", f"{adapter}:agent", "--config", ROUGE, "--debug")
     assert debug.returncode == 4 and "Traceback (most recent call last)" in debug.stderr
 
 
 def test_a_replay_file_holding_a_json_string_that_is_no_json_is_an_input_error(tmp_path):
     recording = tmp_path / "recording.json"
     recording.write_text(json.dumps("not a result file, but a JSON string"))
-    done = run_evalkit("run", f"{ECHO}:hello", "--agent", f"replay:{recording}", "--config", ROUGE)
+    done = invoke_evalkit("run", f"{ECHO}:hello", "--agent", f"replay:{recording}", "--config", ROUGE)
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     assert f"{recording}: not a result file: a JSON string that is not JSON" in done.stderr

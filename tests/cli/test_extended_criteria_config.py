@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from tests.conftest import FIXTURES, run_evalkit
+from tests.conftest import FIXTURES
+from tests.in_process import invoke_evalkit
 
 ECHO = str(FIXTURES / "echo.evalset.json")
 
@@ -14,7 +15,7 @@ ECHO = str(FIXTURES / "echo.evalset.json")
 def validate(tmp_path, criteria):
     config = tmp_path / "test_config.json"
     config.write_text(json.dumps({"criteria": criteria}))
-    return run_evalkit("validate", ECHO, "--config", str(config)), str(config)
+    return invoke_evalkit("validate", ECHO, "--config", str(config)), str(config)
 
 
 @pytest.mark.parametrize(("criteria", "place", "message"), [
@@ -58,10 +59,10 @@ def test_good_options_validate(tmp_path):
 
 
 def test_criteria_and_schema_list_the_new_criteria_and_options():
-    listing = run_evalkit("criteria").stdout
+    listing = invoke_evalkit("criteria").stdout
     for text in ("tool_trajectory_match_v1", "partial_credit", "final_session_state_v1", "cost_v1", "prices"):
         assert text in listing
-    schema = json.loads(run_evalkit("schema", "config").stdout)
+    schema = json.loads(invoke_evalkit("schema", "config").stdout)
     criteria = schema["properties"]["criteria"]["properties"]
     trajectory = criteria["tool_trajectory_match_v1"]["anyOf"][1]["properties"]
     assert {"threshold", "mode", "partial_credit", "agent", "tools"} <= set(trajectory)

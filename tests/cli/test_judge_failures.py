@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from evalkit.testing import FakeGemini
-from tests.conftest import run_evalkit
+from tests.in_process import invoke_evalkit
 
 REGRESSED = "examples/weather_agent/regressed_agent.py:weather_agent"
 FAST_RETRIES = {"EVALKIT_JUDGE_RETRY_BASE_DELAY": "0.001", "EVALKIT_JUDGE_RETRY_MAX_DELAY": "0.01"}
@@ -23,9 +23,9 @@ def _run(tmp_path: Path, env: dict[str, str], criteria: dict) -> tuple[object, d
     config = tmp_path / "config.json"
     config.write_text(json.dumps({"criteria": criteria}))
     out = tmp_path / "result.json"
-    done = run_evalkit("run", "evalsets/weather.evalset.json", "--agent", REGRESSED, "--config", str(config),
-                       "--json", str(out), "--no-cache",
-                       env={"EVALKIT_CACHE_DIR": str(tmp_path / "cache"), **FAST_RETRIES, **env})
+    done = invoke_evalkit("run", "evalsets/weather.evalset.json", "--agent", REGRESSED, "--config", str(config),
+                          "--json", str(out), "--no-cache",
+                          env={"EVALKIT_CACHE_DIR": str(tmp_path / "cache"), **FAST_RETRIES, **env})
     return done, json.loads(out.read_text()) if out.exists() else {}
 
 

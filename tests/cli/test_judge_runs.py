@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from evalkit.testing import FakeGemini
-from tests.conftest import run_evalkit
+from tests.in_process import invoke_evalkit
 
 MARKER_KEY = "MARKER-KEY-7f3a9c"
 REGRESSED = "examples/weather_agent/regressed_agent.py:weather_agent"
@@ -42,8 +42,8 @@ def judged_run(fake: FakeGemini, tmp_path: Path, *extra: str) -> tuple[object, d
         "EVALKIT_CACHE_DIR": str(tmp_path / "cache"),
         "EVALKIT_JUDGE_RETRY_BASE_DELAY": "0.001", "EVALKIT_JUDGE_RETRY_MAX_DELAY": "0.01",
     }
-    done = run_evalkit("run", "evalsets/weather.evalset.json", "--agent", REGRESSED, "--config", str(config),
-                       "--json", str(out), *extra, env=env)
+    done = invoke_evalkit("run", "evalsets/weather.evalset.json", "--agent", REGRESSED, "--config", str(config),
+                          "--json", str(out), *extra, env=env)
     result = json.loads(out.read_text()) if out.exists() else {}
     return done, result
 

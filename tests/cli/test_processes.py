@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from tests.conftest import FIXTURES, run_evalkit
+from tests.conftest import FIXTURES
+from tests.in_process import invoke_evalkit
 
 AGENTS = FIXTURES / "agents_py" / "agents.py"
 
@@ -24,9 +25,9 @@ def test_processes_give_the_same_verdicts_as_one_process_in_plan_order(tmp_path)
     evalset = write_set(tmp_path, 12)
     config = str(FIXTURES / "rouge_only.config.json")
     one, two = tmp_path / "one.json", tmp_path / "two.json"
-    single = run_evalkit("run", evalset, "--agent", f"{AGENTS}:explodes_on_boom", "--config", config, "--json", str(one))
-    spread = run_evalkit("run", evalset, "--agent", f"{AGENTS}:explodes_on_boom", "--config", config,
-                         "--json", str(two), "--processes", "3")
+    single = invoke_evalkit("run", evalset, "--agent", f"{AGENTS}:explodes_on_boom", "--config", config, "--json", str(one))
+    spread = invoke_evalkit("run", evalset, "--agent", f"{AGENTS}:explodes_on_boom", "--config", config,
+                            "--json", str(two), "--processes", "3")
     assert single.returncode == spread.returncode == 3, spread.stderr
     first, second = json.loads(one.read_text()), json.loads(two.read_text())
     assert [(c["eval_id"], c["status"]) for c in second["cases"]] == [(c["eval_id"], c["status"]) for c in first["cases"]]
@@ -36,7 +37,7 @@ def test_processes_give_the_same_verdicts_as_one_process_in_plan_order(tmp_path)
 
 
 def test_processes_and_shard_together_are_a_usage_error(tmp_path):
-    done = run_evalkit("run", write_set(tmp_path, 2), "--agent", f"{AGENTS}:echo", "--processes", "2", "--shard", "1/2")
+    done = invoke_evalkit("run", write_set(tmp_path, 2), "--agent", f"{AGENTS}:echo", "--processes", "2", "--shard", "1/2")
     assert done.returncode == 2 and "--processes with --shard" in done.stderr and "Traceback" not in done.stderr
 
 
@@ -48,8 +49,8 @@ def test_an_agent_that_cannot_start_is_one_message_and_exit_2_with_processes_too
     broken = tmp_path / "agent.py"
     broken.write_text("raise SystemExit('the model file is missing')\n")
     command = f"{shlex.quote(sys.executable)} {shlex.quote(str(broken))}"
-    done = run_evalkit("run", evalset, "--agent", f"cmd:{command}", "--config", str(FIXTURES / "rouge_only.config.json"),
-                       "--processes", "2")
+    done = invoke_evalkit("run", evalset, "--agent", f"cmd:{command}", "--config", str(FIXTURES / "rouge_only.config.json"),
+                          "--processes", "2")
     assert done.returncode == 2, done.stderr
     (line,) = done.stderr.splitlines()
     assert line.startswith(f"evalkit: --agent cmd:{command}: it stopped as soon as it started, before any case ran")

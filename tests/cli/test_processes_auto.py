@@ -10,7 +10,8 @@ from evalkit.engine.process_count import (
     choose_processes,
     parse_processes,
 )
-from tests.conftest import ROOT, run_evalkit
+from tests.conftest import ROOT
+from tests.in_process import invoke_evalkit
 
 ADK_FOLDER = str(ROOT / "examples" / "llm_weather_agent")
 
@@ -49,6 +50,6 @@ def test_free_cores_is_at_least_one_and_at_most_the_cores():
 
 
 def test_a_bad_processes_value_is_an_input_error(tmp_path):
-    done = run_evalkit("run", str(ROOT / "evalsets" / "weather.evalset.json"), "--processes", "0", cwd=tmp_path)
+    done = invoke_evalkit("run", str(ROOT / "evalsets" / "weather.evalset.json"), "--processes", "0", cwd=tmp_path)
     assert done.returncode == 2 and "--processes 0: expected 'auto' or a whole number" in done.stderr
     assert "Traceback" not in done.stderr

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.conftest import run_evalkit
+from tests.in_process import invoke_evalkit
 
 AGENT = '''
 def agent(turn):
@@ -27,7 +27,7 @@ def _recorded_run(tmp_path):
         {"eval_id": "close", "conversation": [_turn("It is sunny in Paris today.")]},
     ]}))
     first = tmp_path / "first.json"
-    done = run_evalkit("run", str(evalset), "--agent", "agent.py:agent", "--json", str(first), "--quiet", cwd=tmp_path)
+    done = invoke_evalkit("run", str(evalset), "--agent", "agent.py:agent", "--json", str(first), "--quiet", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     (tmp_path / "agent.py").unlink()  # rescoring must not need the agent
     return evalset, first
@@ -44,8 +44,8 @@ def test_rescore_applies_a_new_config_to_the_saved_turns(tmp_path):
     second = tmp_path / "second.json"
     junit = tmp_path / "second.xml"
 
-    done = run_evalkit("rescore", str(first), "--config", str(strict), "--json", str(second), "--junit", str(junit),
-                       "--quiet", cwd=tmp_path)
+    done = invoke_evalkit("rescore", str(first), "--config", str(strict), "--json", str(second), "--junit", str(junit),
+                          "--quiet", cwd=tmp_path)
 
     assert done.returncode == 1, done.stderr  # "close" no longer clears the stricter threshold
     before, after = _cases(first), _cases(second)
@@ -63,7 +63,7 @@ def test_rescore_without_a_config_gives_the_runs_own_verdicts(tmp_path):
     _, first = _recorded_run(tmp_path)
     again = tmp_path / "again.json"
 
-    done = run_evalkit("rescore", str(first), "--json", str(again), "--quiet", cwd=tmp_path)
+    done = invoke_evalkit("rescore", str(first), "--json", str(again), "--quiet", cwd=tmp_path)
 
     assert done.returncode == 0, done.stderr
     scores = {k: [(c["name"], c["score"]) for c in v["criteria"]] for k, v in _cases(first).items()}
@@ -77,7 +77,7 @@ def test_a_missing_eval_set_file_is_rebuilt_from_the_expected_turns_in_the_resul
     strict.write_text(json.dumps({"criteria": {"response_match_score": 0.95, "tool_trajectory_avg_score": 1.0}}))
     second = tmp_path / "second.json"
 
-    done = run_evalkit("rescore", str(first), "--config", str(strict), "--json", str(second), "--quiet", cwd=tmp_path)
+    done = invoke_evalkit("rescore", str(first), "--config", str(strict), "--json", str(second), "--quiet", cwd=tmp_path)
 
     assert done.returncode == 1, done.stderr
     after = _cases(second)
@@ -89,7 +89,7 @@ def test_a_file_that_is_no_result_is_an_input_error(tmp_path):
     bogus = tmp_path / "bogus.json"
     bogus.write_text(json.dumps({"hello": 1}))
 
-    done = run_evalkit("rescore", str(bogus), cwd=tmp_path)
+    done = invoke_evalkit("rescore", str(bogus), cwd=tmp_path)
 
     assert done.returncode == 2
     assert "not an evalkit result file or an ADK *.evalset_result.json" in done.stderr
@@ -116,7 +116,7 @@ def test_an_adk_result_file_is_rescored_from_its_expected_turns(tmp_path):
     config.write_text(json.dumps({"criteria": {"response_match_score": 0.8}}))
     out = tmp_path / "rescored.json"
 
-    done = run_evalkit("rescore", str(adk_result), "--config", str(config), "--json", str(out), "--quiet", cwd=tmp_path)
+    done = invoke_evalkit("rescore", str(adk_result), "--config", str(config), "--json", str(out), "--quiet", cwd=tmp_path)
 
     assert done.returncode == 1, done.stderr
     assert {k: v["status"] for k, v in _cases(out).items()} == {"exact": "passed", "off": "failed"}

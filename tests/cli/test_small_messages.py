@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tests.conftest import FIXTURES, run_evalkit
+from tests.conftest import FIXTURES
+from tests.in_process import invoke_evalkit
 
 ECHO = str(FIXTURES / "echo.evalset.json")
 AGENTS = str(FIXTURES / "agents_py" / "agents.py")
@@ -13,7 +14,7 @@ def test_a_tab_in_yaml_indentation_says_to_indent_with_spaces(tmp_path):
     lead.write_text("eval_set_id: c\neval_cases:\n\t- eval_id: x\n")
     inner = tmp_path / "inner.evalset.yaml"
     inner.write_text("eval_set_id: c\neval_cases:\n  - eval_id: x\n\tconversation: []\n")
-    done = run_evalkit("validate", str(lead), str(inner))
+    done = invoke_evalkit("validate", str(lead), str(inner))
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
         f"evalkit: {lead}: line 3 column 1: invalid YAML: tabs are not allowed in YAML; indent with spaces",
@@ -28,18 +29,18 @@ def test_timeout_and_repeat_out_of_range_are_worded_like_jobs():
                           "(see docs/repeats.md)"),
         ("--jobs", "0", "expected 'auto' or a whole number of cases at a time, at least 1, such as 16"),
     ):
-        done = run_evalkit("run", ECHO, "--agent", f"{AGENTS}:echo", flag, value)
+        done = invoke_evalkit("run", ECHO, "--agent", f"{AGENTS}:echo", flag, value)
         assert done.returncode == 2, done.stderr
         assert done.stderr.splitlines() == [f"evalkit: {flag} {value}: {says}"]
 
 
 def test_criteria_name_shows_that_criterion_alone():
-    done = run_evalkit("criteria", "response_match_score")
+    done = invoke_evalkit("criteria", "response_match_score")
     assert done.returncode == 0, done.stderr
     headings = [line for line in done.stdout.splitlines() if line and not line.startswith(" ")]
     assert headings == ["response_match_score  (threshold; needs expected turns)"]
     assert "ROUGE-1" in done.stdout
-    wrong = run_evalkit("criteria", "respons_match_score")
+    wrong = invoke_evalkit("criteria", "respons_match_score")
     assert wrong.returncode == 2 and wrong.stdout == ""
     assert wrong.stderr.splitlines() == [("evalkit: no criterion named 'respons_match_score'; did you mean "
                                           "'response_match_score'? (`evalkit criteria` lists them all)")]

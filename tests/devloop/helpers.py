@@ -8,14 +8,19 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import run_evalkit
+from tests.in_process import invoke_evalkit
 
 WEATHER = "evalsets/weather.evalset.json"
 REGRESSED = "examples/weather_agent/regressed_agent.py:weather_agent"
 
 
-def evalkit(*args: str, tmp_path: Path, env: dict[str, str] | None = None):
-    """`python -m evalkit …` with the run history kept in the test's own folder."""
-    return run_evalkit(*args, env={"EVALKIT_RUNS_DIR": str(tmp_path / "runs"), **(env or {})})
+def evalkit(*args: str, tmp_path: Path, env: dict[str, str] | None = None, real_process: bool = False):
+    """The `evalkit …` command with the run history in the test's own folder.
+
+    In-process (tests/in_process.py), or as `python -m evalkit` for the tests that pin an exit code's contract.
+    """
+    command = run_evalkit if real_process else invoke_evalkit
+    return command(*args, env={"EVALKIT_RUNS_DIR": str(tmp_path / "runs"), **(env or {})})
 
 
 def load(path: Path) -> dict[str, Any]:

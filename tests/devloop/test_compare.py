@@ -47,7 +47,8 @@ def test_a_seeded_regression_exits_1_and_is_listed_first(demo_result, tmp_path):
     base_path, base = demo_result
     # `no_city` is last in the file; seeding the regression there shows the table reorders.
     new = save(seeded(base, "no_city", "response_match_score", 0.4, "failed", "failed"), tmp_path / "new.json")
-    done = evalkit("compare", str(base_path), str(new), "--all", "--json", str(tmp_path / "diff.json"), tmp_path=tmp_path)
+    done = evalkit("compare", str(base_path), str(new), "--all", "--json", str(tmp_path / "diff.json"), tmp_path=tmp_path,
+                   real_process=True)
     assert done.returncode == 1, done.stderr
     rows = [line for line in done.stdout.splitlines() if line.startswith(("regressed", "unchanged"))]
     assert rows[0].split()[:4] == ["regressed", "weather/no_city", "passed", "→"]

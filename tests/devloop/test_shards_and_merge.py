@@ -54,7 +54,7 @@ def test_merge_exit_code_is_the_whole_runs(shard_files, tmp_path):
     failing["cases"][0]["status"] = "failed"
     failing_path = save(failing, tmp_path / "shard2.json")
     done = evalkit("merge", str(shard_files[0]), str(failing_path), str(shard_files[2]), "--json",
-                   str(tmp_path / "all.json"), "--quiet", tmp_path=tmp_path)
+                   str(tmp_path / "all.json"), "--quiet", tmp_path=tmp_path, real_process=True)
     assert done.returncode == 1
     assert done.stdout.startswith("3 cases: 2 passed, 1 failed")
     errored = dict(failing, cases=[{**failing["cases"][0], "status": "error", "error": "agent down"}])

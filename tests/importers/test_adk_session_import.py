@@ -15,7 +15,8 @@ from evalkit.errors import InputError  # noqa: E402
 from evalkit.importers.adk_session import SessionFilter, import_adk_sessions  # noqa: E402
 
 from tests.agents.adk_server_fixture import start_adk_server, stop_adk_server  # noqa: E402
-from tests.conftest import FIXTURES, run_evalkit  # noqa: E402
+from tests.conftest import FIXTURES  # noqa: E402
+from tests.in_process import invoke_evalkit  # noqa: E402
 
 AGENTS = FIXTURES / "adk_agents"
 
@@ -52,7 +53,7 @@ def test_an_exported_session_becomes_an_eval_set_that_adk_loads_and_that_passes(
     file.write_text(json.dumps(exported))
     out = tmp_path / "regression.evalset.json"
 
-    done = run_evalkit("import", "adk-session", str(file), "--out", str(out), cwd=tmp_path)
+    done = invoke_evalkit("import", "adk-session", str(file), "--out", str(out), cwd=tmp_path)
 
     assert done.returncode == 0, done.stderr
     assert f"wrote {out} (1 eval case: {exported['id']})" in done.stdout
@@ -70,7 +71,7 @@ def test_an_exported_session_becomes_an_eval_set_that_adk_loads_and_that_passes(
 
     for agent in (f"adk-server:{server.url}/table_agent", str(AGENTS / "table_agent")):
         result = tmp_path / "result.json"
-        ran = run_evalkit("run", str(out), "--agent", agent, "--json", str(result), "--quiet", cwd=tmp_path)
+        ran = invoke_evalkit("run", str(out), "--agent", agent, "--json", str(result), "--quiet", cwd=tmp_path)
         assert ran.returncode == 0, ran.stdout + ran.stderr
         summary = json.loads(result.read_text())["summary"]
         assert (summary["cases"], summary["passed"]) == (1, 1)
@@ -126,7 +127,7 @@ def test_adks_sql_session_database_becomes_eval_sets_that_pass(tmp_path, monkeyp
     ids = asyncio.run(_write_database(f"sqlite+aiosqlite:///{database}"))
     assert "event_data" in {row[1] for row in sqlite3.connect(database).execute("PRAGMA table_info(events)")}
 
-    done = run_evalkit("import", "adk-session", f"sqlite+aiosqlite:///{database}", "--app", "table_agent", cwd=tmp_path)
+    done = invoke_evalkit("import", "adk-session", f"sqlite+aiosqlite:///{database}", "--app", "table_agent", cwd=tmp_path)
     everything = import_adk_sessions(str(database), tmp_path / "all.evalset.json")
 
     assert done.returncode == 0, done.stderr
@@ -140,7 +141,7 @@ def test_adks_sql_session_database_becomes_eval_sets_that_pass(tmp_path, monkeyp
 
     for app, evalset in (("table_agent", written), ("llm_tool_agent", f"{everything.evalset_path}:{ids['llm_tool_agent']}")):
         result = tmp_path / f"{app}.json"
-        ran = run_evalkit("run", str(evalset), "--agent", str(AGENTS / app), "--json", str(result), "--quiet", cwd=tmp_path)
+        ran = invoke_evalkit("run", str(evalset), "--agent", str(AGENTS / app), "--json", str(result), "--quiet", cwd=tmp_path)
         assert ran.returncode == 0, ran.stdout + ran.stderr
         assert json.loads(result.read_text())["summary"]["passed"] == 1
 

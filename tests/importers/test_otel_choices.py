@@ -22,7 +22,7 @@ from evalkit.commands.import_otel import import_otel_command
 from evalkit.errors import InputError, UsageError
 from evalkit.importers.otel.importer import import_otel
 from evalkit.testing import FakeGemini
-from tests.conftest import run_evalkit
+from tests.in_process import invoke_evalkit
 from tests.fixtures import traced_agents
 from tests.importers import otel_support
 
@@ -204,7 +204,7 @@ def test_bad_input_is_exit_2_naming_the_file_and_line(day, tmp_path):
     logs = tmp_path / "logs.jsonl"
     logs.write_text(json.dumps({"resourceLogs": []}) + "\n")
 
-    done = run_evalkit("import", "otel", str(broken), cwd=tmp_path)
+    done = invoke_evalkit("import", "otel", str(broken), cwd=tmp_path)
 
     assert done.returncode == 2, done.stdout + done.stderr
     assert f"evalkit: {broken}: line 2: broken JSON" in done.stderr

@@ -20,7 +20,8 @@ pytest.importorskip("opentelemetry.exporter.otlp.proto.common")
 from evalkit.schema.evalset import Invocation
 from evalkit.schema.views import authored_tool_calls, final_text, user_text
 from evalkit.testing import FakeGemini
-from tests.conftest import FIXTURES, run_evalkit
+from tests.conftest import FIXTURES
+from tests.in_process import invoke_evalkit
 from tests.fixtures import traced_agents
 from tests.importers import otel_support
 
@@ -52,7 +53,7 @@ def cases_of(path: Path) -> dict[str, list[Invocation]]:
 
 def run_against(evalsets: list[Path], agent: str, tmp_path: Path, env: dict) -> dict:
     result = tmp_path / "result.json"
-    ran = run_evalkit("run", *map(str, evalsets), "--agent", agent, "--json", str(result), "--quiet", cwd=tmp_path, env=env)
+    ran = invoke_evalkit("run", *map(str, evalsets), "--agent", agent, "--json", str(result), "--quiet", cwd=tmp_path, env=env)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     return json.loads(result.read_text())
 
@@ -87,7 +88,7 @@ def test_adk_traces_in_each_schema_become_eval_sets_that_pass_against_the_same_a
     legacy_file = otel_support.write_collector_file(made["legacy"][0], tmp_path / "legacy.jsonl.gz", gzipped=True)
     semconv_out, legacy_out = tmp_path / "semconv.evalset.json", tmp_path / "legacy.evalset.json"
 
-    done = run_evalkit("import", "otel", str(semconv_file), "--out", str(semconv_out), cwd=tmp_path)
+    done = invoke_evalkit("import", "otel", str(semconv_file), "--out", str(semconv_out), cwd=tmp_path)
     legacy = import_otel([legacy_file], legacy_out)
     both_out = tmp_path / "both.evalset.json"
     both = import_otel([otel_support.write_collector_file(made["both"][0], tmp_path / "both.jsonl")], both_out)
@@ -126,7 +127,7 @@ def test_genai_convention_traces_become_an_eval_set_that_passes_against_the_same
     traces.write_text(json.dumps(otel_support.otlp_document(exporter.get_finished_spans()), indent=2))
     out = tmp_path / "bot.evalset.json"
 
-    done = run_evalkit("import", "otel", str(traces), "--out", str(out), cwd=tmp_path)
+    done = invoke_evalkit("import", "otel", str(traces), "--out", str(out), cwd=tmp_path)
 
     assert done.returncode == 0, done.stdout + done.stderr
     cases = cases_of(out)

@@ -12,7 +12,8 @@ import pytest
 from evalkit.report.html import render_html
 from evalkit.results.reader import read_result
 from evalkit.schema.results import CaseResult, InvocationRecord, RunResult, Status, Summary
-from tests.conftest import ROOT, run_evalkit
+from tests.conftest import ROOT
+from tests.in_process import invoke_evalkit
 from tests.report.chromium import Chromium, find_chromium
 
 MIXED = Path(__file__).resolve().parent / "mixed.result.json"
@@ -141,7 +142,7 @@ def test_repeated_cases_show_their_pass_counts_and_score_spread():
 
 def test_report_command_renders_a_saved_result(tmp_path):
     out = tmp_path / "nested" / "report.html"
-    done = run_evalkit("report", str(MIXED), "--html", str(out))
+    done = invoke_evalkit("report", str(MIXED), "--html", str(out))
 
     assert done.returncode == 0, done.stderr
     assert out.read_text(encoding="utf-8") == render_html(read_result(MIXED))
@@ -155,7 +156,7 @@ def test_report_command_renders_a_saved_result(tmp_path):
 def test_report_command_names_the_file_and_place_of_a_bad_result(tmp_path, content, where):
     bad = tmp_path / "bad.json"
     bad.write_text(content, encoding="utf-8")
-    done = run_evalkit("report", str(bad), "--html", str(tmp_path / "out.html"))
+    done = invoke_evalkit("report", str(bad), "--html", str(tmp_path / "out.html"))
 
     assert done.returncode == 2
     assert done.stderr.startswith(f"evalkit: {bad}: {where}")
@@ -165,8 +166,8 @@ def test_report_command_names_the_file_and_place_of_a_bad_result(tmp_path, conte
 
 def test_run_writes_the_html_report(tmp_path):
     out = tmp_path / "run.html"
-    done = run_evalkit("run", WEATHER, "--agent", REGRESSED, "--quiet", "--html", str(out),
-                       env={"GITHUB_STEP_SUMMARY": ""})
+    done = invoke_evalkit("run", WEATHER, "--agent", REGRESSED, "--quiet", "--html", str(out),
+                          env={"GITHUB_STEP_SUMMARY": ""})
 
     assert done.returncode == 1, done.stderr
     page = out.read_text(encoding="utf-8")

@@ -11,7 +11,8 @@ from junitparser import Error, Failure, JUnitXml
 from evalkit.results.reader import read_result
 from evalkit.report.junit import render_junit
 from evalkit.schema.results import CaseResult, RunResult, Status, Summary
-from tests.conftest import ROOT, run_evalkit
+from tests.conftest import ROOT
+from tests.in_process import invoke_evalkit
 
 HERE = Path(__file__).resolve().parent
 MIXED = HERE / "mixed.result.json"
@@ -129,11 +130,11 @@ def test_run_writes_junit_and_report_renders_the_same_from_the_result_file(tmp_p
     # The run writes JUnit and Markdown from its slim in-memory cases, `report` from the
     # full result file: the two must not differ by a byte.
     result_file, from_run, from_report = tmp_path / "r.json", tmp_path / "run.xml", tmp_path / "report.xml"
-    run = run_evalkit("run", str(ROOT / "evalsets" / "weather.evalset.json"),
-                      "--agent", "examples/weather_agent/regressed_agent.py:weather_agent",
-                      "--json", str(result_file), "--junit", str(from_run), "--quiet",
-                      "--markdown", str(tmp_path / "run.md"),
-                      env={"GITHUB_STEP_SUMMARY": ""})
+    run = invoke_evalkit("run", str(ROOT / "evalsets" / "weather.evalset.json"),
+                         "--agent", "examples/weather_agent/regressed_agent.py:weather_agent",
+                         "--json", str(result_file), "--junit", str(from_run), "--quiet",
+                         "--markdown", str(tmp_path / "run.md"),
+                         env={"GITHUB_STEP_SUMMARY": ""})
     assert run.returncode == 1, run.stderr
 
     cases = _cases(JUnitXml.fromfile(str(from_run)))
@@ -144,7 +145,7 @@ def test_run_writes_junit_and_report_renders_the_same_from_the_result_file(tmp_p
     for schema_file in SCHEMAS:
         xmlschema.XMLSchema(str(schema_file)).validate(str(from_run))
 
-    report = run_evalkit("report", str(result_file), "--junit", str(from_report), "--markdown", str(tmp_path / "report.md"))
+    report = invoke_evalkit("report", str(result_file), "--junit", str(from_report), "--markdown", str(tmp_path / "report.md"))
     assert report.returncode == 0, report.stderr
     assert from_report.read_text(encoding="utf-8") == from_run.read_text(encoding="utf-8")
     assert (tmp_path / "report.md").read_text(encoding="utf-8") == (tmp_path / "run.md").read_text(encoding="utf-8")

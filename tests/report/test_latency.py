@@ -101,11 +101,11 @@ def test_per_tool_pass_and_fail_counts_come_from_the_per_call_results():
 
 
 def test_repeated_runs_count_every_run_s_turns_and_tool_calls(tmp_path):
-    from tests.conftest import run_evalkit
+    from tests.in_process import invoke_evalkit
 
     once, twice = tmp_path / "once.json", tmp_path / "twice.json"
-    assert run_evalkit("run", "evalsets/weather.evalset.json", "--json", str(once), "-q").returncode == 0
-    done = run_evalkit("run", "evalsets/weather.evalset.json", "--repeat", "3", "--json", str(twice))
+    assert invoke_evalkit("run", "evalsets/weather.evalset.json", "--json", str(once), "-q").returncode == 0
+    done = invoke_evalkit("run", "evalsets/weather.evalset.json", "--repeat", "3", "--json", str(twice))
     assert done.returncode == 0, done.stderr
     single = json.loads(once.read_text())["latency"]
     repeated = json.loads(twice.read_text())["latency"]

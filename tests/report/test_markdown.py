@@ -8,7 +8,8 @@ from pathlib import Path
 from evalkit.results.reader import read_result
 from evalkit.report.markdown import MAX_ROWS, append_step_summary, render_markdown
 from evalkit.schema.results import CaseResult, CriterionResult, RunResult, Status, Summary
-from tests.conftest import ROOT, run_evalkit
+from tests.conftest import ROOT
+from tests.in_process import invoke_evalkit
 
 MIXED = Path(__file__).resolve().parent / "mixed.result.json"
 WEATHER = str(ROOT / "evalsets" / "weather.evalset.json")
@@ -122,8 +123,8 @@ def test_run_appends_to_the_github_step_summary_without_being_asked(tmp_path):
     markdown_file = tmp_path / "summary.md"
     env = {"GITHUB_STEP_SUMMARY": str(summary)}
 
-    first = run_evalkit("run", WEATHER, "--agent", REGRESSED, "--quiet", env=env)
-    second = run_evalkit("run", WEATHER, "--agent", REGRESSED, "--quiet", "--markdown", str(markdown_file), env=env)
+    first = invoke_evalkit("run", WEATHER, "--agent", REGRESSED, "--quiet", env=env)
+    second = invoke_evalkit("run", WEATHER, "--agent", REGRESSED, "--quiet", "--markdown", str(markdown_file), env=env)
 
     assert (first.returncode, second.returncode) == (1, 1), first.stderr + second.stderr
     text = summary.read_text(encoding="utf-8")
@@ -136,7 +137,7 @@ def test_run_appends_to_the_github_step_summary_without_being_asked(tmp_path):
 
 
 def test_an_unwritable_step_summary_is_a_warning_not_a_failure(tmp_path):
-    run = run_evalkit("run", WEATHER, "--quiet", env={"GITHUB_STEP_SUMMARY": str(tmp_path)})  # a folder
+    run = invoke_evalkit("run", WEATHER, "--quiet", env={"GITHUB_STEP_SUMMARY": str(tmp_path)})  # a folder
 
     assert run.returncode == 0, run.stderr
     assert "warning: cannot append to GITHUB_STEP_SUMMARY" in run.stderr
@@ -144,8 +145,8 @@ def test_an_unwritable_step_summary_is_a_warning_not_a_failure(tmp_path):
 
 def test_no_step_summary_outside_github(tmp_path):
     markdown_file = tmp_path / "summary.md"
-    run = run_evalkit("run", WEATHER, "--quiet", "--markdown", str(markdown_file), cwd=tmp_path,
-                      env={"GITHUB_STEP_SUMMARY": ""})
+    run = invoke_evalkit("run", WEATHER, "--quiet", "--markdown", str(markdown_file), cwd=tmp_path,
+                         env={"GITHUB_STEP_SUMMARY": ""})
 
     assert run.returncode == 0, run.stderr
     assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".md") == ["summary.md"]

@@ -1,4 +1,4 @@
-"""`python -m evalkit run` on scenario eval sets, end to end: a real process, a callable
+"""`evalkit run` on scenario eval sets, end to end: the command, a callable
 agent from a file, and the fake Gemini server (in this process) as simulator and judge."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.testing import FakeGemini
-from tests.conftest import run_evalkit
+from tests.in_process import invoke_evalkit
 from tests.simulation.support import script
 
 AGENT = Path(__file__).parent / "scenario_agent.py"
@@ -44,8 +44,8 @@ def run(path: Path, fake: FakeGemini, tmp_path: Path, *extra: str):
            "GOOGLE_GENAI_USE_VERTEXAI": "", "EVALKIT_CACHE_DIR": str(tmp_path / "cache"),
            "EVALKIT_JUDGE_MAX_ATTEMPTS": "2", "EVALKIT_JUDGE_RETRY_BASE_DELAY": "0.001",
            "EVALKIT_JUDGE_RETRY_MAX_DELAY": "0.01"}
-    done = run_evalkit("run", str(path), "--agent", f"{AGENT}:travel_agent", "--json", str(out), *extra,
-                       env=env, cwd=tmp_path)
+    done = invoke_evalkit("run", str(path), "--agent", f"{AGENT}:travel_agent", "--json", str(out), *extra,
+                          env=env, cwd=tmp_path)
     return done, (json.loads(out.read_text()) if out.exists() else None)
 
 
@@ -114,7 +114,7 @@ def test_simulator_config_mistakes_are_input_errors_before_anything_runs(tmp_pat
                                   "custom_instructions": "Plan: {{ conversation_plan }}"},
     }
     path = evalset(tmp_path, scenario("trip", "Hi."), config=config)
-    done = run_evalkit("validate", str(path), cwd=tmp_path)
+    done = invoke_evalkit("validate", str(path), cwd=tmp_path)
     assert done.returncode == 2, done.stdout + done.stderr
     errors = done.stderr
     assert "user_simulator_config.max_allowed_invocation: unknown key" in errors
@@ -128,7 +128,7 @@ def test_a_persona_scenario_needs_persona_in_custom_instructions(tmp_path):
     config = {"criteria": {"per_turn_user_simulator_quality_v1": 1.0}, "user_simulator_config": {
         "custom_instructions": "{{ stop_signal }} {{ conversation_plan }} {{ conversation_history }}"}}
     path = evalset(tmp_path, scenario("plain", "Hi."), scenario("expert", "Hi.", persona="EXPERT"), config=config)
-    done = run_evalkit("validate", str(path), cwd=tmp_path)
+    done = invoke_evalkit("validate", str(path), cwd=tmp_path)
     assert done.returncode == 2
     assert "eval case 'expert'" in done.stderr and "{{ persona }}" in done.stderr
     assert "'plain'" not in done.stderr
@@ -137,7 +137,7 @@ def test_a_persona_scenario_needs_persona_in_custom_instructions(tmp_path):
 def test_reference_criteria_on_a_scenario_are_an_input_error(tmp_path):
     config = {"criteria": {"response_match_score": 0.8}}
     path = evalset(tmp_path, scenario("trip", "Hi."), config=config)
-    done = run_evalkit("validate", str(path), cwd=tmp_path)
+    done = invoke_evalkit("validate", str(path), cwd=tmp_path)
     assert done.returncode == 2 and "response_match_score" in done.stderr and "scenario" in done.stderr
 
 
@@ -146,5 +146,5 @@ def test_a_valid_simulator_config_validates(tmp_path):
         "type": "llm_backed", "model": "gemini-2.5-pro", "maxAllowedInvocations": -1, "include_function_calls": True,
         "custom_instructions": "{{ stop_signal }} {{ conversation_plan }} {{ conversation_history }} {{ persona }}"}}
     path = evalset(tmp_path, scenario("trip", "Hi.", persona="NOVICE"), config=config)
-    done = run_evalkit("validate", str(path), cwd=tmp_path)
+    done = invoke_evalkit("validate", str(path), cwd=tmp_path)
     assert done.returncode == 0, done.stderr

@@ -10,7 +10,7 @@ import pytest
 
 from evalkit.schema.evalset import ConversationScenario
 from evalkit.simulation.scenario_cases import scenario_id
-from tests.conftest import run_evalkit
+from tests.in_process import invoke_evalkit
 
 PLAIN = {"starting_prompt": "I need to book a flight.", "conversation_plan": "SFO to LAX, Tuesday, under $150."}
 WITH_PERSONA_OBJECT = {
@@ -53,7 +53,7 @@ def test_the_command_creates_an_eval_set_then_adds_only_new_scenarios(tmp_path):
     session = write(tmp_path / "session.json", {"app_name": "travel", "user_id": "u1", "state": {"tier": "gold"}})
     out = tmp_path / "evals" / "travel.evalset.json"
 
-    first = run_evalkit("scenarios", str(scenarios), "--out", str(out), "--session-input", str(session), cwd=tmp_path)
+    first = invoke_evalkit("scenarios", str(scenarios), "--out", str(out), "--session-input", str(session), cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     ids = [scenario_id(ConversationScenario.model_validate(s)) for s in (PLAIN, WITH_PERSONA_ID)]
     assert first.stdout.splitlines() == [f"Eval case {i!r} added to eval set 'travel'." for i in ids]
@@ -65,7 +65,7 @@ def test_the_command_creates_an_eval_set_then_adds_only_new_scenarios(tmp_path):
     assert case["session_input"] == {"app_name": "travel", "user_id": "u1", "state": {"tier": "gold"}}
 
     more = write(tmp_path / "more.json", {"scenarios": [WITH_PERSONA_ID, WITH_PERSONA_OBJECT]})
-    second = run_evalkit("scenarios", str(more), "--out", str(out), cwd=tmp_path)
+    second = invoke_evalkit("scenarios", str(more), "--out", str(out), cwd=tmp_path)
     assert second.returncode == 0, second.stderr
     new_id = scenario_id(ConversationScenario.model_validate(WITH_PERSONA_OBJECT))
     assert second.stdout.splitlines() == [
@@ -75,14 +75,14 @@ def test_the_command_creates_an_eval_set_then_adds_only_new_scenarios(tmp_path):
     assert [c["eval_id"] for c in json.loads(out.read_text())["eval_cases"]] == [*ids, new_id]
     # (ADK's default criteria compare with expected turns, so a scenario set needs its own config.)
     write(out.parent / "test_config.json", {"criteria": {"per_turn_user_simulator_quality_v1": 0.8}})
-    assert run_evalkit("validate", str(out), cwd=tmp_path).returncode == 0
+    assert invoke_evalkit("validate", str(out), cwd=tmp_path).returncode == 0
 
 
 def test_bad_scenarios_are_input_errors_and_nothing_is_written(tmp_path):
     scenarios = write(tmp_path / "scenarios.json", {"scenarios": [
         PLAIN, {"starting_prompt": "hi", "user_persona": "GRUMPY"}]})
     out = tmp_path / "set.evalset.json"
-    done = run_evalkit("scenarios", str(scenarios), "--out", str(out), cwd=tmp_path)
+    done = invoke_evalkit("scenarios", str(scenarios), "--out", str(out), cwd=tmp_path)
     assert done.returncode == 2
     assert "scenarios[1].conversation_plan: field required" in done.stderr
     assert "scenarios[1].user_persona: unknown persona id 'GRUMPY'" in done.stderr
@@ -90,6 +90,6 @@ def test_bad_scenarios_are_input_errors_and_nothing_is_written(tmp_path):
 
 
 def test_a_file_that_is_not_a_scenario_list_is_an_input_error(tmp_path):
-    done = run_evalkit("scenarios", str(write(tmp_path / "x.json", [PLAIN])), "--out", str(tmp_path / "o.json"),
-                       cwd=tmp_path)
+    done = invoke_evalkit("scenarios", str(write(tmp_path / "x.json", [PLAIN])), "--out", str(tmp_path / "o.json"),
+                          cwd=tmp_path)
     assert done.returncode == 2 and '{"scenarios": [ ... ]}' in done.stderr

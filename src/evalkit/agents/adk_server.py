@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit, urlunsplit
@@ -246,7 +247,7 @@ def parse_events(raw: Any, where: str) -> list[Any]:
     return events
 
 
-async def sse_data(lines: Any):
+async def sse_data(lines: Any) -> AsyncIterator[str]:
     """Server-sent events → the `data` of each event (multi-line data joined by newlines)."""
     data: list[str] = []
     async for line in lines:

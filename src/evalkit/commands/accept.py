@@ -13,7 +13,12 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from evalkit.errors import ExitCode
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 ANSWERS = "[y]es, [n]o, [a]ll the rest, [q]uit"
 
@@ -56,7 +61,7 @@ def accept_command(result_file: Path, case_ids: list[str], *, interactive: bool 
     return ExitCode.OK
 
 
-def _show_diff(console, path: Path, before: str, after: str) -> None:
+def _show_diff(console: Console, path: Path, before: str, after: str) -> None:
     from rich.text import Text
 
     for line in difflib.unified_diff(before.splitlines(), after.splitlines(), f"{path}", f"{path} (accepted)",

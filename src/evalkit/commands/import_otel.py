@@ -6,6 +6,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from evalkit.errors import UsageError
+from evalkit.foundation.timestamps import parse_iso_datetime
 
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -39,7 +40,7 @@ def _instant(flag: str, value: str | None) -> int | None:
         return None
     text = value.strip()
     try:
-        moment = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text)
+        moment = parse_iso_datetime(text)
     except ValueError:
         raise UsageError(f"{flag} {value}: not a date or time; write e.g. 2026-11-24, 2026-11-24T08:30 "
                          "or 2026-11-24T08:30:00+01:00 (UTC unless an offset is given)") from None

@@ -12,11 +12,17 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evalkit.errors import InputError, Problem
 
+if TYPE_CHECKING:
+    from evalkit.agents.replay import ReplayAgent
+    from evalkit.loading.plan import Plan
+    from evalkit.results.reader import ScoredCase
 
-def rescore_inputs(result_file: Path, config: str | None):
+
+def rescore_inputs(result_file: Path, config: str | None) -> tuple[Plan, ReplayAgent]:
     """The replay agent over RESULT and the plan of the cases it holds; the CLI hands both to `run`."""
     from evalkit.agents.replay import ReplayAgent
 
@@ -27,7 +33,7 @@ def rescore_inputs(result_file: Path, config: str | None):
     return plan, agent
 
 
-def plan_from_record(cases, result_file: Path, config: str | None):
+def plan_from_record(cases: list[ScoredCase], result_file: Path, config: str | None) -> tuple[Plan, list[str]]:
     """The eval sets to score: from the files the result names, else rebuilt from the result."""
     from evalkit.loading.evalsets import load_packed_evalset
     from evalkit.loading.plan import Plan, _configure, build_plan

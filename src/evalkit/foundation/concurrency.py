@@ -36,6 +36,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from types import TracebackType
 from typing import Final, Literal
 
 
@@ -334,7 +335,8 @@ class Held:
         self.slot = await self.limit.acquire()
         return self
 
-    async def __aexit__(self, kind, error, traceback) -> None:
+    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                        traceback: TracebackType | None) -> None:
         slot, self.slot = self.slot, None
         if slot is not None:
             latency = self.limit.now() - slot.started

@@ -18,7 +18,7 @@ from evalkit.foundation.concurrency import AUTO, AdaptiveLimit, Held, JobsSettin
 from evalkit.foundation.overloads import OVERLOAD_STATUSES
 from evalkit.defaults import DEFAULT_JUDGE_JOBS
 from evalkit.errors import JudgeError
-from evalkit.judge.base import OPENAI_PREFIX, JudgeBackend, JudgeReply, JudgeRequest, JudgeUnavailable
+from evalkit.judge.base import OPENAI_PREFIX, JudgeBackend, JudgeReply, JudgeRequest, JudgeUnavailable, TransientJudgeError
 from evalkit.judge.cache import JudgeCache
 from evalkit.judge.retry import RetryPolicy, call_with_retries
 from evalkit.schema.results import JudgeStatistics
@@ -136,7 +136,7 @@ class JudgeService:
 
         gate = Held(self.limit_for(endpoint))
 
-        def note_overload(error) -> None:
+        def note_overload(error: TransientJudgeError) -> None:
             if error.status in OVERLOAD_STATUSES:  # a Retry-After within the policy's cap, as retries wait
                 wait = None if error.retry_after is None else min(error.retry_after, self.retry_policy.max_delay)
                 gate.overloaded(wait)

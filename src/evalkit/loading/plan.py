@@ -7,7 +7,7 @@ selector. Problems from every file are gathered before anything is reported, so 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +18,7 @@ from evalkit.loading.evalset_paths import evalset_files, named_forms, split_sele
 from evalkit.loading.evalsets import load_packed_evalset, separate_derived_ids
 from evalkit.loading.packed import PackedCase, PlannedCase, unpacked
 from evalkit.schema.config import DEFAULT_CRITERIA, EvalConfig
-from evalkit.schema.evalset import EvalSet
+from evalkit.schema.evalset import EvalCase, EvalSet
 
 
 
@@ -202,7 +202,7 @@ def _configure(config_path: Path | None) -> tuple[EvalConfig, list[Criterion]]:
     return config, configure_criteria(config, str(config_path or "default criteria"))
 
 
-def _unpacked_batches(cases: list[PlannedCase], size: int = 500):
+def _unpacked_batches(cases: list[PlannedCase], size: int = 500) -> Iterator[list[EvalCase]]:
     """The cases whole, a few hundred at a time, for the checks that read them while loading."""
     for start in range(0, len(cases), size):
         yield [unpacked(case) for case in cases[start:start + size]]

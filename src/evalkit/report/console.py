@@ -320,7 +320,7 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
-def make_console():
+def make_console() -> Console:
     """A terminal gets colour and its own width; logs and pipes get plain, wide text."""
     console = Console()
     if not console.is_terminal:

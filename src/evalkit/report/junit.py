@@ -25,6 +25,7 @@ import re
 import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
 
+from evalkit.foundation.timestamps import parse_iso_datetime
 from evalkit.report.console import failure_lines, unmatched_tool_lines
 from evalkit.report.statistics import case_note, change_line, overall_line, tested_changes
 from evalkit.schema.results import CaseResult, CriterionResult, RunResult, Status, total_cost
@@ -154,7 +155,7 @@ def _seconds(value: float) -> str:
 def _timestamp(started_at: str) -> str:
     """Ant's timestamp: ISO 8601 to the second, without a zone (so: UTC)."""
     try:
-        moment = datetime.fromisoformat(started_at)
+        moment = parse_iso_datetime(started_at)
     except ValueError:
         moment = datetime.now(timezone.utc)
     if moment.tzinfo is not None:

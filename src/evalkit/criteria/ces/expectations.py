@@ -28,6 +28,7 @@ from pydantic import Field
 from evalkit.schema.ces_case import CesCaseData, ces_data
 from evalkit.criteria.ces.checks import (
     TRANSFER_TOOL,
+    CallMatch,
     describe,
     match_calls,
     parameter_correctness,
@@ -113,7 +114,7 @@ class CesExpectationsCriterion(JudgeCriterion[ExpectationsOptions]):
         return checks
 
     def _check(self, check: Check, expectation: GoldenExpectation, actual: Invocation, data: CesCaseData,
-               match, index: int) -> None:
+               match: CallMatch | None, index: int) -> None:
         if expectation.tool_call is not None:
             threshold = data.parameter_threshold(self.opts.tool_parameter_correctness_threshold, expectation)
             if match is None or match.actual is None:

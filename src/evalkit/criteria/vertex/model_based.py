@@ -70,7 +70,7 @@ class _JudgeMetricOptions(CriterionOptions):
     templates: ClassVar[dict[str, RubricTemplate]] = {}
 
     @model_validator(mode="after")
-    def _one_source(self):
+    def _one_source(self) -> _JudgeMetricOptions:
         given = [n for n in ("metric_prompt_template", "criteria", "template") if getattr(self, n) is not None]
         if len(given) != 1:
             raise ValueError("give exactly one of metric_prompt_template, criteria (with rating_rubric) or template"
@@ -107,7 +107,7 @@ class PointwiseOptions(_JudgeMetricOptions):
     templates: ClassVar[dict[str, RubricTemplate]] = POINTWISE
 
     @model_validator(mode="after")
-    def _rubric_with_criteria(self):
+    def _rubric_with_criteria(self) -> PointwiseOptions:
         if self.criteria is not None and not self.rating_rubric:
             raise ValueError("criteria need a rating_rubric (score → meaning)")
         for score in self.rating_rubric or {}:
@@ -136,7 +136,7 @@ class PairwiseOptions(_JudgeMetricOptions):
     templates: ClassVar[dict[str, RubricTemplate]] = PAIRWISE
 
     @model_validator(mode="after")
-    def _one_baseline(self):
+    def _one_baseline(self) -> PairwiseOptions:
         if self.baseline is not None and self.baseline_results is not None:
             raise ValueError("give baseline or baseline_results, not both")
         return self
