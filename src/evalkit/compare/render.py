@@ -33,7 +33,8 @@ def render_comparison(comparison: Comparison, console: Console, show_unchanged: 
             p_value = _p_value(case) if tested else ""
             if p_value and not own_column:
                 criteria.append(f"p = {p_value}")
-            cells = [Text(case.kind, style=_STYLE.get(case.kind, "")), case.name, _status(case), "\n".join(criteria)]
+            cells: list[Text | str] = [Text(case.kind, style=_STYLE.get(case.kind, "")), case.name, _status(case),
+                                       "\n".join(criteria)]
             if own_column:
                 cells.append(p_value)
             table.add_row(*cells)

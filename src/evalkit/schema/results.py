@@ -167,7 +167,7 @@ class Summary(ResultModel):
         return max(0, (self.planned or 0) - self.cases)
 
 
-def run_pass_rate(cases: list[CaseResult]) -> dict[str, Any]:
+def run_pass_rate(cases: Sequence[CaseResult]) -> dict[str, Any]:
     """With repeated runs: the share of all runs that passed, and its 95% Wilson interval."""
     repeats = [case.repeat for case in cases if case.repeat is not None]
     runs = sum(r.runs for r in repeats)
