@@ -293,9 +293,11 @@ def main() -> None:
     import signal
 
     from evalkit.errors import ExitCode, Terminated, raise_terminated
+    from evalkit.gc_control import freeze_at_exit
     from evalkit.report.closed_pipe import tolerate_closed_stdout
 
     signal.signal(signal.SIGTERM, raise_terminated)  # CI cancellation, `docker stop`: end like Ctrl-C (exit 143)
+    freeze_at_exit()  # the interpreter's final collection would walk all of google-adk: skip it
     args = take_debug_flag(sys.argv[1:])
     tolerate_closed_stdout()
     try:

@@ -119,7 +119,7 @@ class RunSettings(BaseModel):
     shard: str | None = None  # "K/N": this run's slice of the cases (evalkit.engine.sharding)
     cassettes: Path | None = None  # answer the agent's model calls from this folder (docs/cassettes.md)
     cassette_mode: str = "replay"
-    processes: Processes = DEFAULT_PROCESSES  # worker processes (evalkit.engine.processes), or "auto"
+    processes: Processes = parse_processes(DEFAULT_PROCESSES)  # worker processes (evalkit.engine.processes), or "auto"
     # The EVALKIT_* variables, as they were when the settings were built.
     environment: Environment = Field(default_factory=Environment.read)
 

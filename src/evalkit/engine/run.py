@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from evalkit.agents.base import Agent
 from evalkit.agents.registry import no_agent_error
 from evalkit.engine.evaluation import RunProgress, evaluate
+from evalkit.engine.idle_cores import mark_start
 from evalkit.engine.sharding import Shard, parse_shard, shard_plan
 from evalkit.errors import SettingError, SettingProblem, Terminated, UsageError
 from evalkit.foundation.aio import run_sync
@@ -67,6 +68,7 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
     notices meant for the user (the cassettes' proxy address and warnings).
     """
     tell = tell or _to_stderr
+    mark_start()  # `--processes auto` reads how busy the cores are from here on
     if plan is None:
         plan = load_plan(settings)
     given = agent if agent is not None else settings.agent
@@ -95,7 +97,11 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
                                             "or split one run into processes", mentions=("processes", "shard")))
         # Each worker process resolves the agent (and its cassettes) itself.
         workers = settings.model_copy(update={"agent": spec})
-        result, interrupted = run_in_processes(workers, min(processes, max(1, plan.case_count)))
+        def shard_here(shard_settings: RunSettings) -> tuple[RunResult, bool, bool]:
+            here = run(shard_settings, plan=plan, full=True, tell=tell)
+            return here.result, here.interrupted, here.terminated
+
+        result, interrupted = run_in_processes(workers, min(processes, max(1, plan.case_count)), shard_here)
         if quarantine is not None:  # the merged cases marked again here, so one list knows what the run met
             result = _quarantined_after_merge(result, quarantine)
         return _where_made(RunOutcome(result, bool(interrupted), terminated=isinstance(interrupted, Terminated),
