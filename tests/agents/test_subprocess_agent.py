@@ -279,3 +279,16 @@ def test_cli_times_out_a_hanging_process_and_scores_the_rest(tmp_path):
         "a": "passed", "hang": "error", "b": "passed", "garbage": "error", "c": "passed"}, {k: v["error"] for k, v in by_id.items()}
     assert by_id["hang"]["error"] == "case 'hang', turn 1: no reply within 1 s (per-turn timeout)"
     assert by_id["garbage"]["error"].startswith("case 'garbage', turn 1: the agent wrote a line that is not JSON")
+
+
+def test_cpythons_reaping_race_warning_adds_no_line_to_evalkits_messages(caplog):
+    # The warning asyncio's child watcher logs when a `cmd:` process was reaped before its
+    # thread looked (python/cpython#86276) came out under the one-line messages on a busy machine.
+    import logging
+
+    import evalkit.agents.worker_pool  # noqa: F401  (installs the filter)
+
+    with caplog.at_level(logging.WARNING, logger="asyncio"):
+        logging.getLogger("asyncio").warning("Unknown child process pid %d, will report returncode 255", 4242)
+        logging.getLogger("asyncio").warning("Loop %r that handles pid %r is closed", "loop", 4242)
+    assert [r.getMessage() for r in caplog.records] == ["Loop 'loop' that handles pid 4242 is closed"]

@@ -55,3 +55,20 @@ def test_an_agent_that_cannot_start_is_one_message_and_exit_2_with_processes_too
     (line,) = done.stderr.splitlines()
     assert line.startswith(f"evalkit: --agent cmd:{command}: it stopped as soon as it started, before any case ran")
     assert "the model file is missing" in line and "--processes" not in line
+
+
+def test_the_parent_runs_one_shard_itself_and_starts_workers_for_the_others(tmp_path):
+    # Each case answers with the process that ran it and that process's parent: with
+    # `--processes 3` the run process itself serves one shard and is the parent of the other two.
+    (tmp_path / "which_process.py").write_text(
+        "import os\n\ndef answer(turn):\n    return f'{os.getpid()} {os.getppid()}'\n")
+    out = tmp_path / "three.json"
+    done = invoke_evalkit("run", write_set(tmp_path, 12), "--agent", f"{tmp_path / 'which_process.py'}:answer",
+                          "--config", str(FIXTURES / "rouge_only.config.json"), "--json", str(out), "--processes", "3")
+    assert done.returncode == 1, done.stderr  # the answers match no expected response
+    answers = [c["invocations"][0]["actual"]["final_response"]["parts"][0]["text"]
+               for c in json.loads(out.read_text())["cases"]]
+    parent_of = {int(a.split()[0]): int(a.split()[1]) for a in answers}
+    assert len(parent_of) == 3, answers  # three processes served cases
+    runner = [pid for pid in parent_of if sorted(parent_of.values()).count(pid) == 2]
+    assert len(runner) == 1, parent_of  # one of them started the other two

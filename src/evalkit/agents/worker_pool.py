@@ -30,6 +30,20 @@ EXIT_WAIT_S = 2.0  # after stdout closes, how long the process may take to exit
 SNIPPET_CHARS = 200
 _STDERR_CHUNK = 64 * 1024
 
+# CPython's default child watcher waits for each child on a thread of its own; when the
+# child has exited and asyncio's transport polls it first (closing it), the thread finds
+# it reaped and logs this warning (python/cpython#86276). The exit code evalkit reports
+# comes from the process object either way, so the warning only adds a stray line under
+# evalkit's one-line messages, on a busy machine, about nothing the user can act on.
+_REAPED_FIRST = "Unknown child process pid %d, will report returncode 255"
+
+
+def _not_the_reaping_race(record: logging.LogRecord) -> bool:
+    return record.msg != _REAPED_FIRST
+
+
+logging.getLogger("asyncio").addFilter(_not_the_reaping_race)
+
 
 def snippet(data: bytes | str, limit: int = SNIPPET_CHARS) -> str:
     """A short, single-line, quoted excerpt for error messages."""

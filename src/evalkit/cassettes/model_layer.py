@@ -21,6 +21,7 @@ to the upstream on a worker thread, as the proxy does on its handler threads.
 from __future__ import annotations
 
 import asyncio
+import ssl
 from collections.abc import Iterator
 from typing import Any
 
@@ -97,8 +98,34 @@ def _with_client(kwargs: dict[str, Any] | None, client: httpx.AsyncClient) -> di
     else:
         options = options.model_copy()
     options.httpx_async_client = client
+    _without_ca_bundle(options)
     kwargs["http_options"] = options
     return kwargs
+
+
+def _without_ca_bundle(options: Any) -> None:
+    """Give google-genai's other clients (sync, websocket) a TLS context that trusts nothing.
+
+    Building its client, google-genai loads the CA bundle for each of them (three times,
+    about a tenth of a second of a replay's start-up) unless one is given; in a cassette
+    run every call goes to the deck or the proxy, so they never open TLS, and if one
+    did, it would fail rather than go out unverified. An agent's own contexts are kept.
+    """
+    sync_args, async_args = dict(options.client_args or {}), dict(options.async_client_args or {})
+    if "verify" in sync_args or "verify" in async_args or "ssl" in async_args:
+        return
+    context = _trusting_nothing()
+    options.client_args = {**sync_args, "verify": context}
+    options.async_client_args = {**async_args, "verify": context, "ssl": context}
+
+
+_TRUSTING_NOTHING: list[ssl.SSLContext] = []
+
+
+def _trusting_nothing() -> ssl.SSLContext:
+    if not _TRUSTING_NOTHING:
+        _TRUSTING_NOTHING.append(ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT))  # verifies, with no certificate to trust
+    return _TRUSTING_NOTHING[0]
 
 
 def _gemini_models(root: object) -> Iterator[Any]:

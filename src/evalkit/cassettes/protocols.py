@@ -20,10 +20,13 @@ _VOLATILE_KEYS = {"id", "tool_call_id", "labels", "metadata", "user", "request_i
 
 def without_volatile(value: Any) -> Any:
     """`value` with every volatile key removed, at any depth."""
+    # Every request passes through here (twice per model call in a replay), and most of
+    # its nodes are leaves: they are tested in place rather than by a call each.
     if isinstance(value, dict):
-        return {k: without_volatile(v) for k, v in value.items() if k not in _VOLATILE_KEYS}
+        return {k: without_volatile(v) if isinstance(v, (dict, list)) else v
+                for k, v in value.items() if k not in _VOLATILE_KEYS}
     if isinstance(value, list):
-        return [without_volatile(v) for v in value]
+        return [without_volatile(v) if isinstance(v, (dict, list)) else v for v in value]
     return value
 
 

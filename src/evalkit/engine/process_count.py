@@ -9,13 +9,14 @@ start-up (about 1.5 s with google-adk) and loads the eval sets again
   folder (ADK's Runner). Agents in other processes (`cmd:`, `http://`, `adk-server:`)
   and replayed results gain nothing; a `module:attr` is not known before it loads,
   and stays at 1;
-- at most one process per core the machine has free (its cores less its load average);
+- at most one process per core the machine has free: its cores less the cores' worth of
+  other work measured as the run starts (evalkit.engine.idle_cores; the load average
+  where that cannot be read);
 - at most one process per `CASES_PER_PROCESS` cases, so start-up never outweighs the run.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from evalkit.settings import AUTO_PROCESSES as AUTO
@@ -40,15 +41,10 @@ def burns_cpu_in_process(spec: str | None) -> bool:
 
 def free_cores() -> int:
     """Cores this process may use that other work is not already using (at least 1)."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
-    try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):  # Windows
-        load = 0.0
-    return max(1, min(cores, round(cores - load)))
+    from evalkit.engine.idle_cores import busy_cores, usable_cores
+
+    cores = usable_cores()
+    return max(1, min(cores, round(cores - busy_cores())))
 
 
 def choose_processes(setting: ProcessesSetting, spec: str | None, cases: int) -> int:

@@ -1,8 +1,10 @@
 """`evalkit run --processes N`: the cases spread over N worker processes, merged as shards are.
 
-Each worker is `python -m evalkit.engine.worker`, given the run's settings serialized
-(`RunSettings` as JSON, with its own `shard` K/N), in a process of its own with its own
-event loop, writing its result file to a temporary folder; the parent merges those files
+Shards 2..N each run in a worker, `python -m evalkit.engine.worker`, given the run's
+settings serialized (`RunSettings` as JSON, with its own `shard` K/N), in a process of
+its own with its own event loop, writing its result file to a temporary folder. The
+parent starts them first and then runs shard 1 itself, so its own start-up (evalkit,
+the eval set) is not paid a second time and overlaps theirs; it merges the results
 with `evalkit merge`'s code and reports as one run. It pays for agents whose turns cost
 CPU in evalkit's process (an ADK agent's Runner); an agent that waits on a model or
 lives in another process gains nothing from it (docs/performance.md).
@@ -15,6 +17,7 @@ import json
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from evalkit.errors import AgentError, ExitCode, InputError, Problem, SettingProblem, Terminated, UsageError
@@ -30,29 +33,45 @@ def worker_argv(settings: RunSettings, shard: str, folder: Path, out: Path) -> l
     return [sys.executable, "-m", "evalkit.engine.worker", str(settings_file), str(out)]
 
 
-def run_in_processes(settings: RunSettings, count: int) -> tuple[RunResult, KeyboardInterrupt | bool]:
-    """Run `count` shard workers side by side; return the merged result and the interrupt (or whether a worker was)."""
+# Runs one shard's settings in this process: its full result, whether it was interrupted, and
+# whether by SIGTERM (engine/run.py passes its `run`, bound to the plan it already loaded).
+ShardHere = Callable[[RunSettings], tuple[RunResult, bool, bool]]
+
+
+def run_in_processes(settings: RunSettings, count: int,
+                     run_here: ShardHere) -> tuple[RunResult, KeyboardInterrupt | bool]:
+    """Run shard 1 of `count` here and the others in workers side by side; return the merged
+    result and the interrupt (or whether a worker was interrupted)."""
     from evalkit.engine.merging import merge_results
     from evalkit.results.reader import read_result
 
     interrupted: KeyboardInterrupt | bool = False
     with tempfile.TemporaryDirectory(prefix="evalkit-processes-") as folder:
-        outputs = [Path(folder) / f"shard-{k}.json" for k in range(1, count + 1)]
-        workers = [subprocess.Popen(worker_argv(settings, f"{k}/{count}", Path(folder), out),
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-                   for k, out in enumerate(outputs, start=1)]
-        errors: list[str] = []
+        outputs = [Path(folder) / f"shard-{k}.json" for k in range(2, count + 1)]
+        logs = [out.with_suffix(".stderr") for out in outputs]
+        workers = []
+        for k, (out, log) in enumerate(zip(outputs, logs), start=2):
+            with log.open("w", encoding="utf-8") as stderr:  # a file, not a pipe: nobody reads it while the run runs
+                workers.append(subprocess.Popen(worker_argv(settings, f"{k}/{count}", Path(folder), out),
+                                                stdout=subprocess.DEVNULL, stderr=stderr))
+        try:
+            result, stopped, terminated = run_here(settings.model_copy(update={"shard": f"1/{count}", "processes": 1}))
+        except BaseException:  # this shard could not run (an agent that cannot load): neither can theirs
+            _stop(workers)
+            raise
+        if stopped:
+            interrupted = KeyboardInterrupt()
+            if terminated:  # SIGTERM came to this process alone: pass it on
+                interrupted = Terminated()
+                _stop(workers, wait=False)
         for worker in workers:
             try:
-                _, stderr = worker.communicate()
+                worker.wait()
             except KeyboardInterrupt as stop:  # the workers got the Ctrl-C too: let them write what they have
                 interrupted = stop
-                if isinstance(stop, Terminated):  # SIGTERM came to this process alone: pass it on
-                    for other in workers:
-                        if other.poll() is None:
-                            other.terminate()
-                _, stderr = worker.communicate()
-            errors.append(stderr)
+                if isinstance(stop, Terminated):
+                    _stop(workers, wait=False)
+                worker.wait()
         missing = [out for out in outputs if not out.exists()]
         for out in missing:
             problems = read_problems(out)
@@ -60,15 +79,25 @@ def run_in_processes(settings: RunSettings, count: int) -> tuple[RunResult, Keyb
                 raise problems
         if missing:
             index = outputs.index(missing[0])
-            lines = errors[index].strip().splitlines() or ["no output"]
+            lines = logs[index].read_text(encoding="utf-8", errors="replace").strip().splitlines() or ["no output"]
             last = next((line for line in reversed(lines) if line.startswith("evalkit: ")), lines[-1])
             if workers[index].returncode == ExitCode.INPUT:  # bad input (an agent that cannot start): its message
                 raise InputError(last.removeprefix("evalkit: "))
-            raise AgentError(f"--processes: worker {index + 1} of {count} wrote no result: {last}")
-        merged = merge_results([(out, read_result(out)) for out in outputs])
+            raise AgentError(f"--processes: worker {index + 2} of {count} wrote no result: {last}")
+        merged = merge_results([(Path(folder) / "shard-1.json", result),
+                                *((out, read_result(out)) for out in outputs)])
     merged.shards = None
     merged.interrupted = bool(merged.interrupted or interrupted)
     return merged, interrupted or merged.interrupted
+
+
+def _stop(workers: list[subprocess.Popen[bytes]], *, wait: bool = True) -> None:
+    """SIGTERM to the workers still running (each ends like on Ctrl-C); then, unless told not to, reap them."""
+    for worker in workers:
+        if worker.poll() is None:
+            worker.terminate()
+    for worker in workers if wait else ():
+        worker.wait()
 
 
 def problems_file(out: Path) -> Path:

@@ -18,6 +18,7 @@ from evalkit.engine.evaluation import exit_code
 from evalkit.engine.run import run
 from evalkit.engine.processes import write_problems
 from evalkit.errors import EvalkitError, InputError, raise_terminated
+from evalkit.gc_control import freeze_at_exit
 from evalkit.results.writer import write_result
 from evalkit.settings import RunSettings
 
@@ -46,4 +47,5 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
+    freeze_at_exit()
     sys.exit(main(sys.argv[1:]))
