@@ -28,6 +28,9 @@ def own_state_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def run_evalkit(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
     """Run `python -m evalkit` as a real process, as a user or a CI job would.
 
+    For the tests whose subject is the process (an exit code's contract, signals, a closed
+    stdout); the others use `tests.in_process.invoke_evalkit`, the same command without the start-up.
+
     Its `.evalkit/` is the one in `cwd`, or else the test's own (`own_state_folder`).
     """
     if cwd is not None:

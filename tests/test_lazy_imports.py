@@ -7,7 +7,7 @@ import sys
 
 from tests.conftest import ROOT
 
-HEAVY = ("google.genai", "google.adk", "rouge_score", "nltk", "httpx", "starlette", "uvicorn")
+HEAVY = ("google.genai", "google.adk", "rouge_score", "nltk", "httpx", "starlette", "uvicorn", "scipy")
 
 PROBE = """
 import sys

@@ -58,7 +58,7 @@ def run(
     junit: Optional[Path] = typer.Option(None, "--junit", metavar="FILE", help="Write a JUnit XML report here"),
     markdown: Optional[Path] = typer.Option(None, "--markdown", metavar="FILE", help="Write a Markdown summary here"),
     html: Optional[Path] = typer.Option(None, "--html", metavar="FILE", help="Write a self-contained HTML report here"),
-    repeat: Optional[int] = typer.Option(None, "--repeat", metavar="N", show_default=False, help=f"Run each case N times [default: {defaults.DEFAULT_REPEAT}]"),
+    repeat: Optional[str] = typer.Option(None, "--repeat", metavar="N|auto", show_default=False, help=f"Run each case N times, or 'auto': again only while its verdict is uncertain [default: {defaults.DEFAULT_REPEAT}]"),
     case: Optional[List[str]] = typer.Option(None, "--case", metavar="ID", help="Only this eval id (repeatable)"),
     shard: Optional[str] = typer.Option(None, "--shard", metavar="K/N", help="K/N: run the K-th of N stable slices of the cases; auto: the slice from the CI's parallel-job variables"),
     baseline: Optional[str] = typer.Option(None, "--baseline", metavar="FILE|last", help="Compare with an earlier result file (evalkit's or ADK's), or 'last' for the previous run; regressions exit 1"),
@@ -72,6 +72,11 @@ def run(
     print_detailed_results: bool = typer.Option(False, "--print_detailed_results", help="Also list every criterion of every turn (ADK's option)"),
     cassettes: Optional[Path] = typer.Option(None, "--cassettes", metavar="DIR", help="Answer the agent's model calls from cassettes in this folder (see docs/cassettes.md)"),
     cassette_mode: str = typer.Option("replay", "--cassette-mode", metavar="MODE", help="With --cassettes: replay (offline), record (call the model, rewrite) or auto (record only what is missing)"),
+    max_repeat: Optional[int] = typer.Option(None, "--max-repeat", metavar="N", show_default=False, help=f"With --repeat auto: the most runs a case gets [default: {defaults.DEFAULT_MAX_REPEAT}]"),
+    confidence: Optional[float] = typer.Option(None, "--confidence", metavar="LEVEL", help="With --pass-rate: a case passes when it is above the rate with this confidence, such as 0.95 (see docs/repeats.md)"),
+    significance: Optional[float] = typer.Option(None, "--significance", metavar="LEVEL", help="With --baseline: count a regression only when it is significant at LEVEL, such as 0.05"),
+    gate_scores: bool = typer.Option(False, "--gate-scores", help="With --significance: a significant drop of a criterion's mean score also exits 1"),
+    quarantine: Optional[Path] = typer.Option(None, "--quarantine", metavar="FILE", help="Known-flaky cases (JSON or YAML list of case, until, reason): run and reported, not counted in the exit code until their date"),
 ) -> None:
     """Run the agent on the eval cases, score them, and exit 0 only if every case passed."""
     from evalkit.commands.run import RunRequest, run_command
@@ -81,7 +86,8 @@ def run(
         markdown=markdown, html=html, repeat=repeat, case_ids=case or [], shard=shard,
         baseline=baseline, tolerance=tolerance, pass_rate=pass_rate, use_cache=False if no_cache else None, timeout=timeout, quiet=quiet,
         judge_jobs=judge_jobs, detailed=print_detailed_results, debug=debug.on, cassettes=cassettes,
-        cassette_mode=cassette_mode, processes=processes,
+        cassette_mode=cassette_mode, processes=processes, max_repeat=max_repeat, confidence=confidence,
+        significance=significance, gate_scores=gate_scores, quarantine=quarantine,
     )
     raise typer.Exit(guarded(lambda: run_command(request)))
 
@@ -122,12 +128,14 @@ def compare(
     json_out: Optional[Path] = typer.Option(None, "--json", metavar="FILE", help="Write the comparison here as JSON"),
     show_all: bool = typer.Option(False, "--all", help="Also list the unchanged cases"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line"),
+    significance: Optional[float] = typer.Option(None, "--significance", metavar="LEVEL", help="Count a regression only when it is significant at LEVEL, such as 0.05 (see docs/repeats.md)"),
+    gate_scores: bool = typer.Option(False, "--gate-scores", help="With --significance: a significant drop of a criterion's mean score also exits 1"),
 ) -> None:
     """Per case and criterion, what changed from BASE to NEW; exit 1 on regressions."""
     from evalkit.commands.compare import compare_command
 
     raise typer.Exit(guarded(lambda: compare_command(base, new, tolerance=tolerance, json_out=json_out,
-                                                     show_unchanged=show_all, quiet=quiet)))
+                                                     show_unchanged=show_all, quiet=quiet, significance=significance, gate_scores=gate_scores)))
 
 
 @app.command(cls=EvalkitCommand)

@@ -34,4 +34,5 @@ class EvalkitCommand(TyperCommand):
 SETTING_FLAGS = {"jobs": "--jobs", "judge_jobs": "--judge-jobs", "timeout": "--timeout", "repeat": "--repeat",
                  "pass_rate": "--pass-rate", "use_cache": "--no-cache", "agent": "--agent", "case_ids": "--case",
                  "config": "--config", "shard": "--shard", "cassettes": "--cassettes", "cassette_mode": "--cassette-mode",
-                 "processes": "--processes", "tolerance": "--tolerance"}
+                 "processes": "--processes", "tolerance": "--tolerance", "confidence": "--confidence",
+                 "max_repeat": "--max-repeat", "quarantine": "--quarantine"}

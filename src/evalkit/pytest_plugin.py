@@ -8,6 +8,10 @@ or, in the pytest configuration, `evalkit_paths = evals/` (and `evalkit_agent`,
 given explicit test paths, they only count for eval set files among those paths, so
 `pytest tests/test_one.py` does not start every eval.
 
+`--evalkit-quarantine FILE` (or `evalkit_quarantine`) takes the list `evalkit run
+--quarantine` does: a quarantined case that does not pass is reported as xfail, not as a
+failure, until its date; expired and unknown entries are named in the summary.
+
 The cases of one eval set file run together (concurrently, one agent) when its first
 selected item is set up; each item then reports its own case. `-k` and `-m evalkit`
 select cases like any test. A failing case shows its criteria and the first difference.
@@ -57,6 +61,7 @@ class Targets:
 
 
 _TARGETS = pytest.StashKey[Targets]()
+_QUARANTINE = pytest.StashKey[Any]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -67,9 +72,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="The agent under test, as `evalkit run --agent` takes it (default: the config's agent)")
     group.addoption("--evalkit-config", dest="evalkit_config", metavar="FILE",
                     help="EvalConfig for every eval set (default: test_config.json beside each)")
+    group.addoption("--evalkit-quarantine", dest="evalkit_quarantine", metavar="FILE",
+                    help="Known-flaky cases (as `evalkit run --quarantine`): xfail instead of failing until their date")
     parser.addini("evalkit_paths", "eval set files or folders collected as tests", type="paths", default=[])
     parser.addini("evalkit_agent", "the agent under test (SPEC as for `evalkit run --agent`)", default="")
     parser.addini("evalkit_config", "EvalConfig file for every eval set", default="")
+    parser.addini("evalkit_quarantine", "quarantine file of known-flaky cases", default="")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -78,6 +86,14 @@ def pytest_configure(config: pytest.Config) -> None:
     given = [targets.add(raw, config.invocation_params.dir) for raw in config.getoption("evalkit_paths") or []]
     from_ini = [targets.add(str(path), config.rootpath) for path in config.getini("evalkit_paths")]
     config.stash[_TARGETS] = targets
+    quarantine_file = _setting(config, "evalkit_quarantine")
+    if quarantine_file:
+        from evalkit.quarantine import load_quarantine
+
+        try:
+            config.stash[_QUARANTINE] = load_quarantine(Path(quarantine_file))
+        except InputError as error:
+            raise pytest.UsageError("evalkit: " + "\nevalkit: ".join(error.lines())) from None
     extra = given if config.args_source is config.ArgsSource.ARGS else given + from_ini
     covered = [Path(arg.split("::")[0]).resolve() for arg in config.args]
     for path in extra:
@@ -129,13 +145,17 @@ class EvalSetFile(pytest.File):
         chosen = {item.name for item in self.session.items if item.parent is self}
         plan = Plan([replace(s, cases=[c for c in s.cases if c.eval_id in chosen]) for s in self.plan.sets])
         try:
-            outcome = run(RunSettings(), agent=_agent_spec(self.config), plan=plan, full=True)
+            quarantine = self.config.stash.get(_QUARANTINE, None)
+            settings = RunSettings.of(quarantine=Path(quarantine.file) if quarantine is not None else None)
+            outcome = run(settings, agent=_agent_spec(self.config), plan=plan, full=True)
         except EvalkitError as error:
             problem = "evalkit: " + "\nevalkit: ".join(_lines(error))
         else:
             if outcome.interrupted:
                 raise KeyboardInterrupt
             self.results = {case.eval_id: case for case in outcome.result.cases}
+            if quarantine is not None:  # the session's list learns which of its entries this file's cases meet
+                list(quarantine.marked(outcome.result.cases))
             return
         pytest.fail(problem, pytrace=False)  # outside the handler, so no chained traceback is shown
 
@@ -155,6 +175,9 @@ class EvalCaseItem(pytest.Item):
         for criterion in case.criteria:
             if criterion.score is not None and criterion.status is not Status.INFORMATIONAL:
                 self.user_properties.append((criterion.name, criterion.score))
+        if case.status is not Status.PASSED and case.quarantined:
+            entry = self.config.stash[_QUARANTINE].active[f"{case.eval_set_id}/{case.eval_id}"]
+            pytest.xfail(f"quarantined until {entry.until.isoformat()} ({entry.reason}): {case.status}")
         if case.status is not Status.PASSED:
             raise EvalCaseFailed(case)
 
@@ -166,6 +189,18 @@ class EvalCaseItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, f"eval case {self.eval_set_id}/{self.name}"
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """Quarantine entries that expired (their cases counted again) or named no collected case."""
+    quarantine = config.stash.get(_QUARANTINE, None)
+    if quarantine is None:
+        return
+    warnings = quarantine.warnings()
+    if warnings:
+        terminalreporter.section("evalkit quarantine")
+        for line in warnings:
+            terminalreporter.write_line(f"evalkit: warning: {line}")
 
 
 def describe_failure(case: CaseResult) -> str:

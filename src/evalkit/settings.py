@@ -22,7 +22,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from evalkit import defaults
-from evalkit.defaults import DEFAULT_JOBS, DEFAULT_JUDGE_JOBS, DEFAULT_PROCESSES, DEFAULT_REPEAT, DEFAULT_TIMEOUT_S
+from evalkit.defaults import (DEFAULT_JOBS, DEFAULT_JUDGE_JOBS, DEFAULT_MAX_REPEAT, DEFAULT_PROCESSES, DEFAULT_REPEAT,
+                              DEFAULT_TIMEOUT_S)
 from evalkit.foundation.concurrency import JobsSetting, most_in_flight, parse_jobs
 from evalkit.errors import SettingError, UsageError
 
@@ -49,9 +50,12 @@ _REASONS = {
     "jobs": "expected 'auto' or a whole number of cases at a time, at least 1, such as 16",
     "judge_jobs": "expected 'auto' or a whole number of judge calls at a time, at least 1, such as 16",
     "timeout": "expected a number of seconds per turn above 0, such as 60",
-    "repeat": "expected a whole number of runs per case, at least 1, such as 5",
+    "repeat": "expected 'auto' or a whole number of runs per case, at least 1, such as 5 (see docs/repeats.md)",
+    "max_repeat": "with --repeat auto: a whole number of runs, at least 2, such as 10",
     "pass_rate": "expected a share of the runs above 0 and at most 1, such as 0.8",
     "use_cache": "expected true or false",
+    "confidence": "expected a confidence above 0 and below 1, such as 0.95",
+    "quarantine": "expected a quarantine file (JSON or YAML; see docs/repeats.md)",
     "processes": "expected 'auto' or a whole number of worker processes, at least 1",
 }
 
@@ -125,6 +129,9 @@ class RunSettings(BaseModel):
     repeat: int = Field(default=DEFAULT_REPEAT, ge=1)
     pass_rate: float | None = Field(default=None, gt=0, le=1)  # None: every run must pass
     use_cache: bool = True  # read and write the judge cache
+    confidence: float | None = Field(default=None, gt=0, lt=1)  # with pass_rate: judge by the interval's low end
+    auto_repeat: bool = False  # `--repeat auto`: `repeat` is then the most runs a case gets (engine/repeats.py)
+    quarantine: Path | None = None  # known-flaky cases left out of the exit code until their date (evalkit.quarantine)
 
     @classmethod
     def of(cls, **given: Any) -> RunSettings:
@@ -134,6 +141,12 @@ class RunSettings(BaseModel):
         with its flag, the Python API with its keyword.
         """
         chosen = {name: value for name, value in given.items() if value is not None}
+        max_repeat = chosen.pop("max_repeat", None)
+        if isinstance(chosen.get("repeat"), str) and chosen["repeat"].strip().lower() == "auto":
+            chosen["auto_repeat"] = True
+            chosen["repeat"] = DEFAULT_MAX_REPEAT if max_repeat is None else max_repeat
+            if not isinstance(chosen["repeat"], int) or chosen["repeat"] < 2:
+                raise SettingError("max_repeat", chosen["repeat"], _REASONS["max_repeat"])
         try:
             return cls(**chosen)
         except ValidationError as error:
@@ -151,7 +164,20 @@ class RunSettings(BaseModel):
     @property
     def required_passes(self) -> int:
         """How many of the `repeat` runs of a case must pass: all, or ceil(pass_rate × runs)."""
+        return self.passes_required(self.repeat)
+
+    def passes_required(self, runs: int) -> int:
+        """Passing runs a case needs out of `runs`: all of them; ceil(pass_rate × runs); or,
+        with a confidence, the fewest whose Wilson interval starts at pass_rate or above
+        (runs + 1 when even all of them do not: docs/repeats.md, "Gating on the interval")."""
         if self.pass_rate is None:
-            return self.repeat
-        return max(1, math.ceil(self.pass_rate * self.repeat - 1e-9))
+            return runs
+        if self.confidence is None:
+            return max(1, math.ceil(self.pass_rate * runs - 1e-9))
+        from evalkit.stats.interval import wilson_interval
+
+        for passed in range(1, runs + 1):
+            if wilson_interval(passed, runs, self.confidence)[0] >= self.pass_rate - 1e-12:
+                return passed
+        return runs + 1
 

@@ -8,7 +8,9 @@ import warnings
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from evalkit.calibration.agreement import Confusion, kappa_words, wilson_interval
+from evalkit.calibration.agreement import Confusion, kappa_words
+from evalkit.calibration.report import CriterionCalibration
+from evalkit.stats.interval import wilson_interval
 
 
 def table(jp_hp: int, jp_hf: int, jf_hp: int, jf_hf: int) -> Confusion:
@@ -59,7 +61,7 @@ def test_kappa_is_undefined_when_everyone_gives_one_verdict(counts):
 def test_no_labels_give_no_numbers():
     empty = Confusion()
     assert empty.n == 0 and empty.agreement is None and empty.kappa is None
-    assert wilson_interval(0, 0) is None
+    assert CriterionCalibration("rubric").interval is None
 
 
 def test_confusion_counts_each_verdict_pair_where_it_belongs():

@@ -90,7 +90,6 @@ def test_command_line_mistakes_are_usage_errors_with_exit_2_not_internal_errors(
         (["run", ECHO, "--no-such-flag"], "No such option: --no-such-flag"),
         (["run"], "Missing argument 'PATH'"),
         (["no-such-command"], "No such command 'no-such-command'"),
-        (["run", ECHO, "--repeat", "zero"], "Invalid value for '--repeat'"),
     ):
         # The first as a real process (exit 2 from the interpreter), the rest through the same `main()`.
         done = (run_evalkit if args[-1] == "--no-such-flag" else invoke_evalkit)(*args)
@@ -98,6 +97,13 @@ def test_command_line_mistakes_are_usage_errors_with_exit_2_not_internal_errors(
         assert says in done.stderr and "internal error" not in done.stderr, (args, done.stderr)
         assert "Try 'evalkit" in done.stderr and "Traceback" not in done.stderr
 
+
+
+def test_a_repeat_that_is_neither_a_number_nor_auto_is_a_usage_error():
+    done = run_evalkit("run", ECHO, "--repeat", "zero")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip() == ("evalkit: --repeat zero: expected 'auto' or a whole number of runs per case, "
+                                   "at least 1, such as 5 (see docs/repeats.md)")
 
 def test_a_bad_setting_under_debug_is_still_exit_2_naming_the_flag():
     done = invoke_evalkit("run", ECHO, "--agent", f"{AGENTS}:echo", "--jobs", "0", "--debug")

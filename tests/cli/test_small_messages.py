@@ -25,7 +25,8 @@ def test_timeout_and_repeat_out_of_range_are_worded_like_jobs():
     for flag, value, says in (
         ("--timeout", "0", "expected a number of seconds per turn above 0, such as 60"),
         ("--timeout", "-5", "expected a number of seconds per turn above 0, such as 60"),
-        ("--repeat", "0", "expected a whole number of runs per case, at least 1, such as 5"),
+        ("--repeat", "0", "expected 'auto' or a whole number of runs per case, at least 1, such as 5 "
+                          "(see docs/repeats.md)"),
         ("--jobs", "0", "expected 'auto' or a whole number of cases at a time, at least 1, such as 16"),
     ):
         done = invoke_evalkit("run", ECHO, "--agent", f"{AGENTS}:echo", flag, value)

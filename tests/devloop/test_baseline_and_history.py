@@ -137,3 +137,57 @@ def test_loop_options_without_their_partner_are_errors(tmp_path):
     tolerance = evalkit("run", WEATHER, "--tolerance", "0", tmp_path=tmp_path)
     assert tolerance.returncode == 2 and "--tolerance 0: only means something with --baseline" in tolerance.stderr
     assert rate.stdout == tolerance.stdout == ""
+
+
+def test_with_significance_single_score_drops_are_within_noise(demo_result, tmp_path):
+    base_path, _ = demo_result
+    config = save({"criteria": {"tool_trajectory_avg_score": 0.0, "response_match_score": 0.4}}, tmp_path / "lenient.json")
+    out = tmp_path / "r.json"
+    done = evalkit("run", WEATHER, "--agent", REGRESSED, "--config", str(config), "--baseline", str(base_path),
+                   "--significance", "0.05", "--json", str(out), tmp_path=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "overall (mcnemar_exact): 0 case(s) worse, 0 better, p = 1.000 (adjusted 1.000): within noise at 0.05" in done.stdout
+    assert "0 significant regression(s), overall within noise" in done.stdout
+    comparison = json.loads(out.read_text())["comparison"]
+    assert comparison["significance"] == 0.05 and comparison["summary"]["regressed"] == 2
+    regressed = [c for c in comparison["cases"] if c["kind"] == "regressed"]
+    assert [c["p_value"] for c in regressed] == [1.0, 1.0]  # both passed, once each side: no evidence at all
+    (score_test,) = [c for c in comparison["criteria_tests"] if c["name"] == "tool_trajectory_avg_score"]
+    assert score_test["p_worse"] == 0.25  # two of three cases fell: 1 in 4 sign patterns is as bad
+
+
+def test_significance_needs_a_baseline(tmp_path):
+    done = evalkit("run", WEATHER, "--significance", "0.05", tmp_path=tmp_path)
+    assert done.returncode == 2 and "--significance 0.05: only means something with --baseline" in done.stderr
+
+
+def test_quarantined_failures_are_reported_but_do_not_fail_the_run(tmp_path):
+    entries = [{"case": "weather/paris", "until": "2999-12-31", "reason": "tracked in ISSUE-1"},
+               {"case": "weather/london_then_tokyo", "until": "2999-12-31", "reason": "tracked in ISSUE-2"},
+               {"case": "weather/atlantis", "until": "2999-12-31", "reason": "renamed"}]
+    quarantine = save(entries, tmp_path / "quarantine.json")
+    out = tmp_path / "r.json"
+    done = evalkit("run", WEATHER, "--agent", REGRESSED, "--quarantine", str(quarantine), "--json", str(out),
+                   tmp_path=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "quarantined, not counted in the exit code: weather/paris failed, weather/london_then_tokyo failed" in done.stdout
+    assert f"evalkit: warning: {quarantine}[2]: quarantine entry names weather/atlantis" in done.stderr
+    result = json.loads(out.read_text())
+    assert {c["eval_id"]: c["quarantined"] for c in result["cases"]} == {
+        "paris": True, "london_then_tokyo": True, "no_city": None}
+    assert result["summary"]["quarantined"] == 2 and result["quarantine"]["unknown"] == ["weather/atlantis"]
+
+    entries[0]["until"] = "2000-01-01"  # expired: paris counts again, and a warning names it
+    save(entries, quarantine)
+    done = evalkit("run", WEATHER, "--agent", REGRESSED, "--quarantine", str(quarantine), tmp_path=tmp_path)
+    assert done.returncode == 1
+    assert "the quarantine of weather/paris ended on 2000-01-01; it counts again" in done.stderr
+
+
+def test_a_malformed_quarantine_file_stops_before_running(tmp_path):
+    bad = tmp_path / "q.yaml"
+    bad.write_text("- case: weather/paris\n  until: next week\n  reason: flaky\n")
+    done = evalkit("run", WEATHER, "--quarantine", str(bad), tmp_path=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip() == (f"evalkit: {bad}: [0].until: expected the last day of the quarantine "
+                                   "as YYYY-MM-DD (UTC)")

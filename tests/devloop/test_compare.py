@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.devloop.helpers import evalkit, load, save, seeded
+from tests.devloop.helpers import case as case_of, evalkit, load, save, seeded
 
 ADK_STATUS = {"passed": 1, "failed": 2, "not_evaluated": 3, "informational": 4}
 
@@ -162,3 +162,49 @@ def test_unreadable_inputs_exit_2_with_a_readable_message(demo_result, tmp_path)
     assert negative.returncode == 2 and "cannot be negative" in negative.stderr
     assert "Traceback" not in missing.stderr + wrong.stderr + wrong_status.stderr + negative.stderr
 
+
+def with_repeats(data: dict, eval_id: str, passed: int, runs: int) -> dict:
+    """A copy of a result in which one case ran `runs` times and passed `passed` of them."""
+    import copy
+
+    changed = copy.deepcopy(data)
+    changed["repeat"] = runs
+    for target in changed["cases"]:
+        count = passed if target["eval_id"] == eval_id else runs
+        target["repeat"] = {"runs": runs, "passed": count, "failed": runs - count, "required": runs,
+                            "pass_rate": count / runs, "flaky": 0 < count < runs}
+        target["status"] = "passed" if count == runs else "failed"
+    return changed
+
+
+def test_significance_tells_a_real_regression_from_noise(demo_result, tmp_path):
+    _, data = demo_result
+    base = save(with_repeats(data, "paris", 10, 10), tmp_path / "base.json")
+    real = save(with_repeats(data, "paris", 5, 10), tmp_path / "real.json")
+    noise = save(with_repeats(data, "paris", 9, 10), tmp_path / "noise.json")
+
+    done = evalkit("compare", str(base), str(real), "--significance", "0.05", "--json", str(tmp_path / "real-diff.json"),
+                   tmp_path=tmp_path)
+    assert done.returncode == 1, done.stderr
+    row = next(line for line in done.stdout.splitlines() if "weather/paris" in line)
+    assert "0.016 (10/10 → 5/10), significant" in row
+    assert "1 significant regression(s)" in done.stdout.strip().splitlines()[-1]
+    diff = load(tmp_path / "real-diff.json")
+    assert round(case_of(diff, "paris")["p_value"], 4) == 0.0163
+    assert set(diff["overall"]) >= {"test", "p_value", "regressed", "improved"}
+
+    done = evalkit("compare", str(base), str(noise), "--significance", "0.05", tmp_path=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    row = next(line for line in done.stdout.splitlines() if "weather/paris" in line)
+    assert row.startswith("regressed") and "within noise" in row
+    assert "1 regression(s) within noise: a small real drop looks the same" in done.stdout  # and what to do next
+    # Without the flag, the same drop is a regression as before.
+    assert evalkit("compare", str(base), str(noise), tmp_path=tmp_path).returncode == 1
+
+
+def test_significance_out_of_range_is_a_usage_error(demo_result, tmp_path):
+    base_path, _ = demo_result
+    done = evalkit("compare", str(base_path), str(base_path), "--significance", "5", tmp_path=tmp_path)
+    assert done.returncode == 2 and "--significance 5: expected a level above 0 and below 1" in done.stderr
+    done = evalkit("compare", str(base_path), str(base_path), "--gate-scores", tmp_path=tmp_path)
+    assert done.returncode == 2 and "--gate-scores: only means something with --significance" in done.stderr

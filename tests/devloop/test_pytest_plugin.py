@@ -114,3 +114,26 @@ def test_an_agent_that_cannot_load_errors_each_case_once_with_its_reason(project
         "*_ ERROR at setup of eval case weather/london_then_tokyo _*",
     ])
     assert "During handling" not in result.stdout.str()
+
+
+def test_quarantined_cases_xfail_until_their_date_and_stale_entries_are_named(project):
+    project.path.joinpath("quarantine.yaml").write_text(
+        "- case: weather/paris\n  until: 2999-12-31\n  reason: ISSUE-7\n"
+        "- case: weather/london_then_tokyo\n  until: 2000-01-01\n  reason: ISSUE-8\n"
+        "- case: weather/atlantis\n  until: 2999-12-31\n  reason: renamed\n")
+    result = project.runpytest("--evalkit", "evals", "--evalkit-agent", REGRESSED_AGENT,
+                               "--evalkit-quarantine", "quarantine.yaml", "-rx", *plugin_args())
+    # paris is quarantined (xfail); london_then_tokyo's quarantine ended, so it fails again.
+    result.assert_outcomes(passed=2, failed=1, xfailed=1)
+    result.stdout.fnmatch_lines([
+        "*evalkit: warning: quarantine.yaml[[]1]: the quarantine of weather/london_then_tokyo ended on 2000-01-01*",
+        "*evalkit: warning: quarantine.yaml[[]2]: quarantine entry names weather/atlantis*",
+        "XFAIL evals/weather.evalset.json::paris - quarantined until 2999-12-31 (ISSUE-7): failed",
+    ])
+
+
+def test_a_malformed_quarantine_file_is_a_usage_error(project):
+    project.path.joinpath("quarantine.json").write_text('[{"case": "weather/paris", "until": "soon", "reason": "x"}]')
+    result = project.runpytest("--evalkit", "evals", "--evalkit-quarantine", "quarantine.json", *plugin_args())
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*evalkit: quarantine.json: [[]0].until: expected the last day of the quarantine*"])

@@ -35,7 +35,7 @@ def test_a_flaky_case_is_flagged_with_its_pass_count_and_fails_by_default(tmp_pa
         "runs": 3, "passed": 2, "failed": 1, "errors": 0, "required": 3, "pass_rate": 0.6667,
         "pass_at_k": {"1": 0.6667, "2": 1.0, "3": 1.0},
         "pass_hat_k": {"1": 0.6667, "2": 0.3333, "3": 0.0},
-        "flaky": True,
+        "flaky": True, "pass_rate_ci": [0.2077, 0.9385], "stability": "flaky",
     }
     assert sorted(run["status"] for run in paris["runs"]) == ["failed", "passed", "passed"]
     assert all(run["runs"] is None and run["repeat"] is None for run in paris["runs"])
@@ -122,3 +122,35 @@ def test_an_interrupted_repeat_still_reports_the_runs_that_finished():
     collector.flush()
     (case,) = done
     assert case.status is Status.PASSED and case.repeat.runs == 2 and case.repeat.passed == 2
+
+
+def test_repeat_auto_stops_a_flaky_case_early_and_says_what_it_saved(tmp_path):
+    out = tmp_path / "r.json"
+    done = evalkit("run", WEATHER, "--agent", FLAKY, "--repeat", "auto", "--max-repeat", "8", "--json", str(out),
+                   tmp_path=tmp_path)
+    assert done.returncode == 1, done.stderr
+    result = load(out)
+    # paris disagrees on its second run (the agent fails every second Paris question): flaky, stopped there.
+    paris = case(result, "paris")
+    assert (paris["repeat"]["runs"], paris["repeat"]["stability"]) == (2, "flaky")
+    # The steady cases stop after five agreeing runs (2^-5 <= 0.05), not the cap of eight.
+    steady = case(result, "london_then_tokyo")
+    assert (steady["repeat"]["runs"], steady["repeat"]["stability"], steady["status"]) == (5, "stable_pass", "passed")
+    assert result["repeat"] == 8
+    assert result["repeat_auto"] == {"max_repeat": 8, "agreeing_runs": 5, "agent_runs": 12, "runs_saved": 12}
+    assert "up to 8 runs each (auto): 12 agent runs, 12 fewer than --repeat 8" in done.stdout
+    assert "flaky: weather/paris 1/2 (95% 0.09–0.91)" in done.stdout
+    assert "hold it out with --quarantine until it is fixed" in done.stdout  # what to do about it
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--repeat", "3", "--max-repeat", "5"], "--max-repeat 5: only means something with --repeat auto"),
+    (["--repeat", "auto", "--max-repeat", "1"], "--max-repeat 1: with --repeat auto: a whole number of runs, at least 2"),
+    (["--repeat", "often"], "--repeat often: expected 'auto' or a whole number of runs per case, at least 1"),
+    (["--repeat", "3", "--confidence", "0.95"], "--confidence 0.95: only means something with --pass-rate"),
+    (["--repeat", "10", "--pass-rate", "0.8", "--confidence", "0.95"],
+     "no case can pass in 10 runs (even all passing leaves the interval's low end below 0.8); use --repeat 16 or more"),
+])
+def test_repeat_and_confidence_mistakes_are_usage_errors(tmp_path, args, words):
+    done = evalkit("run", WEATHER, "--agent", FLAKY, *args, tmp_path=tmp_path)
+    assert done.returncode == 2 and words in done.stderr, done.stderr

@@ -7,11 +7,7 @@ agreement is 1, i.e. when judge and people all gave the one same verdict.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-
-# The normal quantile for a two-sided 95% interval.
-_Z95 = 1.959963984540054
 
 
 @dataclass(frozen=True)
@@ -72,21 +68,6 @@ class Confusion:
     def harsh(self) -> int:
         """Cases the judge failed and people passed."""
         return self.judge_fail_human_pass
-
-
-def wilson_interval(successes: int, n: int, z: float = _Z95) -> tuple[float, float] | None:
-    """The Wilson score interval (95% by default) for a share `successes / n`; None when n is 0.
-
-    Unlike the plain ± interval it stays within [0, 1] and is honest for small n and for
-    shares near 0 or 1, which is where a judge calibrated on a few labels lives.
-    """
-    if n == 0:
-        return None
-    share = successes / n
-    z2 = z * z
-    centre = (share + z2 / (2 * n)) / (1 + z2 / n)
-    half = z * math.sqrt(share * (1 - share) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def kappa_words(kappa: float | None) -> str:

@@ -12,11 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalkit.calibration.agreement import Confusion, kappa_words, wilson_interval
+from evalkit.calibration.agreement import Confusion, kappa_words
 from evalkit.calibration.judged import JudgedCriterion
 from evalkit.calibration.labels import Label, LabelKey
 from evalkit.errors import InputError, Problem
 from evalkit.schema.results import Status
+from evalkit.stats.interval import wilson_interval
 
 # Below this many labels a calibration is rough, and the report says so.
 FEW_LABELS = 30
@@ -33,6 +34,9 @@ class CriterionCalibration:
 
     @property
     def interval(self) -> tuple[float, float] | None:
+        """The agreement's 95% Wilson interval; None before any labelled verdict."""
+        if self.confusion.n == 0:
+            return None
         return wilson_interval(self.confusion.agreed, self.confusion.n)
 
     def to_dict(self) -> dict[str, Any]:

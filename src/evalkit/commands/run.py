@@ -19,10 +19,14 @@ from evalkit.schema.results import CaseResult, RunResult
 from evalkit.settings import RunSettings
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from evalkit.agents.base import Agent
+    from evalkit.compare.diff import Comparison
     from evalkit.engine.evaluation import RunProgress
     from evalkit.engine.progress_file import ProgressFile
     from evalkit.loading.plan import Plan
+    from evalkit.results.reader import ScoredRun
 
 
 @dataclass
@@ -38,7 +42,7 @@ class RunRequest:
     junit: Path | None = None
     markdown: Path | None = None
     html: Path | None = None
-    repeat: int | None = None
+    repeat: int | str | None = None  # a number or "auto"
     case_ids: list[str] = field(default_factory=list)
     shard: str | None = None
     baseline: str | None = None
@@ -53,6 +57,11 @@ class RunRequest:
     cassettes: Path | None = None  # answer the agent's model calls from this folder (docs/cassettes.md)
     cassette_mode: str = "replay"
     processes: int | str | None = None  # worker processes (a number or "auto"), each running a shard of the cases
+    max_repeat: int | None = None  # with repeat "auto": the most runs a case gets
+    confidence: float | None = None  # with pass_rate: a case passes when its interval's low end reaches it
+    significance: float | None = None  # with baseline: a regression counts only when significant at this level
+    gate_scores: bool = False  # with significance: a significant drop of a criterion's mean score fails too
+    quarantine: Path | None = None  # known-flaky cases that do not set the exit code (evalkit.quarantine)
 
 
 def run_command(request: RunRequest, plan: Plan | None = None, agent: Agent | None = None) -> int:
@@ -65,6 +74,7 @@ def run_command(request: RunRequest, plan: Plan | None = None, agent: Agent | No
     if plan is None:
         plan = load_plan(settings)
     check_loop_options(request)
+    check_statistics_options(request, settings)
     baseline = load_run_baseline(request, {s.evalset.eval_set_id for s in plan.sets})  # before this run is recorded
     console = make_console()
     live: list[ProgressFile] = []  # the run's progress file for `evalkit view`, opened as the run starts
@@ -88,6 +98,11 @@ def run_command(request: RunRequest, plan: Plan | None = None, agent: Agent | No
                       html=request.html)
         print(f"evalkit: shard {outcome.shard} holds no eval case; nothing to run", file=sys.stderr)
         return ExitCode.OK
+    comparison = None
+    if baseline is not None:  # before the reports, which show its tests
+        comparison = compare_with_baseline(baseline, result.model_copy(update={"cases": full_cases()})
+                                           if full_cases else result, request)
+        result.comparison = comparison.to_dict()
     # Result files first: a console cut short (`| head`) must not lose them or the exit code.
     write_failure = None
     try:
@@ -118,10 +133,11 @@ def run_command(request: RunRequest, plan: Plan | None = None, agent: Agent | No
     if interrupted:
         never = f"; {result.summary.never_ran} of {result.summary.planned} cases never ran" if result.summary.never_ran else ""
         print(f"evalkit: interrupted; results of the finished cases were written{never}", file=sys.stderr)
+    for warning in outcome.quarantine.warnings() if outcome.quarantine is not None else ():
+        print(f"evalkit: warning: {warning}", file=sys.stderr)
     code = ExitCode.TERMINATED if outcome.terminated else exit_code(result)
-    if baseline is not None:
-        regressed = report_baseline(baseline, result.model_copy(update={"cases": full_cases()}) if full_cases else result,
-                                    request, console)
+    if comparison is not None:
+        regressed = report_baseline(comparison, result, request, console)
         if regressed and code == ExitCode.OK:
             code = ExitCode.FAILED
     return code
@@ -161,7 +177,9 @@ def run_settings(request: RunRequest) -> RunSettings:
                           agent=request.agent, shard=request.shard or None, cassettes=request.cassettes,
                           cassette_mode=request.cassette_mode, processes=request.processes,
                           jobs=request.jobs, judge_jobs=request.judge_jobs, timeout=request.timeout,
-                          repeat=request.repeat, pass_rate=request.pass_rate, use_cache=request.use_cache)
+                          repeat=request.repeat, pass_rate=request.pass_rate, use_cache=request.use_cache,
+                          confidence=request.confidence, max_repeat=request.max_repeat,
+                          quarantine=request.quarantine)
 
 
 def check_loop_options(request: RunRequest) -> None:
@@ -170,7 +188,7 @@ def check_loop_options(request: RunRequest) -> None:
 
     check_output_paths({"--json": request.json_out, "--junit": request.junit,
                         "--markdown": request.markdown, "--html": request.html})
-    if request.pass_rate is not None and (request.repeat or 1) == 1:
+    if request.pass_rate is not None and str(request.repeat or 1) == "1":
         raise UsageError(f"--pass-rate {request.pass_rate:g}: only means something with --repeat N (N > 1); "
                          "add --repeat, or drop --pass-rate")
     if request.tolerance is not None and not request.baseline:
@@ -178,7 +196,7 @@ def check_loop_options(request: RunRequest) -> None:
                          "add --baseline FILE (or last), or drop --tolerance")
 
 
-def load_run_baseline(request: RunRequest, eval_set_ids: set[str]):
+def load_run_baseline(request: RunRequest, eval_set_ids: set[str]) -> ScoredRun | None:
     if not request.baseline:
         return None
     from evalkit.compare.baseline import check_tolerance, load_baseline
@@ -187,18 +205,59 @@ def load_run_baseline(request: RunRequest, eval_set_ids: set[str]):
     return load_baseline(request.baseline, eval_set_ids)
 
 
-def report_baseline(baseline, result: RunResult, request: RunRequest, console) -> bool:
-    """Print what changed since the baseline; True when something regressed."""
+def compare_with_baseline(baseline: ScoredRun, result: RunResult, request: RunRequest) -> Comparison:
+    """What changed since the baseline, with the significance tests when asked for."""
     from evalkit.compare.diff import compare_runs
-    from evalkit.compare.render import render_comparison, summary_line
     from evalkit.results.reader import from_result
 
-    comparison = compare_runs(baseline, from_result(result, "this run"), request.tolerance or 0.0)
+    this_run = from_result(result, "this run")
+    comparison = compare_runs(baseline, this_run, request.tolerance or 0.0)
+    if request.significance is not None:
+        from evalkit.compare.significance import add_significance
+
+        add_significance(comparison, baseline, this_run, request.significance, request.gate_scores)
+    return comparison
+
+
+def report_baseline(comparison: Comparison, result: RunResult, request: RunRequest, console: Console) -> bool:
+    """Print what changed since the baseline; True when it fails the gate. A quarantined
+    case's own regression does not (the overall test still counts every case)."""
+    from evalkit.compare.render import render_comparison, summary_line
+
     if request.quiet:
         console.print(summary_line(comparison), highlight=False, soft_wrap=True)
     else:
         render_comparison(comparison, console)
-    return bool(comparison.regressions)
+    held = {(case.eval_set_id, case.eval_id) for case in result.cases if case.quarantined}
+    if not held:
+        return comparison.fails_gate
+    counted = [c for c in comparison.gate_regressions if (c.eval_set_id, c.eval_id) not in held]
+    overall = comparison.significance is not None and comparison.significance.fails_gate
+    return bool(counted) or overall
+
+
+def check_statistics_options(request: RunRequest, settings: RunSettings) -> None:
+    """The statistics flags need their partners, and a confidence gate must be reachable."""
+    from evalkit.compare.significance import check_level
+
+    check_level(request.significance)
+    if request.significance is not None and not request.baseline:
+        raise UsageError(f"--significance {request.significance:g}: only means something with --baseline; "
+                         "add --baseline FILE (or last), or compare two result files with evalkit compare")
+    if request.gate_scores and request.significance is None:
+        raise UsageError("--gate-scores: only means something with --significance LEVEL; "
+                         "add --significance 0.05, or drop --gate-scores")
+    if request.max_repeat is not None and not settings.auto_repeat:
+        raise UsageError(f"--max-repeat {request.max_repeat}: only means something with --repeat auto; "
+                         "use --repeat auto, or drop --max-repeat")
+    if settings.confidence is not None and settings.pass_rate is None:
+        raise UsageError(f"--confidence {settings.confidence:g}: only means something with --pass-rate RATE; "
+                         "add --pass-rate (such as 0.8), or drop --confidence")
+    if settings.confidence is not None and settings.required_passes > settings.repeat:
+        needed = next(n for n in range(settings.repeat + 1, 100_000) if settings.passes_required(n) <= n)
+        raise UsageError(f"--pass-rate {settings.pass_rate:g} --confidence {settings.confidence:g}: no case can pass "
+                         f"in {settings.repeat} runs (even all passing leaves the interval's low end below "
+                         f"{settings.pass_rate:g}); use --repeat {needed} or more, or a lower --pass-rate or --confidence")
 
 
 def record_history(result: RunResult, settings: RunSettings, cases: Iterable[CaseResult] | None = None) -> None:

@@ -10,9 +10,13 @@ are not regressions (a shard, a `--case` run or an edited eval set leaves some o
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
 
 from evalkit.results.reader import CaseKey, ScoredCase, ScoredCriterion, ScoredRun
 from evalkit.schema.results import Status
+
+if TYPE_CHECKING:
+    from evalkit.compare.significance import CaseSignificance, Significance
 
 # Scores are floats from different machines and libraries; differences below this are noise.
 _EPSILON = 1e-9
@@ -46,6 +50,8 @@ class CaseChange:
     new_status: str | None
     kind: str = UNCHANGED
     criteria: list[CriterionChange] = field(default_factory=list)
+    # With `--significance` only (compare/significance.py): the test of this case's pass counts.
+    significance: CaseSignificance | None = None
 
     @property
     def name(self) -> str:
@@ -58,6 +64,7 @@ class Comparison:
     new: str
     tolerance: float
     cases: list[CaseChange] = field(default_factory=list)
+    significance: Significance | None = None  # `--significance LEVEL`: the tests (compare/significance.py)
 
     def of_kind(self, kind: str) -> list[CaseChange]:
         return [c for c in self.cases if c.kind == kind]
@@ -73,9 +80,33 @@ class Comparison:
     def counts(self) -> dict[str, int]:
         return {kind: len(self.of_kind(kind)) for kind in ORDER}
 
+    @property
+    def gate_regressions(self) -> list[CaseChange]:
+        """The regressions that fail the gate: all of them, or with `--significance` the
+        significant ones (an empty list with a significant overall test still fails: see
+        `fails_gate`)."""
+        if self.significance is None:
+            return self.regressions
+        return [c for c in self.regressions if c.significance is not None and c.significance.significant]
+
+    @property
+    def fails_gate(self) -> bool:
+        if self.significance is None:
+            return bool(self.regressions)
+        return bool(self.gate_regressions) or self.significance.fails_gate
+
     def to_dict(self) -> dict:
         data = asdict(self)
         data["summary"] = self.counts()
+        # Without `--significance` the JSON is what it always was; with it, each regressed
+        # or improved case carries its `p_value` and the run an `overall` test.
+        del data["significance"]
+        for case, change in zip(data["cases"], self.cases, strict=True):
+            del case["significance"]
+            if change.significance is not None and change.kind in (REGRESSED, IMPROVED):
+                case.update(change.significance.to_dict())
+        if self.significance is not None:
+            data.update(self.significance.to_dict())
         return data
 
 

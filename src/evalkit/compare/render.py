@@ -7,9 +7,12 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from evalkit.report.statistics import format_p
 from evalkit.compare.diff import ADDED, IMPROVED, REGRESSED, REMOVED, UNCHANGED, CaseChange, Comparison, CriterionChange
 
 _STYLE = {REGRESSED: "red", IMPROVED: "green", ADDED: "cyan", REMOVED: "yellow"}
+# Narrower than this, a p-value column squeezes the criteria into slivers: the p-value goes under them.
+P_VALUE_COLUMN_MIN_WIDTH = 120
 
 
 def render_comparison(comparison: Comparison, console: Console, show_unchanged: bool = False) -> None:
@@ -21,15 +24,60 @@ def render_comparison(comparison: Comparison, console: Console, show_unchanged: 
         table.add_column("case")
         table.add_column("status")
         table.add_column("criteria (base → new)")
+        tested = comparison.significance is not None
+        own_column = tested and console.width >= P_VALUE_COLUMN_MIN_WIDTH
+        if own_column:
+            table.add_column("p-value")
         for case in rows:
-            table.add_row(
-                Text(case.kind, style=_STYLE.get(case.kind, "")),
-                case.name,
-                _status(case),
-                "\n".join(_criterion(c) for c in case.criteria if show_unchanged or c.kind != UNCHANGED),
-            )
+            criteria = [_criterion(c) for c in case.criteria if show_unchanged or c.kind != UNCHANGED]
+            p_value = _p_value(case) if tested else ""
+            if p_value and not own_column:
+                criteria.append(f"p = {p_value}")
+            cells: list[Text | str] = [Text(case.kind, style=_STYLE.get(case.kind, "")), case.name, _status(case),
+                                       "\n".join(criteria)]
+            if own_column:
+                cells.append(p_value)
+            table.add_row(*cells)
         console.print(table)
+    if comparison.significance is not None:
+        for line in significance_lines(comparison):
+            console.print(line, highlight=False, soft_wrap=True)
     console.print(Text(summary_line(comparison), style="bold"), highlight=False, soft_wrap=True)
+
+
+def significance_lines(comparison: Comparison) -> list[str]:
+    """The overall test and the per-criterion score tests, one line each."""
+    tested = comparison.significance
+    if tested is None:
+        return []
+    verdict = "significant" if tested.overall_significant else "within noise"
+    overall = (f"overall ({tested.test}): {tested.regressed} case(s) worse, {tested.improved} better, "
+               f"p = {format_p(tested.p_value)} (adjusted {format_p(tested.p_adjusted)}): {verdict} at {tested.level:g}")
+    lines = [overall]
+    for criterion in tested.criteria:
+        direction = "fell" if criterion.new_mean < criterion.base_mean else "rose" if criterion.new_mean > criterion.base_mean else "held"
+        p_value = criterion.p_worse if direction != "rose" else criterion.p_better
+        note = "significant drop" if criterion.significant else "within noise" if direction == "fell" else "no drop"
+        gating = "" if tested.gate_scores else ", not gating"
+        lines.append(f"  {criterion.name}: mean {criterion.base_mean:.3f} → {criterion.new_mean:.3f} over "
+                     f"{criterion.cases} case(s) ({direction}), p = {format_p(p_value)}: {note}{gating}")
+    noise = [c for c in comparison.cases if c.kind == REGRESSED and c.significance is not None
+             and not c.significance.significant]
+    if noise:
+        lines.append(f"{len(noise)} regression(s) within noise: a small real drop looks the same; to tell, run both "
+                     "sides with more --repeat runs (docs/repeats.md, \"How many repeats buy how much certainty\")")
+    return lines
+
+
+def _p_value(case: CaseChange) -> str:
+    tested = case.significance
+    if tested is None or case.kind not in (REGRESSED, IMPROVED):
+        return ""
+    counts = f"{tested.base_passed}/{tested.base_runs} → {tested.new_passed}/{tested.new_runs}"
+    if case.kind == IMPROVED:
+        return f"{format_p(tested.p_value)} ({counts})"
+    verdict = "significant" if tested.significant else "within noise"
+    return f"{format_p(tested.p_value)} ({counts}), {verdict}"
 
 
 def summary_line(comparison: Comparison) -> str:
@@ -37,7 +85,13 @@ def summary_line(comparison: Comparison) -> str:
     parts = [f"{counts[kind]} {kind}" for kind in (REGRESSED, IMPROVED, "changed", UNCHANGED) if counts[kind] or kind == REGRESSED]
     parts += [f"{counts[kind]} {kind}" for kind in (ADDED, REMOVED) if counts[kind]]
     tolerance = f", tolerance {comparison.tolerance:g}" if comparison.tolerance else ""
-    return f"compared with {comparison.base}: {', '.join(parts)}{tolerance}"
+    tested = ""
+    if comparison.significance is not None:
+        significant = len(comparison.gate_regressions)
+        overall = "significant" if comparison.significance.overall_significant else "within noise"
+        tested = (f"; at significance {comparison.significance.level:g}: {significant} significant regression(s), "
+                  f"overall {overall}")
+    return f"compared with {comparison.base}: {', '.join(parts)}{tolerance}{tested}"
 
 
 def _status(case: CaseChange) -> str:

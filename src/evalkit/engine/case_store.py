@@ -95,6 +95,7 @@ def slim(result: CaseResult) -> CaseResult:
         source_file=result.source_file, session_id=result.session_id,
         duration_s=result.duration_s, simulation=result.simulation, repeat=result.repeat, runs=None,
         reason=result.reason, unmatched_tool_calls=_unmatched_calls(result),
+        quarantined=result.quarantined,
     )
 
 

@@ -11,7 +11,7 @@ import asyncio
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from datetime import datetime, timezone
 
 from evalkit import __version__
@@ -28,6 +28,10 @@ from evalkit.engine.runner import Runner
 from evalkit.schema.results import CaseResult, JudgeStatistics, RunResult, Status, Summary, has_errors
 from evalkit.defaults import DEFAULT_REPEAT
 from evalkit.settings import RunSettings
+
+if TYPE_CHECKING:
+    from evalkit.engine.repeats import AutoRepeat
+    from evalkit.quarantine import Quarantine
 
 
 @dataclass
@@ -47,8 +51,13 @@ class RunProgress:
     limit: AdaptiveLimit | None = None  # the run's cases-in-flight controller, for the progress bar
     reruns: int = 0
     figures: RunFigures = field(default_factory=RunFigures)  # latency and tool figures, fed as cases finish
+    quarantine: Quarantine | None = None  # `--quarantine FILE`: marks the cases it holds out, before they are stored
+    auto_repeat: AutoRepeat | None = None  # `--repeat auto`: how many agent runs it took
+    confidence: float | None = None  # `--confidence`
 
     def add(self, result: CaseResult) -> None:
+        if self.quarantine is not None:
+            self.quarantine.mark(result)
         self.figures.add(result)
         self.store.add(result)
         self.cases.append(slim(result))
@@ -79,6 +88,9 @@ class RunProgress:
             repeat=self.repeat,
             pass_rate=self.pass_rate,
             concurrency=self.concurrency_figures(),
+            quarantine=self.quarantine.summary() if self.quarantine is not None else None,
+            repeat_auto=self.auto_repeat.figures() if self.auto_repeat is not None else None,
+            confidence=self.confidence,
         )
         # Slim cases are read through a view, built one at a time: a list of them all is what grew per case.
         result.cases = list(self.stored_cases()) if full else self.cases.in_order(self._plan_order())  # type: ignore[assignment]
@@ -132,10 +144,22 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
         progress.add(result)
     on_case_done = progress.add
     collector = None
-    if settings.repeat > 1:
+    auto = None
+    if settings.auto_repeat:
+        from evalkit.defaults import DEFAULT_AUTO_REPEAT_ALPHA
+        from evalkit.engine.repeats import AutoRepeat
+        from evalkit.stats.stability import agreeing_runs_needed
+
+        progress.repeat, progress.pass_rate = settings.repeat, settings.pass_rate
+        progress.confidence = settings.confidence
+        auto = progress.auto_repeat = AutoRepeat(settings.repeat, agreeing_runs_needed(DEFAULT_AUTO_REPEAT_ALPHA),
+                                                 settings.passes_required, progress.add)
+        on_case_done = auto.add
+    elif settings.repeat > 1:
         from evalkit.engine.repeats import RepeatCollector, repeated
 
         progress.repeat, progress.pass_rate = settings.repeat, settings.pass_rate
+        progress.confidence = settings.confidence
         collector = RepeatCollector(settings.repeat, settings.required_passes, progress.add)
         on_case_done = collector.add
         jobs = repeated(jobs, settings.repeat)
@@ -152,10 +176,14 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
     runner = Runner(agent, settings, judge=judge, on_case_done=on_case_done, limit=progress.limit)
     try:
         await run_checked(runner.run(jobs), agent.check_ready() if jobs else None)
+        while auto is not None and (jobs := auto.next_round(jobs)):  # the agent was checked in the first round
+            await runner.run(jobs)
     finally:
         progress.reruns = runner.reruns
         if collector is not None:
             collector.flush()
+        if auto is not None:
+            auto.flush()
         await agent.aclose()
         if judge is not None:
             progress.judge_stats = judge.stats.model_copy(update={"concurrency": judge.concurrency()})
@@ -194,9 +222,19 @@ def exit_code(result: RunResult) -> int:
     """The exit code of a finished run: interrupted, errors, all passed, or something failed."""
     if result.interrupted:
         return ExitCode.INTERRUPTED
+    if any(case.quarantined for case in result.cases):
+        return _exit_code_without_quarantined(result)
     # An error outranks a failure: a failed case may hold a criterion that errored.
     if result.summary.errors or any(has_errors(case) for case in result.cases):
         return ExitCode.RUN_ERROR
     if result.summary.cases and result.summary.passed == result.summary.cases:
         return ExitCode.OK
     return ExitCode.FAILED
+
+
+def _exit_code_without_quarantined(result: RunResult) -> int:
+    """Quarantined cases ran and are reported, but only the others decide (evalkit.quarantine)."""
+    counted = [case for case in result.cases if not case.quarantined]
+    if any(case.status is Status.ERROR or has_errors(case) for case in counted):
+        return ExitCode.RUN_ERROR
+    return ExitCode.OK if all(case.status is Status.PASSED for case in counted) else ExitCode.FAILED

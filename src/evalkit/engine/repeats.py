@@ -4,7 +4,8 @@ The folded case keeps the usual fields, so every report and the exit code read i
 any other case, and adds:
 
 - `repeat`: passes out of runs, pass@k and pass^k for k = 1…N (the unbiased estimates
-  from N runs), and `flaky` when the runs did not all end the same way;
+  from N runs), `flaky` when the runs did not all end the same way, the pass rate's 95%
+  Wilson interval (`pass_rate_ci`) and the `stability` verdict (evalkit.stats);
 - per criterion, `spread`: mean, standard deviation, min and max of the run scores;
 - `runs`: every run's own case result, in the order they finished.
 
@@ -23,6 +24,8 @@ from dataclasses import replace
 from evalkit.engine.jobs import CaseJob
 from evalkit.results.verdicts import combined_status
 from evalkit.schema.results import CaseResult, CriterionResult, RepeatStats, ScoreSpread, Status
+from evalkit.stats.interval import wilson_interval
+from evalkit.stats.stability import FLAKY, another_run, stability
 
 
 def repeated(jobs: list[CaseJob], runs: int) -> list[CaseJob]:
@@ -73,6 +76,8 @@ def combine_runs(runs: list[CaseResult], required: int) -> CaseResult:
             pass_at_k={k: pass_at(n, passed, k) for k in range(1, n + 1)},
             pass_hat_k={k: pass_hat(n, passed, k) for k in range(1, n + 1)},
             flaky=len(set(statuses)) > 1,
+            pass_rate_ci=[round(bound, 4) for bound in wilson_interval(passed, n)],
+            stability=FLAKY if len(set(statuses)) > 1 else stability([s is Status.PASSED for s in statuses]),
         ),
         runs=runs,
     )
@@ -135,3 +140,55 @@ class RepeatCollector:
         pending, self.pending = self.pending, {}
         for group in pending.values():
             self.on_case_done(combine_runs(group, min(self.required, len(group))))
+
+
+class AutoRepeat:
+    """`--repeat auto`: round by round, each case runs again only while its verdict is open.
+
+    A case stops as soon as its runs disagree (it is flaky whatever follows), after
+    `agreeing` runs that all ended the same way, or at `max_runs` (evalkit.stats.stability,
+    docs/repeats.md "Repeats that stop early"). Its verdict then needs `passes_required(n)`
+    of its n runs, as with `--repeat n`.
+    """
+
+    def __init__(self, max_runs: int, agreeing: int, passes_required: Callable[[int], int],
+                 on_case_done: Callable[[CaseResult], None]):
+        self.max_runs = max_runs
+        self.agreeing = agreeing
+        self.passes_required = passes_required
+        self.on_case_done = on_case_done
+        self.pending: dict[tuple[str, str], list[CaseResult]] = {}
+        self.agent_runs = 0
+        self.cases = 0
+
+    def add(self, result: CaseResult) -> None:
+        self.agent_runs += 1
+        self.pending.setdefault((result.eval_set_id, result.eval_id), []).append(result)
+
+    def next_round(self, jobs: list[CaseJob]) -> list[CaseJob]:
+        """The jobs of the next round: the cases still open; the others are folded and handed on."""
+        again = []
+        for job in jobs:
+            group = self.pending.get((job.eval_set_id, job.case.eval_id))
+            if group is None:
+                continue  # not finished (interrupted): `flush` hands on what it has
+            if another_run([run.status for run in group], self.max_runs, self.agreeing):
+                again.append(replace(job, run_index=len(group)))
+            else:
+                self._fold(self.pending.pop((job.eval_set_id, job.case.eval_id)))
+        return again
+
+    def flush(self) -> None:
+        """Hand on the cases still open (Ctrl-C, or a round cut short): their finished runs count."""
+        pending, self.pending = self.pending, {}
+        for group in pending.values():
+            self._fold(group)
+
+    def _fold(self, group: list[CaseResult]) -> None:
+        self.cases += 1
+        self.on_case_done(combine_runs(group, self.passes_required(len(group))))
+
+    def figures(self) -> dict[str, int]:
+        """What the result file records under `repeat_auto`."""
+        return {"max_repeat": self.max_runs, "agreeing_runs": self.agreeing, "agent_runs": self.agent_runs,
+                "runs_saved": max(0, self.cases * self.max_runs - self.agent_runs)}

@@ -30,6 +30,7 @@ from evalkit.settings import RunSettings
 
 if TYPE_CHECKING:
     from evalkit.cassettes.session import CassetteRun
+    from evalkit.quarantine import Quarantine
 
 # Watches a run while it runs (the CLI's live progress bar); entered around the evaluation.
 Watcher = Callable[[RunProgress], AbstractContextManager[Any]]
@@ -49,6 +50,7 @@ class RunOutcome:
     full_cases: Callable[[], Iterable[CaseResult]] | None = None
     empty_shard: bool = False  # the shard held no case: nothing ran
     terminated: bool = False  # the interrupt was SIGTERM (errors.Terminated): the CLI exits 143
+    quarantine: Quarantine | None = None  # the `quarantine` list, with what it found (its warnings)
 
 
 def load_plan(settings: RunSettings) -> Plan:
@@ -82,6 +84,7 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
         from evalkit.cassettes.reach import refuse_agents_started_elsewhere
 
         refuse_agents_started_elsewhere(spec, settings.cassettes, settings.cassette_mode)
+    quarantine = _load_quarantine(settings)
     if shard is not None and plan.case_count == 0:
         return RunOutcome(_empty_result(settings, shard), shard=shard, empty_shard=True)
     processes = _worker_processes(settings, spec if given is None or isinstance(given, str) else None, shard,
@@ -99,9 +102,11 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
             return here.result, here.interrupted, here.terminated
 
         result, interrupted = run_in_processes(workers, min(processes, max(1, plan.case_count)), shard_here)
-        return _where_made(RunOutcome(result, bool(interrupted), terminated=isinstance(interrupted, Terminated)),
-                           settings, spec)
-    return _where_made(_run_here(settings, plan, given, spec, watch, full, tell, shard), settings, spec)
+        if quarantine is not None:  # the merged cases marked again here, so one list knows what the run met
+            result = _quarantined_after_merge(result, quarantine)
+        return _where_made(RunOutcome(result, bool(interrupted), terminated=isinstance(interrupted, Terminated),
+                                      quarantine=quarantine), settings, spec)
+    return _where_made(_run_here(settings, plan, given, spec, watch, full, tell, shard, quarantine), settings, spec)
 
 
 def _where_made(outcome: RunOutcome, settings: RunSettings, spec: str | None) -> RunOutcome:
@@ -126,7 +131,7 @@ def _worker_processes(settings: RunSettings, spec: str | None, shard: Shard | No
 
 
 def _run_here(settings: RunSettings, plan: Plan, given: Any, spec: str | None, watch: Watcher | None, full: bool,
-              tell: Callable[[str], None], shard: Shard | None) -> RunOutcome:
+              tell: Callable[[str], None], shard: Shard | None, quarantine: Quarantine | None) -> RunOutcome:
     """Run the plan in this process. The cassettes' proxy, when asked for, starts before the
     agent loads (the agent must see its URLs) and stops however the run ends."""
     from evalkit.agents.registry import resolve_agent
@@ -134,7 +139,7 @@ def _run_here(settings: RunSettings, plan: Plan, given: Any, spec: str | None, w
     by_spec = given is None or isinstance(given, str)
     cassettes = _start_cassettes(settings, spec or "", tell) if by_spec else None
     interrupted: KeyboardInterrupt | None = None  # Ctrl-C, or SIGTERM (errors.Terminated)
-    progress = RunProgress()
+    progress = RunProgress(quarantine=quarantine)
     try:
         loaded: Agent = resolve_agent(spec if by_spec else given, None, settings)
         if cassettes is not None:
@@ -150,7 +155,23 @@ def _run_here(settings: RunSettings, plan: Plan, given: Any, spec: str | None, w
     result = progress.result(interrupted=interrupted is not None, full=full)  # slim unless asked: memory flat in the cases
     result.shard = str(shard) if shard else None
     return RunOutcome(result, interrupted is not None, shard, None if full else progress.stored_cases,
-                      terminated=isinstance(interrupted, Terminated))
+                      terminated=isinstance(interrupted, Terminated), quarantine=quarantine)
+
+
+def _load_quarantine(settings: RunSettings) -> Quarantine | None:
+    """`quarantine`: the list of known-flaky cases, checked before anything runs (None without it)."""
+    if settings.quarantine is None:
+        return None
+    from evalkit.quarantine import load_quarantine
+
+    return load_quarantine(settings.quarantine)
+
+
+def _quarantined_after_merge(result: RunResult, quarantine: Quarantine) -> RunResult:
+    """`processes`: the workers' merged cases, marked with the parent's list (its summary and warnings)."""
+    cases = list(quarantine.marked(result.cases))
+    summary = Summary.of(cases, planned=result.summary.planned)
+    return result.model_copy(update={"cases": cases, "summary": summary, "quarantine": quarantine.summary()})
 
 
 def _start_cassettes(settings: RunSettings, spec: str, tell: Callable[[str], None]) -> CassetteRun | None:

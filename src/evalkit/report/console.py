@@ -27,6 +27,9 @@ _MARK = {Status.PASSED: "✓", Status.FAILED: "✗", Status.ERROR: "!", Status.N
 DETAIL_HINT = "(run with --debug to see where the agent failed; the result file keeps it as error_detail)"
 # The same for a criterion that raised.
 CRITERION_DETAIL_HINT = "(run with --debug to see where the criterion failed; the result file keeps it as error_detail)"
+# Under the flaky cases, when one of them failed the gate (and is not quarantined).
+FLAKY_HINT = ("(a flaky case passes or fails by chance: let it pass on a share of its runs with --pass-rate, "
+              "or hold it out with --quarantine until it is fixed; see docs/repeats.md)")
 
 
 def render(result: RunResult, console: Console, *, debug: bool = False) -> None:
@@ -42,6 +45,11 @@ def render(result: RunResult, console: Console, *, debug: bool = False) -> None:
     elif not debug and any(c.error_detail for case in result.cases for c in case.criteria):
         console.print(Text(CRITERION_DETAIL_HINT, style="dim"), soft_wrap=True)
     console.print(Text(summary_line(result), style="bold"))
+    for line in flaky_lines(result.cases) + quarantine_lines(result.cases):
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
+    if any(case.repeat is not None and case.repeat.flaky and case.status is not Status.PASSED
+           and not case.quarantined for case in result.cases):
+        console.print(Text(FLAKY_HINT, style="dim"), soft_wrap=True)
     if result.judge:
         console.print(judge_line(result.judge), highlight=False)
     if result.concurrency:
@@ -172,10 +180,43 @@ def unmatched_tool_lines(cases: list[CaseResult]) -> list[str]:
 
 
 def repeat_note(case: CaseResult) -> str:
-    """With --repeat: passing runs out of all, and whether they disagreed."""
+    """With --repeat: passing runs out of all, and whether they disagreed; a quarantined case says so."""
+    quarantined = " quarantined" if case.quarantined else ""
     if case.repeat is None:
+        return quarantined
+    return f" {case.repeat.passed}/{case.repeat.runs}" + (" flaky" if case.repeat.flaky else "") + quarantined
+
+
+# The flaky cases named under the summary; the rest are counted (all are in the result file).
+FLAKY_SHOWN = 10
+
+
+def flaky_lines(cases: list[CaseResult]) -> list[str]:
+    """With --repeat: the flaky cases by name, each with its pass rate's 95% interval."""
+    flaky = [case for case in cases if case.repeat is not None and case.repeat.flaky]
+    if not flaky:
+        return []
+    shown = ", ".join(f"{case.eval_set_id}/{case.eval_id} {case.repeat.passed}/{case.repeat.runs}{interval(case)}"
+                      for case in flaky[:FLAKY_SHOWN] if case.repeat is not None)
+    more = f" and {len(flaky) - FLAKY_SHOWN} more (see the result file)" if len(flaky) > FLAKY_SHOWN else ""
+    return [f"flaky: {shown}{more}"]
+
+
+def interval(case: CaseResult) -> str:
+    """A case's 95% interval of its pass rate, as ` (95% 0.49–0.94)`; empty without one."""
+    if case.repeat is None or not case.repeat.pass_rate_ci:
         return ""
-    return f" {case.repeat.passed}/{case.repeat.runs}" + (" flaky" if case.repeat.flaky else "")
+    low, high = case.repeat.pass_rate_ci
+    return f" (95% {low:.2f}–{high:.2f})"
+
+
+def quarantine_lines(cases: list[CaseResult]) -> list[str]:
+    """The quarantined cases that did not pass: run and reported, not counted in the exit code."""
+    held = [f"{case.eval_set_id}/{case.eval_id} {case.status}" for case in cases
+            if case.quarantined and case.status is not Status.PASSED]
+    if not held:
+        return []
+    return [f"quarantined, not counted in the exit code: {', '.join(held)}"]
 
 
 def _score(criterion: CriterionResult) -> str:
@@ -206,8 +247,17 @@ def summary_line(result: RunResult) -> str:
         parts.append(f"{s.errors} error{'' if s.errors == 1 else 's'}")
     if s.flaky:
         parts.append(f"{s.flaky} flaky")
-    if result.repeat > 1:
+    if s.quarantined:
+        parts.append(f"{s.quarantined} quarantined")
+    if result.repeat_auto:
+        auto = result.repeat_auto
+        parts.append(f"up to {result.repeat} runs each (auto): {auto.get('agent_runs')} agent runs, "
+                     f"{auto.get('runs_saved')} fewer than --repeat {result.repeat}")
+    elif result.repeat > 1:
         parts.append(f"{result.repeat} runs each")
+    if s.run_pass_rate is not None and s.run_pass_rate_ci:
+        low, high = s.run_pass_rate_ci
+        parts.append(f"runs passed {s.run_pass_rate:.0%} (95% {low:.0%}–{high:.0%})")
     if s.cost is not None:
         parts.append(f"cost {money(s.cost)}")
     tail = ""

@@ -7,11 +7,12 @@ responses side by side, or a chat when the conversation was simulated (no expect
 turns).
 
 Everything in a result file is untrusted text (eval sets, agents and judges wrote it),
-so the page is built from `_el`, which escapes every plain string it is given; only
-`_Html` values, produced by `_el` itself, pass through. The script gets its data from a
-JSON island whose `<`, `>` and `&` are escaped, and never writes markup. A
-Content-Security-Policy allows no network at all and runs only this page's own script
-and style, by hash, so even a slip in escaping could not run injected code.
+so the page is built from `_el` (evalkit.report.html_markup), which escapes every plain
+string it is given; only `_Html` values, produced by `_el` itself, pass through. The
+script gets its data from a JSON island whose `<`, `>` and `&` are escaped, and never
+writes markup. A Content-Security-Policy allows no network at all and runs only this
+page's own script and style, by hash, so even a slip in escaping could not run injected
+code.
 """
 
 from __future__ import annotations
@@ -23,40 +24,14 @@ from html import escape
 from importlib import resources
 from typing import Any
 
-from evalkit.report.console import summary_line
+from evalkit.report.console import flaky_lines, quarantine_lines, summary_line
+from evalkit.report.html_markup import Html as _Html
+from evalkit.report.html_markup import el as _el
+from evalkit.report.html_markup import join as _join
+from evalkit.report.statistics import case_note, change_line, overall_line, tested_changes
 from evalkit.schema.results import CaseResult, CriterionResult, RunResult, Status
 
 _MAX_DEPTH = 6
-_VOID = {"input", "meta", "link", "br", "hr"}
-
-
-class _Html(str):
-    """Markup that is already safe: escaped text and tags built by `_el`."""
-
-
-def _el(tag: str, *children: Any, **attributes: Any) -> _Html:
-    """`<tag attributes>children</tag>`; plain strings among the children are escaped."""
-    attrs = ""
-    for key, value in attributes.items():
-        if value is None or value is False:
-            continue
-        name = key.rstrip("_").replace("_", "-")
-        attrs += f" {name}" if value is True else f' {name}="{escape(str(value), quote=True)}"'
-    if tag in _VOID:
-        return _Html(f"<{tag}{attrs}>")
-    return _Html(f"<{tag}{attrs}>{_join(children)}</{tag}>")
-
-
-def _join(children: Any) -> _Html:
-    parts: list[str] = []
-    for child in children:
-        if child is None:
-            continue
-        if isinstance(child, (list, tuple)):
-            parts.append(_join(child))
-        else:
-            parts.append(child if isinstance(child, _Html) else escape(str(child), quote=True))
-    return _Html("".join(parts))
 
 
 def render_html(result: RunResult) -> str:
@@ -122,7 +97,19 @@ def _header(result: RunResult) -> _Html:
                _el("h1", "evalkit report"),
                _el("p", summary_line(result), class_="summary-line"),
                _el("div", buttons, class_="counts"),
-               _el("dl", meta_items, class_="meta"))
+               _el("dl", meta_items, class_="meta"),
+               _statistics(result))
+
+
+def _statistics(result: RunResult) -> _Html | None:
+    """Flaky and quarantined cases, and with `--baseline … --significance` the tests (docs/repeats.md)."""
+    notes = flaky_lines(result.cases) + quarantine_lines(result.cases)
+    overall = overall_line(result)
+    if overall is not None:
+        notes += [overall, *(change_line(change) for change in tested_changes(result))]
+    if not notes:
+        return None
+    return _el("ul", [_el("li", note) for note in notes], class_="statistics")
 
 
 def _controls() -> _Html:
@@ -168,6 +155,7 @@ def _case(index: int, case: CaseResult, open_failures: bool) -> _Html:
                   _el("span", case.status.value.replace("_", " "), class_=f"badge {case.status.value}"),
                   _el("span", f"{case.eval_set_id}/{case.eval_id}", class_="case-name"),
                   chips,
+                  _el("span", case_note(case), class_="chip stability") if case_note(case) else None,
                   _el("span", f"{case.duration_s:.2f} s", class_="chip") if case.duration_s is not None else None)
     body = [
         _el("div", _el("pre", case.error), class_="case-error") if case.error else None,

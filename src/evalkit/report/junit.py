@@ -9,7 +9,11 @@ Jenkins and the GitHub test-report actions all read, and validates against its s
 - a `not_evaluated` case is a `failure` too (type `not_evaluated`): ADK counts a case
   it could not score as failed, and a CI gate must not turn it green by skipping it;
 - an `error` case carries an `error` whose message is the case's error;
-- `time` is the case's own duration; a suite's time is the sum over its cases.
+- `time` is the case's own duration; a suite's time is the sum over its cases;
+- a quarantined case that did not pass (`--quarantine`) is `skipped`, its message saying
+  how it ended, so it is reported without failing the build;
+- the suite's properties carry each repeated case's runs, stability and 95% interval,
+  and with `--baseline … --significance` each tested case's p-value.
 
 Ant's schema allows at most one of `failure`/`error`/`skipped` per test case, and no
 attributes on the `testsuites` root (consumers add the suites' counts up themselves).
@@ -23,6 +27,7 @@ from datetime import datetime, timezone
 
 from evalkit.foundation.timestamps import parse_iso_datetime
 from evalkit.report.console import failure_lines, unmatched_tool_lines
+from evalkit.report.statistics import case_note, change_line, overall_line, tested_changes
 from evalkit.schema.results import CaseResult, CriterionResult, RunResult, Status, total_cost
 
 # Characters XML 1.0 cannot carry at all, even escaped; an agent may well emit them
@@ -46,8 +51,9 @@ def _by_eval_set(cases: list[CaseResult]) -> dict[str, list[CaseResult]]:
 
 
 def _suite(result: RunResult, index: int, eval_set_id: str, cases: list[CaseResult]) -> ET.Element:
-    failures = sum(case.status in (Status.FAILED, Status.NOT_EVALUATED) for case in cases)
-    errors = sum(case.status is Status.ERROR for case in cases)
+    counted = [case for case in cases if not (case.quarantined and case.status is not Status.PASSED)]
+    failures = sum(case.status in (Status.FAILED, Status.NOT_EVALUATED) for case in counted)
+    errors = sum(case.status is Status.ERROR for case in counted)
     suite = ET.Element("testsuite", {
         "name": _text(eval_set_id) or "(unnamed eval set)",
         "package": _text(eval_set_id) or "(unnamed eval set)",
@@ -55,7 +61,7 @@ def _suite(result: RunResult, index: int, eval_set_id: str, cases: list[CaseResu
         "tests": str(len(cases)),
         "failures": str(failures),
         "errors": str(errors),
-        "skipped": "0",
+        "skipped": str(len(cases) - len(counted)),
         "time": _seconds(sum(case.duration_s or 0.0 for case in cases)),
         "timestamp": _timestamp(result.started_at),
         # The result file does not record the machine; Ant's schema names this fallback.
@@ -66,7 +72,7 @@ def _suite(result: RunResult, index: int, eval_set_id: str, cases: list[CaseResu
     cost = total_cost(cases)
     priced = [("cost", f"{cost:.6f}")] if cost is not None else []
     for name, value in [("evalkit_version", result.evalkit_version), *(("source_file", f) for f in source_files),
-                        *priced]:
+                        *priced, *_statistics(result, cases)]:
         ET.SubElement(properties, "property", {"name": name, "value": _text(value)})
     for case in cases:
         suite.append(_testcase(case))
@@ -85,7 +91,14 @@ def _testcase(case: CaseResult) -> ET.Element:
     # traceback or a worker's last stderr lines (`error_detail`) and the tool calls no fake
     # matched. Ant's schema gives a test case no output element of its own.
     body = "\n".join(failure_lines([case], debug=True) + unmatched_tool_lines([case]))
-    if case.status is Status.ERROR:
+    note = case_note(case)
+    if note and case.status is not Status.PASSED:
+        body = f"{case.status} {note}\n{body}"
+    if case.quarantined and case.status is not Status.PASSED:
+        # Run and reported, but not to turn the build red: CI servers count `skipped` apart.
+        skipped = ET.SubElement(element, "skipped", {"message": _text(f"quarantined: {case.status} {note}".strip())})
+        skipped.text = _text(body)
+    elif case.status is Status.ERROR:
         error = ET.SubElement(element, "error", {"type": "error", "message": _text(_error_message(case))})
         error.text = _text(body or _error_message(case))
     elif case.status is Status.FAILED:
@@ -98,6 +111,18 @@ def _testcase(case: CaseResult) -> ET.Element:
         failure = ET.SubElement(element, "failure", {"type": "not_evaluated", "message": _text(message)})
         failure.text = _text(body or message)
     return element
+
+
+def _statistics(result: RunResult, cases: list[CaseResult]) -> list[tuple[str, str]]:
+    """Suite properties: each repeated case's stability and interval, each quarantined case,
+    and with `--baseline … --significance` the p-values of this suite's tested cases."""
+    names = {(case.eval_set_id, case.eval_id) for case in cases}
+    properties = [(f"repeat:{case.eval_id}", case_note(case)) for case in cases if case.repeat is not None]
+    properties += [(f"quarantined:{case.eval_id}", str(case.status)) for case in cases if case.quarantined]
+    properties += [(f"p_value:{change['eval_id']}", change_line(change)) for change in tested_changes(result)
+                   if (change["eval_set_id"], change["eval_id"]) in names]
+    overall = overall_line(result)
+    return properties + ([("significance", overall)] if overall else [])
 
 
 def _failure_message(failing: list[CriterionResult]) -> str:

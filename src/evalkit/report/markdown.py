@@ -21,10 +21,13 @@ from pathlib import Path
 
 from evalkit.report.console import (
     failure_lines,
+    flaky_lines,
     gating_criterion_names,
+    quarantine_lines,
     summary_line,
     unmatched_tool_lines,
 )
+from evalkit.report.statistics import case_note, change_line, overall_line, tested_changes
 from evalkit.schema.results import CaseResult, CriterionResult, RunResult, Status
 
 _EDGE_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
@@ -52,13 +55,18 @@ def render_markdown(result: RunResult) -> str:
     shown, hidden = _rows_to_show(result.cases)
     for case in shown:
         by_name = {c.name: c for c in case.criteria}
-        cells = [_inline(f"{case.eval_set_id}/{case.eval_id}"), STATUS_LABEL[case.status],
+        note = case_note(case)
+        cells = [_inline(f"{case.eval_set_id}/{case.eval_id}"), STATUS_LABEL[case.status] + (f" {note}" if note else ""),
                  *(_cell(by_name.get(name)) for name in columns)]
         lines.append("| " + " | ".join(cells) + " |")
     if hidden:
         passing = sum(case.status is Status.PASSED for case in hidden)
         which = "all passed" if passing == len(hidden) else f"{passing} of them passed"
         lines += ["", f"…and {len(hidden)} more cases, not listed ({which})."]
+    notes = flaky_lines(result.cases) + quarantine_lines(result.cases)
+    if notes:
+        lines += ["", *(f"- {_inline(note)}" for note in notes)]
+    lines += _comparison(result)
     failures = failure_lines(result.cases) + unmatched_tool_lines(result.cases)
     if failures:
         lines += ["", *_failure_block(failures)]
@@ -69,6 +77,14 @@ def render_markdown(result: RunResult) -> str:
     if len(details) > MAX_ERROR_DETAILS:
         lines += ["", f"…and {len(details) - MAX_ERROR_DETAILS} more error details, in the JSON and HTML reports."]
     return "\n".join(lines) + "\n"
+
+
+def _comparison(result: RunResult) -> list[str]:
+    """With `--baseline … --significance`: the overall test and each tested case's p-value."""
+    overall = overall_line(result)
+    if overall is None:
+        return []
+    return ["", f"**{_inline(overall)}**", "", *(f"- {_inline(change_line(c))}" for c in tested_changes(result))]
 
 
 def append_step_summary(result: RunResult, environ: Mapping[str, str] | None = None) -> Path | None:

@@ -44,6 +44,14 @@ class ScoredCase:
     expected: list[dict[str, Any] | None] = field(default_factory=list)  # per turn, where the file keeps it
     source_file: str | None = None  # the eval set file the case came from (evalkit's files only)
     final_state: dict[str, Any] | None = None  # the session state the agent left (evalkit results only)
+    runs: int = 1  # how many times the case ran (`--repeat`, ADK's `num_runs`)
+    passed_runs: int | None = None  # how many of those passed (None: 1 if the case passed, else 0)
+
+    @property
+    def passes(self) -> int:
+        if self.passed_runs is not None:
+            return self.passed_runs
+        return 1 if self.status is Status.PASSED else 0
 
 
 @dataclass
@@ -101,6 +109,8 @@ def from_result(result: RunResult, label: str) -> ScoredRun:
             expected=[record.expected for record in case.invocations],
             source_file=case.source_file,
             final_state=case.final_state,
+            runs=case.repeat.runs if case.repeat else 1,
+            passed_runs=case.repeat.passed if case.repeat else None,
         )
     return run
 
@@ -146,7 +156,8 @@ def _fold(runs: list[ScoredCase]) -> ScoredCase:
     from evalkit.results.verdicts import combined_status
 
     folded = ScoredCase(runs[0].eval_set_id, runs[0].eval_id, combined_status([r.status for r in runs], len(runs)),
-                        actual=runs[-1].actual, expected=runs[-1].expected)
+                        actual=runs[-1].actual, expected=runs[-1].expected, runs=len(runs),
+                        passed_runs=sum(1 for r in runs if r.status is Status.PASSED))
     for name in dict.fromkeys(n for r in runs for n in r.criteria):
         per_run = [r.criteria[name] for r in runs if name in r.criteria]
         scores = [c.score for c in per_run if c.score is not None]

@@ -77,6 +77,9 @@ class RepeatStats(ResultModel):
     pass_at_k: dict[int, float] = Field(default_factory=dict, description="k → chance that at least one of k runs passes")
     pass_hat_k: dict[int, float] = Field(default_factory=dict, description="k → chance that all of k runs pass")
     flaky: bool = Field(description="the runs did not all end with the same status")
+    pass_rate_ci: list[float] | None = Field(
+        default=None, description="95% Wilson interval of the pass rate, [low, high] (docs/repeats.md)")
+    stability: str | None = Field(default=None, description="stable_pass, flaky or stable_fail")
 
 
 class InvocationScore(ResultModel):
@@ -121,6 +124,8 @@ class CaseResult(ResultModel):
         default=None, description="the session state the agent left, when it reports one")
     repeat: RepeatStats | None = None
     runs: list[CaseResult] | None = Field(default=None, description="each repeated run, in the order they finished")
+    quarantined: bool | None = Field(
+        default=None, description="true: listed in --quarantine and in force; reported, but not in the exit code")
 
 
 class Summary(ResultModel):
@@ -130,9 +135,13 @@ class Summary(ResultModel):
     not_evaluated: int = 0
     errors: int = 0
     flaky: int = 0
+    quarantined: int = Field(default=0, description="cases held out of the exit code by --quarantine")
     cost: float | None = Field(default=None, description="the cases' cost_v1 added up, in the price table's currency")
     planned: int | None = Field(default=None, description="the cases the run set out to run; more than `cases` "
                                 "when it was interrupted")
+    run_pass_rate: float | None = Field(default=None, description="with --repeat: the share of all runs that passed")
+    run_pass_rate_ci: list[float] | None = Field(
+        default=None, description="with --repeat: the 95% Wilson interval of run_pass_rate, [low, high]")
 
     @classmethod
     def of(cls, cases: Sequence[CaseResult], planned: int | None = None) -> Summary:
@@ -146,14 +155,29 @@ class Summary(ResultModel):
             not_evaluated=counts[Status.NOT_EVALUATED],
             errors=counts[Status.ERROR],
             flaky=sum(1 for case in cases if case.repeat is not None and case.repeat.flaky),
+            quarantined=sum(1 for case in cases if case.quarantined),
             cost=total_cost(cases),
             planned=planned,
+            **run_pass_rate(cases),
         )
 
     @property
     def never_ran(self) -> int:
         """Planned cases with no result (an interrupted run's)."""
         return max(0, (self.planned or 0) - self.cases)
+
+
+def run_pass_rate(cases: Sequence[CaseResult]) -> dict[str, Any]:
+    """With repeated runs: the share of all runs that passed, and its 95% Wilson interval."""
+    repeats = [case.repeat for case in cases if case.repeat is not None]
+    runs = sum(r.runs for r in repeats)
+    if not runs:
+        return {}
+    from evalkit.stats.interval import wilson_interval
+
+    passed = sum(r.passed for r in repeats)
+    low, high = wilson_interval(passed, runs)
+    return {"run_pass_rate": round(passed / runs, 4), "run_pass_rate_ci": [round(low, 4), round(high, 4)]}
 
 
 # The criterion whose scores reports add up into a run's cost (criteria/extended/cost.py).
@@ -215,10 +239,19 @@ class RunResult(ResultModel):
         default=None, description="progress counts, turn latency percentiles and per-tool figures")
     repeat: int = Field(default=1, description="runs per case (--repeat)")
     pass_rate: float | None = Field(default=None, description="share of runs a case needs to pass (--pass-rate)")
+    confidence: float | None = Field(
+        default=None, description="--confidence: a case passes when its Wilson interval's low end reaches pass_rate")
+    repeat_auto: dict[str, Any] | None = Field(
+        default=None, description="--repeat auto: max_repeat, agreeing_runs, agent_runs, runs_saved (repeat is the cap)")
     shard: str | None = Field(default=None, description="K/N when this run was one shard (--shard)")
     concurrency: dict[str, Any] | None = Field(
         default=None, description="cases in flight (--jobs): mode, initial/peak/final level, overloads and back-offs")
     shards: list[str] | None = Field(default=None, description="the shards combined by `evalkit merge`")
+    comparison: dict[str, Any] | None = Field(
+        default=None, description="--baseline: what `evalkit compare --json` gives for the baseline and this run")
+    quarantine: dict[str, Any] | None = Field(
+        default=None, description="--quarantine: the file, and the cases it held out (active), let back in (expired) "
+                                  "or named without a case of the run (unknown)")
     git: GitInfo | None = Field(default=None, description="commit and branch of the repository the run was made in")
     agent: str | None = Field(default=None, description="the agent spec the run used (--agent or the config's)")
     cassettes: dict[str, Any] | None = Field(
