@@ -51,7 +51,7 @@ def invoke_evalkit(*args: str, cwd: Path | None = None, env: dict[str, str] | No
 
 class _global_state_kept:
     """What a command changes for the rest of its process, put back for the next test:
-    the SIGTERM handler, `--debug`'s log handler, the import path, agent files' modules."""
+    the SIGTERM handler, `--debug`'s log handler, the import path, the modules of agent files."""
 
     def __enter__(self) -> None:
         log = logging.getLogger("evalkit")
@@ -66,7 +66,10 @@ class _global_state_kept:
         log.setLevel(level)
         log.propagate = propagate
         signal.signal(signal.SIGTERM, self.sigterm)
+        # An agent's file and the modules beside it are loaded afresh by each run, as by a new process.
+        added = [folder for folder in sys.path if folder and folder not in self.path]
         sys.path[:] = self.path
         for name in set(sys.modules) - self.modules:
-            if name.startswith("_evalkit_agent_"):  # an `--agent file.py:…` is loaded afresh each run
+            where = getattr(sys.modules[name], "__file__", None) or ""
+            if name.startswith("_evalkit_agent_") or any(where.startswith(folder + os.sep) for folder in added):
                 del sys.modules[name]
