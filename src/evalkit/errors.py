@@ -6,6 +6,7 @@ every message is shaped here and nowhere else.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import IntEnum
@@ -162,7 +163,15 @@ class MissingExtraError(InputError):
     `evalkit` on the package index is another project (docs/ci.md, "Installing evalkit").
     """
 
-    def __init__(self, what: str, extra: str, package: str, requirement: str | None = None):
+    def __init__(self, what: str, extra: str, package: str, requirement: str | None = None,
+                 python: tuple[int, int] | None = None):
+        if python is not None and sys.version_info < python:  # the install hint would only fail here
+            wanted, running = ".".join(map(str, python)), ".".join(map(str, sys.version_info[:2]))
+            super().__init__(
+                f"{what} needs the optional package {package!r}, which needs Python {wanted} or later "
+                f"(this is Python {running}): run evalkit under Python {wanted} or later"
+            )
+            return
         super().__init__(
             f"{what} needs the optional package {package!r}: "
             f'pip install "{requirement or package}" (or, in evalkit\'s checkout, pip install -e ".[{extra}]")'

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, run_evalkit
 from tests.in_process import invoke_evalkit
 
 AGENTS = FIXTURES / "agents_py" / "agents.py"
@@ -63,8 +63,9 @@ def test_the_parent_runs_one_shard_itself_and_starts_workers_for_the_others(tmp_
     (tmp_path / "which_process.py").write_text(
         "import os\n\ndef answer(turn):\n    return f'{os.getpid()} {os.getppid()}'\n")
     out = tmp_path / "three.json"
-    done = invoke_evalkit("run", write_set(tmp_path, 12), "--agent", f"{tmp_path / 'which_process.py'}:answer",
-                          "--config", str(FIXTURES / "rouge_only.config.json"), "--json", str(out), "--processes", "3")
+    # A real process: on Linux its workers are forked from it (engine/forked_worker.py).
+    done = run_evalkit("run", write_set(tmp_path, 12), "--agent", f"{tmp_path / 'which_process.py'}:answer",
+                       "--config", str(FIXTURES / "rouge_only.config.json"), "--json", str(out), "--processes", "3")
     assert done.returncode == 1, done.stderr  # the answers match no expected response
     answers = [c["invocations"][0]["actual"]["final_response"]["parts"][0]["text"]
                for c in json.loads(out.read_text())["cases"]]

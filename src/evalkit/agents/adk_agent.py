@@ -41,7 +41,8 @@ def require_adk() -> None:
         import google.adk  # noqa: F401
     except ModuleNotFoundError as error:
         if error.name in (None, "google", "google.adk"):
-            raise MissingExtraError("Running an ADK agent", "adk", "google-adk", "google-adk>=2.13,<3") from None
+            raise MissingExtraError("Running an ADK agent", "adk", "google-adk", "google-adk>=2.13,<3",
+                                    python=(3, 11)) from None  # what google-adk 2.13 requires
         raise AgentLoadError(None, f"google-adk cannot be imported: {one_line(error)}") from None
     capture_adk_logging()
 

@@ -1,6 +1,7 @@
 """`evalkit run --processes N`: the cases spread over N worker processes, merged as shards are.
 
-Shards 2..N each run in a worker, `python -m evalkit.engine.worker`, given the run's
+Shards 2..N each run in a worker, `python -m evalkit.engine.worker` (on Linux forked
+from the run's process instead, `evalkit.engine.forked_worker`), given the run's
 settings serialized (`RunSettings` as JSON, with its own `shard` K/N), in a process of
 its own with its own event loop, writing its result file to a temporary folder. The
 parent starts them first and then runs shard 1 itself, so its own start-up (evalkit,
@@ -20,6 +21,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from evalkit.engine.forked_worker import WORKER_MODULE, ForkedWorker, can_fork, fork_worker, preload_adk
+from evalkit.engine.process_count import burns_cpu_in_process
 from evalkit.errors import AgentError, ExitCode, InputError, Problem, SettingProblem, Terminated, UsageError
 from evalkit.schema.results import RunResult
 from evalkit.settings import RunSettings
@@ -30,7 +33,7 @@ def worker_argv(settings: RunSettings, shard: str, folder: Path, out: Path) -> l
     settings_file = folder / f"settings-{shard.replace('/', '-of-')}.json"
     settings_file.write_text(settings.model_copy(update={"shard": shard, "processes": 1}).model_dump_json(),
                              encoding="utf-8")
-    return [sys.executable, "-m", "evalkit.engine.worker", str(settings_file), str(out)]
+    return [sys.executable, "-m", WORKER_MODULE, str(settings_file), str(out)]
 
 
 # Runs one shard's settings in this process: its full result, whether it was interrupted, and
@@ -49,11 +52,16 @@ def run_in_processes(settings: RunSettings, count: int,
     with tempfile.TemporaryDirectory(prefix="evalkit-processes-") as folder:
         outputs = [Path(folder) / f"shard-{k}.json" for k in range(2, count + 1)]
         logs = [out.with_suffix(".stderr") for out in outputs]
-        workers = []
+        workers: list[subprocess.Popen[bytes] | ForkedWorker] = []
+        if can_fork() and burns_cpu_in_process(settings.agent if isinstance(settings.agent, str) else None):
+            preload_adk()  # once here rather than once in every process
         for k, (out, log) in enumerate(zip(outputs, logs), start=2):
+            argv = worker_argv(settings, f"{k}/{count}", Path(folder), out)
+            if can_fork():  # no interpreter start-up or evalkit imports to pay again (engine/forked_worker.py)
+                workers.append(fork_worker(argv[3:], log))
+                continue
             with log.open("w", encoding="utf-8") as stderr:  # a file, not a pipe: nobody reads it while the run runs
-                workers.append(subprocess.Popen(worker_argv(settings, f"{k}/{count}", Path(folder), out),
-                                                stdout=subprocess.DEVNULL, stderr=stderr))
+                workers.append(subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=stderr))
         try:
             result, stopped, terminated = run_here(settings.model_copy(update={"shard": f"1/{count}", "processes": 1}))
         except BaseException:  # this shard could not run (an agent that cannot load): neither can theirs
@@ -91,7 +99,7 @@ def run_in_processes(settings: RunSettings, count: int,
     return merged, interrupted or merged.interrupted
 
 
-def _stop(workers: list[subprocess.Popen[bytes]], *, wait: bool = True) -> None:
+def _stop(workers: list[subprocess.Popen[bytes] | ForkedWorker], *, wait: bool = True) -> None:
     """SIGTERM to the workers still running (each ends like on Ctrl-C); then, unless told not to, reap them."""
     for worker in workers:
         if worker.poll() is None:
