@@ -49,10 +49,11 @@ def page(browser: Any) -> Iterator[Any]:
     tab.problems = problems
     yield tab
     context.close()
-    # The browser's own line for a request nobody answered, once the test has stopped the
-    # server, is not the page's fault; anything else is.
+    # A request nobody answered once the test has stopped the server (the browser's line for
+    # it, a fetch it left failing) is not the page's fault; anything else is.
+    after_stop = ("ERR_CONNECTION_REFUSED", "Failed to fetch")
     assert [text for when, text in problems
-            if not (when >= ViewServer.stopped_at and "ERR_CONNECTION_REFUSED" in text)] == []
+            if not (when >= ViewServer.stopped_at and any(words in text for words in after_stop))] == []
 
 
 def screenshot(tab: Any, name: str) -> None:

@@ -43,14 +43,17 @@ function startPolling(fn, seconds) {
       await fn();
     } catch (error) {
       stopPolling();
-      const gone = document.getElementById("gone");
-      gone.textContent = error instanceof NotFound
-        ? "This page's run is no longer among the viewer's files; go back to the runs."
-        : "evalkit view has stopped, so this page no longer updates; start it again and reload.";
-      gone.hidden = false;
-      document.getElementById("live").hidden = true;
+      if (error instanceof NotFound) showGone("This page's run is no longer among the viewer's files; go back to the runs.");
     }
   }, Math.max(250, (seconds || 1) * 1000));
+}
+
+// A line under the header saying why the page stopped updating, and what to do.
+function showGone(text) {
+  const gone = document.getElementById("gone");
+  gone.textContent = text;
+  gone.hidden = false;
+  document.getElementById("live").hidden = true;
 }
 
 function stopPolling() { if (pollTimer) clearInterval(pollTimer); pollTimer = null; }

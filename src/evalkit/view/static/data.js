@@ -7,7 +7,13 @@
 const cache = new Map();
 
 async function getJson(url) {
-  const response = await fetch(url, {headers: {"Accept": "application/json"}});
+  let response;
+  try {
+    response = await fetch(url, {headers: {"Accept": "application/json"}});
+  } catch (error) {  // nothing answered: the server has stopped (or, for an export, the folder's server)
+    showGone("evalkit view has stopped, so this page no longer updates; start it again and reload.");
+    throw error;
+  }
   if (response.status === 404) throw new NotFound(url);
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
   return response.json();
