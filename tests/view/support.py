@@ -86,10 +86,16 @@ class ViewServer:
             raise AssertionError(f"no address on stdout: {self.first_line!r}; stderr: {self.process.stderr.read()}")
         self.url = self.first_line.split(" ", 2)[2]
 
+    # When the last server was stopped (time.monotonic()): a page still open after it may find
+    # nothing listening, which the browser logs, and which is then no fault of the page.
+    stopped_at = float("inf")
+
     def close(self) -> str:
         """Stop the server; its stderr."""
         import subprocess
+        import time
 
+        ViewServer.stopped_at = time.monotonic()
         if self.process.poll() is None:
             self.process.terminate()
             try:

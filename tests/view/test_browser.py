@@ -257,4 +257,15 @@ def test_repeats_and_fields_of_newer_versions_show(page: Any, tmp_path: Path):
         screenshot(page, "case-repeats")
         page.goto(server.url + "#/run/nope")
         page.get_by_text("This viewer has no such run or case.").wait_for()
-        page.problems[:] = [p for p in page.problems if "status of 404" not in p]  # the browser logs the 404 asked for
+        page.problems[:] = [(when, text) for when, text in page.problems if "status of 404" not in text]  # the browser logs the 404 asked for
+
+
+def test_a_page_says_when_the_viewer_has_stopped(page: Any, tour_folder: Path):
+    server = ViewServer(cwd=tour_folder)
+    with server:
+        page.goto(server.url)
+        page.wait_for_selector("table.runs tbody tr")  # the runs page asks again every second
+    gone = page.locator("#gone")
+    gone.wait_for()  # not an error a second, nor a page that silently stops updating
+    assert "evalkit view has stopped" in gone.inner_text()
+    assert [text for _, text in page.problems if "Failed to fetch" in text or "script error" in text] == []

@@ -34,9 +34,23 @@ async function render() {
   }
 }
 
+// A page that follows a growing run asks the server again every second or so. When the
+// server has gone (evalkit view was stopped) it says so once and stops asking.
 function startPolling(fn, seconds) {
   stopPolling();
-  pollTimer = setInterval(fn, Math.max(250, (seconds || 1) * 1000));
+  pollTimer = setInterval(async () => {
+    try {
+      await fn();
+    } catch (error) {
+      stopPolling();
+      const gone = document.getElementById("gone");
+      gone.textContent = error instanceof NotFound
+        ? "This page's run is no longer among the viewer's files; go back to the runs."
+        : "evalkit view has stopped, so this page no longer updates; start it again and reload.";
+      gone.hidden = false;
+      document.getElementById("live").hidden = true;
+    }
+  }, Math.max(250, (seconds || 1) * 1000));
 }
 
 function stopPolling() { if (pollTimer) clearInterval(pollTimer); pollTimer = null; }
