@@ -45,6 +45,17 @@ def run_evalkit(*args: str, cwd: Path | None = None, env: dict[str, str] | None 
     )
 
 
+def stop_process(process: subprocess.Popen, grace_s: float = 10.0) -> None:
+    """Ask a server the test started to stop (SIGTERM); kill it if it has not within `grace_s`."""
+    if process.poll() is None:
+        process.terminate()
+    try:
+        process.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def point_genai_at(fake, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, api_key: str = "dummy-test-key") -> None:
     """Send google-genai to `fake` only, with a fresh judge cache for the test."""
     for name, value in fake.environment(api_key).items():

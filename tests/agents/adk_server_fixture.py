@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, stop_process
 
 SERVED_AGENTS = ("table_agent", "llm_tool_agent", "gemini_agent")
 START_TIMEOUT_S = 90.0
@@ -77,9 +77,4 @@ def serving(url: str, process: subprocess.Popen[bytes], log: Path, name: str, ti
 
 
 def stop_adk_server(server: AdkServer) -> None:
-    server.process.terminate()
-    try:
-        server.process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        server.process.kill()
-        server.process.wait()
+    stop_process(server.process)

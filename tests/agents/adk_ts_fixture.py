@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.agents.adk_server_fixture import free_port, serving
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, stop_process
 
 PACKAGE = FIXTURES / "adk_ts"
 INSTALL_TIMEOUT_S = 900
@@ -98,9 +98,4 @@ def start_ts_server(workdir: Path, environment: dict[str, str | None]) -> TsServ
 
 
 def stop_ts_server(server: TsServer) -> None:
-    server.process.terminate()
-    try:
-        server.process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        server.process.kill()
-        server.process.wait()
+    stop_process(server.process)

@@ -28,6 +28,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import stop_process
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BLOCK = re.compile(r"```console\n(.*?)```", re.S)
@@ -61,12 +63,7 @@ _ports: dict[str, str] = {}  # the port a doc shows -> the free port it runs on
 def checkout(tmp_path_factory):
     yield _checkout(tmp_path_factory)
     for server in _servers:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop_process(server)
     _servers.clear()
 
 

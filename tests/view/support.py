@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import ROOT, run_evalkit
+from tests.conftest import ROOT, run_evalkit, stop_process
 
 HOSTILE = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>'
 
@@ -92,17 +92,10 @@ class ViewServer:
 
     def close(self) -> str:
         """Stop the server; its stderr."""
-        import subprocess
         import time
 
         ViewServer.stopped_at = time.monotonic()
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(10)
+        stop_process(self.process)
         return self.process.stderr.read() if self.process.stderr else ""
 
     def __enter__(self) -> ViewServer:  # noqa: PYI034 - a test helper, never subclassed
