@@ -36,6 +36,29 @@ def test_processes_give_the_same_verdicts_as_one_process_in_plan_order(tmp_path)
     assert second["shard"] is None and second.get("shards") is None
 
 
+def test_the_workers_cases_join_the_run_whole_and_counted_as_one_process_counts_them(tmp_path):
+    # The parent adds each worker's cases to its own run as if they had finished there: the
+    # result file holds them in full, and the figures made as cases finish count them all.
+    evalset = write_set(tmp_path, 12)
+    config = str(FIXTURES / "rouge_only.config.json")
+    one, two = tmp_path / "one.json", tmp_path / "two.json"
+    for out, extra in ((one, ()), (two, ("--processes", "3"))):
+        invoke_evalkit("run", evalset, "--agent", f"{AGENTS}:explodes_on_boom", "--config", config, "--json", str(out),
+                       *extra)
+    first, second = json.loads(one.read_text()), json.loads(two.read_text())
+
+    def steady(case: dict) -> dict:  # what does not depend on timing or on the session's random id
+        return {**case, "session_id": None, "duration_s": None, "error_detail": None,
+                "criteria": [c for c in case["criteria"] if c["status"] != "informational"],
+                "invocations": [{**i, "actual": {**(i["actual"] or {}), "creation_timestamp": None, "duration": None}}
+                                for i in case["invocations"]]}
+
+    assert [steady(c) for c in second["cases"]] == [steady(c) for c in first["cases"]]
+    assert all(c["invocations"] for c in second["cases"] if c["status"] != "error")
+    assert second["latency"]["progress"] == first["latency"]["progress"]
+    assert second["latency"]["turn_latency"]["count"] == first["latency"]["turn_latency"]["count"] == 11
+
+
 def test_processes_and_shard_together_are_a_usage_error(tmp_path):
     done = invoke_evalkit("run", write_set(tmp_path, 2), "--agent", f"{AGENTS}:echo", "--processes", "2", "--shard", "1/2")
     assert done.returncode == 2 and "--processes with --shard" in done.stderr and "Traceback" not in done.stderr

@@ -10,6 +10,7 @@ back from the file, one at a time (docs/performance.md, "Memory").
 from __future__ import annotations
 
 import tempfile
+from array import array
 from collections.abc import Iterator, Sequence
 from typing import overload
 
@@ -19,23 +20,25 @@ from evalkit.schema.results import COST_CRITERION, CaseResult, CriterionResult, 
 class CaseStore:
     def __init__(self) -> None:
         self._file = tempfile.TemporaryFile(prefix="evalkit-cases-", suffix=".jsonl")  # noqa: SIM115  (open for the run)
-        self._spans: list[tuple[int, int]] = []  # (offset, length) of each case, in finishing order
+        # Where each case is, in finishing order: two arrays of machine integers, not a tuple per case.
+        self._offsets = array("q")
+        self._lengths = array("q")
 
     def add(self, result: CaseResult) -> int:
         """Write `result`; return its position for `read`."""
         data = result.model_dump_json().encode("utf-8") + b"\n"
         offset = self._file.seek(0, 2)
         self._file.write(data)
-        self._spans.append((offset, len(data)))
-        return len(self._spans) - 1
+        self._offsets.append(offset)
+        self._lengths.append(len(data))
+        return len(self._offsets) - 1
 
     def __len__(self) -> int:
-        return len(self._spans)
+        return len(self._offsets)
 
     def read(self, position: int) -> CaseResult:
-        offset, length = self._spans[position]
-        self._file.seek(offset)
-        return CaseResult.model_validate_json(self._file.read(length))
+        self._file.seek(self._offsets[position])
+        return CaseResult.model_validate_json(self._file.read(self._lengths[position]))
 
     def in_order(self, positions: Sequence[int]) -> StoredCases:
         return StoredCases(self, positions)
@@ -80,7 +83,7 @@ _CRITERION_FIELDS = frozenset(CriterionResult.model_fields)
 
 def slim(result: CaseResult) -> CaseResult:
     """What stays in memory of a finished case, all that the console, JUnit and Markdown
-    read: no recorded turns, no repeated runs, no informational metrics but the cost, and
+    read: no recorded turns, no repeated runs, no session id, no informational metrics but the cost, and
     details only for the criteria the console explains (failed, error, not evaluated), and
     an error case's `error_detail` (shown under `--debug`; only error cases carry one), and what the
     console says of a case besides its criteria (why it was not evaluated, unmatched tool calls).
@@ -92,7 +95,7 @@ def slim(result: CaseResult) -> CaseResult:
         eval_set_id=result.eval_set_id, eval_id=result.eval_id, status=result.status, error=result.error,
         error_detail=result.error_detail, criteria=[_slim_criterion(c) for c in result.criteria if _shown(c)],
         invocations=[],
-        source_file=result.source_file, session_id=result.session_id,
+        source_file=result.source_file, session_id=None,  # in the result file; no report made from slim copies shows it
         duration_s=result.duration_s, simulation=result.simulation, repeat=result.repeat, runs=None,
         reason=result.reason, unmatched_tool_calls=_unmatched_calls(result),
         quarantined=result.quarantined,

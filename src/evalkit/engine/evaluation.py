@@ -34,6 +34,9 @@ if TYPE_CHECKING:
     from evalkit.quarantine import Quarantine
 
 
+_AFTER_THE_PLAN = 1 << 62  # where a finished case the plan does not list is put: last
+
+
 @dataclass
 class RunProgress:
     """What has finished so far; read it after Ctrl-C too."""
@@ -44,7 +47,7 @@ class RunProgress:
     cases: SlimCases = field(default_factory=SlimCases)  # slim copies, packed (evalkit.engine.slim_cases)
     store: CaseStore = field(default_factory=CaseStore)  # case i of `cases` in full, in finishing order
     judge_stats: JudgeStatistics | None = None
-    order: dict[tuple[str, str], int] = field(default_factory=dict)
+    order: dict[str, dict[str, int]] = field(default_factory=dict)  # eval set id → eval id → place in the plan
     listeners: list[Callable[[CaseResult], None]] = field(default_factory=list)
     repeat: int = DEFAULT_REPEAT
     pass_rate: float | None = None
@@ -70,7 +73,8 @@ class RunProgress:
 
     def _plan_order(self) -> list[int]:
         def place(index: int) -> int:
-            return self.order.get(self.cases.key(index), len(self.order))
+            eval_set_id, eval_id = self.cases.key(index)
+            return self.order.get(eval_set_id, {}).get(eval_id, _AFTER_THE_PLAN)
 
         return sorted(range(len(self.cases)), key=place)
 
@@ -112,6 +116,16 @@ def jobs_for(plan: Plan) -> list[CaseJob]:
     return jobs
 
 
+def plan_order(plan: Plan) -> dict[str, dict[str, int]]:
+    """Each case's place in the plan, by eval set id and eval id (one dict per eval set: no
+    tuple kept per case)."""
+    order: dict[str, dict[str, int]] = {}
+    places = iter(range(plan.case_count))
+    for planned in plan.sets:
+        order.setdefault(planned.evalset.eval_set_id, {}).update((case.eval_id, next(places)) for case in planned.cases)
+    return order
+
+
 def not_evaluated_results(plan: Plan) -> list[CaseResult]:
     """The cases the plan cannot score (a scenario without criteria for it), with the reason."""
     return [
@@ -138,8 +152,7 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
     jobs = jobs_for(plan)
     unscored = not_evaluated_results(plan)
     progress.total = len(jobs) + len(unscored)
-    order = [(planned.evalset.eval_set_id, case.eval_id) for planned in plan.sets for case in planned.cases]
-    progress.order = {key: index for index, key in enumerate(order)}
+    progress.order = plan_order(plan)
     for result in unscored:
         progress.add(result)
     on_case_done = progress.add

@@ -1,12 +1,13 @@
-"""`evalkit run --processes N`: the cases spread over N worker processes, merged as shards are.
+"""`evalkit run --processes N`: the cases spread over N worker processes, then folded into one run.
 
 Shards 2..N each run in a worker, `python -m evalkit.engine.worker` (on Linux forked
 from the run's process instead, `evalkit.engine.forked_worker`), given the run's
 settings serialized (`RunSettings` as JSON, with its own `shard` K/N), in a process of
-its own with its own event loop, writing its result file to a temporary folder. The
-parent starts them first and then runs shard 1 itself, so its own start-up (evalkit,
-the eval set) is not paid a second time and overlaps theirs; it merges the results
-with `evalkit merge`'s code and reports as one run. It pays for agents whose turns cost
+its own with its own event loop, writing its result as lines to a temporary folder
+(evalkit.engine.shard_lines). The parent starts them first and then runs shard 1
+itself, so its own start-up (evalkit, the eval set) is not paid a second time and
+overlaps theirs; it then adds the workers' cases to its own run one at a time, as if
+they had finished there, and reports as one run. It pays for agents whose turns cost
 CPU in evalkit's process (an ADK agent's Runner); an agent that waits on a model or
 lives in another process gains nothing from it (docs/performance.md).
 """
@@ -20,12 +21,17 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evalkit.engine.forked_worker import WORKER_MODULE, ForkedWorker, can_fork, fork_worker, preload_adk
 from evalkit.engine.process_count import burns_cpu_in_process
+from evalkit.engine.shard_lines import read_shard_lines
 from evalkit.errors import AgentError, ExitCode, InputError, Problem, SettingProblem, Terminated, UsageError
 from evalkit.schema.results import RunResult
 from evalkit.settings import RunSettings
+
+if TYPE_CHECKING:
+    from evalkit.engine.evaluation import RunProgress
 
 
 def worker_argv(settings: RunSettings, shard: str, folder: Path, out: Path) -> list[str]:
@@ -36,21 +42,20 @@ def worker_argv(settings: RunSettings, shard: str, folder: Path, out: Path) -> l
     return [sys.executable, "-m", WORKER_MODULE, str(settings_file), str(out)]
 
 
-# Runs one shard's settings in this process: its full result, whether it was interrupted, and
-# whether by SIGTERM (engine/run.py passes its `run`, bound to the plan it already loaded).
-ShardHere = Callable[[RunSettings], tuple[RunResult, bool, bool]]
+# Runs one shard's settings in this process: the run's progress (its finished cases), whether
+# it was interrupted, and whether by SIGTERM (engine/run.py passes its `run`, bound to the plan
+# it already loaded).
+ShardHere = Callable[[RunSettings], tuple["RunProgress", bool, bool]]
 
 
 def run_in_processes(settings: RunSettings, count: int,
-                     run_here: ShardHere) -> tuple[RunResult, KeyboardInterrupt | bool]:
-    """Run shard 1 of `count` here and the others in workers side by side; return the merged
-    result and the interrupt (or whether a worker was interrupted)."""
-    from evalkit.engine.merging import merge_results
-    from evalkit.results.reader import read_result
-
+                     run_here: ShardHere) -> tuple[RunProgress, list[RunResult], KeyboardInterrupt | bool]:
+    """Run shard 1 of `count` here and the others in workers side by side. Return this
+    process's progress with every worker's cases added to it, the workers' results (without
+    their cases: their judge figures, whether they were interrupted), and the interrupt."""
     interrupted: KeyboardInterrupt | bool = False
     with tempfile.TemporaryDirectory(prefix="evalkit-processes-") as folder:
-        outputs = [Path(folder) / f"shard-{k}.json" for k in range(2, count + 1)]
+        outputs = [Path(folder) / f"shard-{k}.jsonl" for k in range(2, count + 1)]
         logs = [out.with_suffix(".stderr") for out in outputs]
         workers: list[subprocess.Popen[bytes] | ForkedWorker] = []
         if can_fork() and burns_cpu_in_process(settings.agent if isinstance(settings.agent, str) else None):
@@ -63,7 +68,7 @@ def run_in_processes(settings: RunSettings, count: int,
             with log.open("w", encoding="utf-8") as stderr:  # a file, not a pipe: nobody reads it while the run runs
                 workers.append(subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=stderr))
         try:
-            result, stopped, terminated = run_here(settings.model_copy(update={"shard": f"1/{count}", "processes": 1}))
+            progress, stopped, terminated = run_here(settings.model_copy(update={"shard": f"1/{count}", "processes": 1}))
         except BaseException:  # this shard could not run (an agent that cannot load): neither can theirs
             _stop(workers)
             raise
@@ -92,11 +97,13 @@ def run_in_processes(settings: RunSettings, count: int,
             if workers[index].returncode == ExitCode.INPUT:  # bad input (an agent that cannot start): its message
                 raise InputError(last.removeprefix("evalkit: "))
             raise AgentError(f"--processes: worker {index + 2} of {count} wrote no result: {last}")
-        merged = merge_results([(Path(folder) / "shard-1.json", result),
-                                *((out, read_result(out)) for out in outputs)])
-    merged.shards = None
-    merged.interrupted = bool(merged.interrupted or interrupted)
-    return merged, interrupted or merged.interrupted
+        headers = []
+        for out in outputs:
+            header, cases = read_shard_lines(out)
+            headers.append(header)
+            for case in cases:
+                progress.add(case)
+    return progress, headers, interrupted or any(header.interrupted for header in headers)
 
 
 def _stop(workers: list[subprocess.Popen[bytes] | ForkedWorker], *, wait: bool = True) -> None:

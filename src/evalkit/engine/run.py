@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalkit.agents.base import Agent
 from evalkit.agents.registry import no_agent_error
-from evalkit.engine.evaluation import RunProgress, evaluate
+from evalkit.engine.evaluation import RunProgress, evaluate, plan_order
 from evalkit.engine.idle_cores import mark_start
 from evalkit.engine.sharding import Shard, parse_shard, shard_plan
 from evalkit.errors import SettingError, SettingProblem, Terminated, UsageError
@@ -51,6 +51,7 @@ class RunOutcome:
     empty_shard: bool = False  # the shard held no case: nothing ran
     terminated: bool = False  # the interrupt was SIGTERM (errors.Terminated): the CLI exits 143
     quarantine: Quarantine | None = None  # the `quarantine` list, with what it found (its warnings)
+    progress: RunProgress | None = None  # what the run finished, for `--processes` to add its workers' cases to
 
 
 def load_plan(settings: RunSettings) -> Plan:
@@ -97,15 +98,14 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
                                             "or split one run into processes", mentions=("processes", "shard")))
         # Each worker process resolves the agent (and its cassettes) itself.
         workers = settings.model_copy(update={"agent": spec})
-        def shard_here(shard_settings: RunSettings) -> tuple[RunResult, bool, bool]:
-            here = run(shard_settings, plan=plan, full=True, tell=tell)
-            return here.result, here.interrupted, here.terminated
+        def shard_here(shard_settings: RunSettings) -> tuple[RunProgress, bool, bool]:
+            here = run(shard_settings, plan=plan, tell=tell)
+            assert here.progress is not None  # shard 1 of several is never empty: there are as many cases
+            return here.progress, here.interrupted, here.terminated
 
-        result, interrupted = run_in_processes(workers, min(processes, max(1, plan.case_count)), shard_here)
-        if quarantine is not None:  # the merged cases marked again here, so one list knows what the run met
-            result = _quarantined_after_merge(result, quarantine)
-        return _where_made(RunOutcome(result, bool(interrupted), terminated=isinstance(interrupted, Terminated),
-                                      quarantine=quarantine), settings, spec)
+        progress, headers, interrupted = run_in_processes(workers, min(processes, max(1, plan.case_count)),
+                                                          shard_here)
+        return _where_made(_folded(progress, headers, plan, interrupted, full, quarantine), settings, spec)
     return _where_made(_run_here(settings, plan, given, spec, watch, full, tell, shard, quarantine), settings, spec)
 
 
@@ -155,7 +155,7 @@ def _run_here(settings: RunSettings, plan: Plan, given: Any, spec: str | None, w
     result = progress.result(interrupted=interrupted is not None, full=full)  # slim unless asked: memory flat in the cases
     result.shard = str(shard) if shard else None
     return RunOutcome(result, interrupted is not None, shard, None if full else progress.stored_cases,
-                      terminated=isinstance(interrupted, Terminated), quarantine=quarantine)
+                      terminated=isinstance(interrupted, Terminated), quarantine=quarantine, progress=progress)
 
 
 def _load_quarantine(settings: RunSettings) -> Quarantine | None:
@@ -167,11 +167,18 @@ def _load_quarantine(settings: RunSettings) -> Quarantine | None:
     return load_quarantine(settings.quarantine)
 
 
-def _quarantined_after_merge(result: RunResult, quarantine: Quarantine) -> RunResult:
-    """`processes`: the workers' merged cases, marked with the parent's list (its summary and warnings)."""
-    cases = list(quarantine.marked(result.cases))
-    summary = Summary.of(cases, planned=result.summary.planned)
-    return result.model_copy(update={"cases": cases, "summary": summary, "quarantine": quarantine.summary()})
+def _folded(progress: RunProgress, workers: list[RunResult], plan: Plan, interrupted: KeyboardInterrupt | bool,
+            full: bool, quarantine: Quarantine | None) -> RunOutcome:
+    """`processes`: one run of shard 1's progress, which holds every worker's cases too, in
+    the order of the whole plan (the workers' cases marked with this run's quarantine list)."""
+    progress.order, progress.total = plan_order(plan), plan.case_count
+    for worker in workers:
+        if worker.judge is not None:
+            progress.judge_stats = worker.judge if progress.judge_stats is None else progress.judge_stats.plus(worker.judge)
+    result = progress.result(interrupted=bool(interrupted), full=full)
+    result.repeat_auto = None  # each process decided its own cases' runs; their figures are not one run's
+    return RunOutcome(result, bool(interrupted), full_cases=None if full else progress.stored_cases,
+                      terminated=isinstance(interrupted, Terminated), quarantine=quarantine, progress=progress)
 
 
 def _start_cassettes(settings: RunSettings, spec: str, tell: Callable[[str], None]) -> CassetteRun | None:

@@ -3,8 +3,8 @@
 A slim copy (evalkit.engine.case_store.slim) is a `CaseResult` of a few fields, but a
 pydantic model with its criteria costs about 2.7 KB, which at 100,000 cases was most of
 the run's memory. Most cases are plain: no error, nothing to explain, only the scores of
-criteria that passed. Such a case is kept as a tuple of its fields (about 0.5 KB, the
-eval set id and source file shared between cases) and built again, cheaply, each time
+criteria that passed. Such a case is kept as a tuple of its fields (about 0.2 KB, the
+eval set id, source file and equal criteria scores shared between cases) and built again, cheaply, each time
 it is read; any other case keeps its slim copy as it is. Read them as a sequence (in
 finishing order), or in another order through `in_order`, without building a list.
 """
@@ -20,7 +20,7 @@ _CASE_FIELDS = frozenset(CaseResult.model_fields)
 _CRITERION_FIELDS = frozenset(CriterionResult.model_fields)
 _PLAIN_CASE = (Status.PASSED, Status.FAILED)
 _PLAIN_CRITERION = (Status.PASSED, Status.INFORMATIONAL)
-_PACKED = {"eval_set_id", "eval_id", "status", "source_file", "session_id", "duration_s", "criteria"}
+_PACKED = {"eval_set_id", "eval_id", "status", "source_file", "duration_s", "criteria"}
 # Every other field must hold its default for a case to be packed (a field added later is never lost).
 _DEFAULTS = {name: field.get_default(call_default_factory=True)
              for name, field in CaseResult.model_fields.items() if name not in _PACKED}
@@ -28,15 +28,17 @@ _CRITERION_DEFAULTS = {name: field.get_default(call_default_factory=True)
                        for name, field in CriterionResult.model_fields.items()
                        if name not in {"name", "threshold", "score", "status"}}
 
-# (eval_set_id, eval_id, status, source_file, session_id, duration_s, criteria)
-Packed = tuple[str, str, Status, "str | None", "str | None", "float | None",
-               tuple[tuple[str, "float | None", "float | None", Status], ...]]
+# (name, threshold, score, status) of each criterion
+Scores = tuple[tuple[str, "float | None", "float | None", Status], ...]
+# (eval_set_id, eval_id, status, source_file, duration_s, criteria)
+Packed = tuple[str, str, Status, "str | None", "float | None", Scores]
 
 
 class SlimCases(Sequence[CaseResult]):
     def __init__(self) -> None:
         self._items: list[Packed | CaseResult] = []
         self._shared: dict[str, str] = {}
+        self._shared_scores: dict[Scores, Scores] = {}
 
     def append(self, case: CaseResult) -> None:
         self._items.append(self._pack(case) or case)
@@ -73,6 +75,12 @@ class SlimCases(Sequence[CaseResult]):
             return text
         return self._shared.setdefault(text, text)
 
+    def _share_scores(self, criteria: Scores) -> Scores:
+        """One tuple for the many cases whose criteria scored alike (all passed at 1.0, say)."""
+        if len(self._shared_scores) >= 1000:
+            return self._shared_scores.get(criteria, criteria)
+        return self._shared_scores.setdefault(criteria, criteria)
+
     def _pack(self, case: CaseResult) -> Packed | None:
         if case.status not in _PLAIN_CASE:
             return None
@@ -85,7 +93,7 @@ class SlimCases(Sequence[CaseResult]):
                 return None
             criteria.append((criterion.name, criterion.threshold, criterion.score, criterion.status))
         return (self._share(case.eval_set_id) or "", case.eval_id, case.status, self._share(case.source_file),
-                case.session_id, case.duration_s, tuple(criteria))
+                case.duration_s, self._share_scores(tuple(criteria)))
 
 
 class OrderedSlimCases(Sequence[CaseResult]):
@@ -117,13 +125,13 @@ class OrderedSlimCases(Sequence[CaseResult]):
 def _unpack(item: Packed | CaseResult) -> CaseResult:
     if not isinstance(item, tuple):
         return item
-    eval_set_id, eval_id, status, source_file, session_id, duration_s, criteria = item
+    eval_set_id, eval_id, status, source_file, duration_s, criteria = item
     # A shared frozenset as the fields set, as slim() does: slim copies are never assigned to.
     return CaseResult.model_construct(
         _CASE_FIELDS,  # type: ignore[arg-type]
         eval_set_id=eval_set_id, eval_id=eval_id, status=status, error=None, error_detail=None,
         criteria=[_criterion(*c) for c in criteria], invocations=[], source_file=source_file,
-        session_id=session_id, duration_s=duration_s, simulation=None, repeat=None, runs=None, reason=None,
+        session_id=None, duration_s=duration_s, simulation=None, repeat=None, runs=None, reason=None,
         unmatched_tool_calls=None)
 
 

@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 # Upper bound on memoised ASCII chunks; a chunk is a single word, so this covers a
 # large vocabulary while keeping memory bounded on long runs.
-_ASCII_CHUNK_CACHE_SIZE = 1 << 16
+_ASCII_CHUNK_CACHE_SIZE = 1 << 14  # about 4 MB when full
 
 
 def _is_cjk(code: int) -> bool:

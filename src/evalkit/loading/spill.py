@@ -1,0 +1,62 @@
+"""Packed eval cases kept on disk, so a plan's memory does not grow with its cases' size.
+
+A 100,000-case plan held about 40 MB of packed case data (0.4 KB a case) for the whole
+run, though each case is read back only when it is checked and when it runs. The data
+goes to one temporary file per process instead, which the operating system deletes
+when it is closed, and a case keeps only where its bytes are (docs/performance.md,
+"Memory").
+
+Writes and reads name their place (`os.pwrite`, `os.pread`) and nothing is buffered: a
+forked worker (`--processes`) shares the file, and with it the file position, with its
+parent, and a buffer copied into the child would be written twice.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import tempfile
+import threading
+from typing import IO
+
+
+class Spill:
+    """An append-only file of byte strings, read back by place: `put` then `get`."""
+
+    def __init__(self) -> None:
+        self._file: IO[bytes] = tempfile.TemporaryFile(prefix="evalkit-plan-", buffering=0)  # noqa: SIM115
+        self._size = 0
+        self._lock = threading.Lock()  # the runner unpacks on the event loop, a worker thread may load
+
+    def put(self, data: bytes) -> tuple[int, int]:
+        """Append `data`; return (offset, length) for `get`."""
+        with self._lock:
+            offset = self._size
+            if _POSITIONED:
+                if os.pwrite(self._file.fileno(), data, offset) != len(data):  # only when the disk is full
+                    raise OSError(errno.ENOSPC, "no space left for the plan's cases", self._file.name)
+            else:
+                self._file.seek(offset)
+                self._file.write(data)
+            self._size += len(data)
+            return offset, len(data)
+
+    def get(self, offset: int, length: int) -> bytes:
+        with self._lock:
+            if _POSITIONED:
+                return os.pread(self._file.fileno(), length, offset)
+            self._file.seek(offset)  # no fork without pread (Windows): the position is this process's own
+            return self._file.read(length)
+
+
+_POSITIONED = hasattr(os, "pread") and hasattr(os, "pwrite")
+_spill: Spill | None = None
+_owner = 0
+
+
+def process_spill() -> Spill:
+    """This process's spill, made on first use (a forked worker that loads cases makes its own)."""
+    global _spill, _owner
+    if _spill is None or _owner != os.getpid():
+        _spill, _owner = Spill(), os.getpid()
+    return _spill
