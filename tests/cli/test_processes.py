@@ -96,3 +96,17 @@ def test_the_parent_runs_one_shard_itself_and_starts_workers_for_the_others(tmp_
     assert len(parent_of) == 3, answers  # three processes served cases
     runner = [pid for pid in parent_of if sorted(parent_of.values()).count(pid) == 2]
     assert len(runner) == 1, parent_of  # one of them started the other two
+
+
+def test_a_run_asked_for_its_cases_in_full_gets_every_process_s_cases_in_full_in_plan_order(tmp_path):
+    # The API and the pytest plugin ask `run` for full cases: the workers' come back whole too.
+    from evalkit.engine.run import run
+    from evalkit.settings import RunSettings
+
+    settings = RunSettings(paths=[write_set(tmp_path, 12)], agent=f"{AGENTS}:explodes_on_boom",
+                           config=str(FIXTURES / "rouge_only.config.json"), processes="3")
+    outcome = run(settings, full=True)
+    cases = outcome.result.cases
+    assert isinstance(cases, list) and [c.eval_id for c in cases] == [f"c{i:02d}" for i in range(12)]
+    assert all(c.invocations for c in cases if c.status.value != "error")
+    assert outcome.result.summary.errors == 1 and outcome.full_cases is None
