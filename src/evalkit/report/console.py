@@ -33,11 +33,11 @@ FLAKY_HINT = ("(a flaky case passes or fails by chance: let it pass on a share o
 
 
 def render(result: RunResult, console: Console, *, debug: bool = False) -> None:
-    from evalkit.report.case_table import case_table
+    from evalkit.report.case_table import print_case_table
 
     columns = gating_criterion_names(result.cases)
     if result.cases:  # an interrupted run shows what finished: maybe nothing, then no empty table
-        console.print(case_table(result.cases, columns, console, _cell, _status))
+        print_case_table(result.cases, columns, console, _cell, _status)
     for line in failure_lines(result.cases, debug=debug) + unmatched_tool_lines(result.cases):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
     if not debug and any(case.error_detail for case in result.cases):
