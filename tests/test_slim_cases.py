@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import tracemalloc
 
+import pytest
+
 from evalkit.engine.case_store import slim
 from evalkit.engine.evaluation import RunProgress
 from evalkit.engine.slim_cases import SlimCases
@@ -53,3 +55,18 @@ def test_a_run_keeps_well_under_a_kilobyte_per_plain_case():
     # criteria tuples about 350; with equal scores shared, about 100 (its id is the plan's).
     assert kept / len(cases) < 250
     assert [c.eval_id for c in progress.cases][:2] == ["case000000", "case000001"]
+
+
+def test_cases_that_scored_alike_share_their_criteria_read_only():
+    # Equal scores are built once and shared between the cases read back: each case gets its
+    # own list, and changing a criterion raises, so no code can quietly change another case's.
+    packed = SlimCases()
+    for n in range(3):
+        packed.append(slim(finished_case(n)))
+    first, second = packed[0], packed[1]
+    assert first.criteria == second.criteria and first.criteria is not second.criteria
+    assert first.criteria[0] is second.criteria[0]
+    first.criteria.pop()
+    assert len(packed[1].criteria) == len(second.criteria) == 2
+    with pytest.raises(AttributeError):  # slim copies are read: an assignment is a bug, and fails loudly
+        second.criteria[0].score = 0.0

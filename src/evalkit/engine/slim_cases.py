@@ -39,6 +39,9 @@ class SlimCases(Sequence[CaseResult]):
         self._items: list[Packed | CaseResult] = []
         self._shared: dict[str, str] = {}
         self._shared_scores: dict[Scores, Scores] = {}
+        # The criteria of each shared scores tuple, built once: the reports read every case a dozen
+        # times, and building its criteria was most of the cost (the objects are read-only, as below).
+        self._built: dict[int, list[CriterionResult]] = {}
 
     def append(self, case: CaseResult) -> None:
         self._items.append(self._pack(case) or case)
@@ -54,12 +57,12 @@ class SlimCases(Sequence[CaseResult]):
 
     def __getitem__(self, index: int | slice) -> CaseResult | list[CaseResult]:
         if isinstance(index, slice):
-            return [_unpack(item) for item in self._items[index]]
-        return _unpack(self._items[index])
+            return [self._unpack(item) for item in self._items[index]]
+        return self._unpack(self._items[index])
 
     def __iter__(self) -> Iterator[CaseResult]:
         for item in self._items:
-            yield _unpack(item)
+            yield self._unpack(item)
 
     def key(self, index: int) -> tuple[str, str]:
         """(eval_set_id, eval_id) of a case, without building it."""
@@ -77,9 +80,24 @@ class SlimCases(Sequence[CaseResult]):
 
     def _share_scores(self, criteria: Scores) -> Scores:
         """One tuple for the many cases whose criteria scored alike (all passed at 1.0, say)."""
-        if len(self._shared_scores) >= 1000:
-            return self._shared_scores.get(criteria, criteria)
-        return self._shared_scores.setdefault(criteria, criteria)
+        shared = self._shared_scores.get(criteria)
+        if shared is None and len(self._shared_scores) < 1000:
+            shared = self._shared_scores[criteria] = criteria
+            self._built[id(criteria)] = [_criterion(*c) for c in criteria]  # kept alive by the dict: its id stays
+        return shared or criteria
+
+    def _unpack(self, item: Packed | CaseResult) -> CaseResult:
+        if not isinstance(item, tuple):
+            return item
+        eval_set_id, eval_id, status, source_file, duration_s, scores = item
+        built = self._built.get(id(scores))
+        criteria = list(built) if built is not None else [_criterion(*c) for c in scores]
+        # A shared frozenset as the fields set, as slim() does: slim copies are never assigned to.
+        return CaseResult.model_construct(
+            _CASE_FIELDS,  # type: ignore[arg-type]
+            eval_set_id=eval_set_id, eval_id=eval_id, status=status, error=None, error_detail=None,
+            criteria=criteria, invocations=[], source_file=source_file, session_id=None, duration_s=duration_s,
+            simulation=None, repeat=None, runs=None, reason=None, unmatched_tool_calls=None)
 
     def _pack(self, case: CaseResult) -> Packed | None:
         if case.status not in _PLAIN_CASE:
@@ -120,19 +138,6 @@ class OrderedSlimCases(Sequence[CaseResult]):
     def __iter__(self) -> Iterator[CaseResult]:
         for position in self._positions:
             yield self._cases[position]
-
-
-def _unpack(item: Packed | CaseResult) -> CaseResult:
-    if not isinstance(item, tuple):
-        return item
-    eval_set_id, eval_id, status, source_file, duration_s, criteria = item
-    # A shared frozenset as the fields set, as slim() does: slim copies are never assigned to.
-    return CaseResult.model_construct(
-        _CASE_FIELDS,  # type: ignore[arg-type]
-        eval_set_id=eval_set_id, eval_id=eval_id, status=status, error=None, error_detail=None,
-        criteria=[_criterion(*c) for c in criteria], invocations=[], source_file=source_file,
-        session_id=None, duration_s=duration_s, simulation=None, repeat=None, runs=None, reason=None,
-        unmatched_tool_calls=None)
 
 
 def _criterion(name: str, threshold: float | None, score: float | None, status: Status) -> CriterionResult:
