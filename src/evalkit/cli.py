@@ -292,6 +292,9 @@ def main() -> None:
     """The `evalkit` entry point: every way out of a command ends in a documented exit code."""
     import signal
 
+    from evalkit.engine.idle_cores import mark_start
+
+    mark_start()  # `--processes auto` measures the other work from here: by then the window is long enough
     from evalkit.errors import ExitCode, Terminated, raise_terminated
     from evalkit.gc_control import freeze_at_exit
     from evalkit.report.closed_pipe import tolerate_closed_stdout

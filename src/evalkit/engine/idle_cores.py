@@ -82,15 +82,22 @@ _start: Snapshot | None = None
 
 
 def mark_start() -> None:
-    """Remember the cores' busy time as the run starts (the window `busy_cores` reads)."""
+    """Remember the cores' busy time as the run starts (the window `busy_cores` reads).
+
+    The first mark since `busy_cores` last read one counts: the CLI marks as its process
+    starts, before the imports and the plan, so that the window is long enough by the time
+    the run chooses and no sleep is needed; `run` marks too, for the API and the plugin.
+    """
     global _start
-    _start = snapshot()
+    if _start is None:
+        _start = snapshot()
 
 
 def busy_cores() -> float:
     """Cores' worth of other work now: over the window since `mark_start` (at least `MIN_WINDOW_S`),
     or the one-minute load average where /proc/stat is not there."""
-    before = _start or snapshot()
+    global _start
+    before, _start = _start or snapshot(), None
     if before is None:
         try:
             return os.getloadavg()[0]
