@@ -111,3 +111,39 @@ def test_a_finished_run_records_what_it_planned(tmp_path):
     summary = json.loads(out.read_text())["summary"]
     assert summary["planned"] == summary["cases"] == 1
     assert "never ran" not in stdout + stderr
+
+
+def test_ctrl_c_with_processes_keeps_every_process_s_finished_cases(tmp_path):
+    # A terminal's Ctrl-C reaches the whole process group: the parent and its `--processes`
+    # worker each stop mid-turn, and the parent still adds the worker's finished cases to the run.
+    cases = [{"eval_id": f"{word}{i}", "conversation": [
+        {"user_content": {"role": "user", "parts": [{"text": "hello" if word == "fast" else "slow"}]},
+         "final_response": {"role": "model", "parts": [{"text": "you said: hello"}]}}]}
+        for i in range(4) for word in ("fast", "slow")]
+    evalset = tmp_path / "mixed.evalset.json"
+    evalset.write_text(json.dumps({"eval_set_id": "mixed", "eval_cases": cases}))
+    worker, turns, out = tmp_path / "worker.py", tmp_path / "turns", tmp_path / "r.json"
+    worker.write_text(WORKER)
+    turns.mkdir()
+    agent = f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(worker))} {shlex.quote(str(turns))}"
+    env = {**os.environ, "EVALKIT_RUNS_DIR": str(tmp_path / "runs"), "GITHUB_STEP_SUMMARY": ""}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "evalkit", "run", str(evalset), "--agent", agent, "--config", ROUGE, "--json", str(out),
+         "--processes", "2", "--jobs", "8"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, start_new_session=True)  # a process group of its own, as a terminal's foreground job
+    deadline = time.time() + 60
+    while len(list(turns.iterdir())) < len(cases) and time.time() < deadline and process.poll() is None:
+        time.sleep(0.05)
+    assert len(list(turns.iterdir())) == len(cases), "the turns never started"
+    time.sleep(1.5)  # a turn's file comes just before its answer: let the fast answers be scored
+    os.killpg(process.pid, signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    for noise in NOISE:
+        assert noise not in stderr + stdout, stderr
+    assert len({name.name.split("-")[0] for name in turns.iterdir()}) >= 2  # more than one agent process ran turns
+    result = json.loads(out.read_text())
+    assert result["interrupted"] is True and result["summary"]["planned"] == 8
+    assert sorted(case["eval_id"] for case in result["cases"]) == [f"fast{i}" for i in range(4)]
+    assert all(case["status"] == "passed" for case in result["cases"])
+    assert "4 of 8 cases never ran" in stderr
