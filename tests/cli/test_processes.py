@@ -110,3 +110,18 @@ def test_a_run_asked_for_its_cases_in_full_gets_every_process_s_cases_in_full_in
     assert isinstance(cases, list) and [c.eval_id for c in cases] == [f"c{i:02d}" for i in range(12)]
     assert all(c.invocations for c in cases if c.status.value != "error")
     assert outcome.result.summary.errors == 1 and outcome.full_cases is None
+
+
+def test_a_quarantine_list_with_processes_knows_every_process_s_cases(tmp_path):
+    # The list the run reports on (its warnings, its summary) is the one that marked the cases,
+    # the workers' included: an entry naming a worker's case is not "not a case of this run".
+    quarantine = tmp_path / "quarantine.json"
+    quarantine.write_text(json.dumps([{"case": f"spread/c{i:02d}", "until": "2999-01-01", "reason": "flaky"}
+                                      for i in range(12)]))
+    out = tmp_path / "r.json"
+    done = invoke_evalkit("run", write_set(tmp_path, 12), "--agent", f"{AGENTS}:explodes_on_boom",
+                          "--config", str(FIXTURES / "rouge_only.config.json"), "--processes", "3",
+                          "--quarantine", str(quarantine), "--json", str(out))
+    assert "not a case of this run" not in done.stderr, done.stderr
+    result = json.loads(out.read_text())
+    assert result["summary"]["quarantined"] == 12 and done.returncode == 0, done.stdout + done.stderr

@@ -1,6 +1,7 @@
 """Shard results → one run: the cases of every shard, a recounted summary, checks that they fit.
 
-Used by `evalkit merge` and by `evalkit run --processes N` (docs/ci.md). Merging
+Used by `evalkit merge` (docs/ci.md); `evalkit run --processes N` adds its workers'
+cases to its own run instead (evalkit.engine.processes). Merging
 refuses inputs that cannot be one run: a case found in two files, shards of different
 splits (1/3 with 2/4), a shard missing from a split, or runs with different `--repeat`
 settings.
@@ -43,7 +44,7 @@ def merge_results(results: list[tuple[Path, RunResult]]) -> RunResult:
         summary=Summary.of(cases, planned=_planned([r for _, r in results])),
         cases=cases,
         interrupted=any(r.interrupted for _, r in results),
-        judge=_sum_judge_stats([r.judge for _, r in results]),
+        judge=sum_judge_stats([r.judge for _, r in results]),
         repeat=first.repeat,
         pass_rate=first.pass_rate,
         shards=sorted(shards, key=lambda s: Shard.parse(s).index) or None,
@@ -120,7 +121,7 @@ def shard_index(result: RunResult) -> int:
         return 0  # merge_results names the bad shard
 
 
-def _sum_judge_stats(stats: list[JudgeStatistics | None]) -> JudgeStatistics | None:
+def sum_judge_stats(stats: list[JudgeStatistics | None]) -> JudgeStatistics | None:
     present = [s for s in stats if s]
     if not present:
         return None

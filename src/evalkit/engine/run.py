@@ -20,13 +20,14 @@ from evalkit.agents.base import Agent
 from evalkit.agents.registry import no_agent_error
 from evalkit.engine.evaluation import RunProgress, evaluate, plan_order
 from evalkit.engine.idle_cores import mark_start
+from evalkit.engine.merging import sum_judge_stats
 from evalkit.engine.sharding import Shard, parse_shard, shard_plan
 from evalkit.errors import SettingError, SettingProblem, Terminated, UsageError
 from evalkit.foundation.aio import run_sync
 from evalkit.gc_control import start_up_frozen
 from evalkit.loading.plan import Plan, build_plan
 from evalkit.schema.results import CaseResult, RunResult, Summary
-from evalkit.settings import RunSettings
+from evalkit.settings import AUTO_PROCESSES, RunSettings
 
 if TYPE_CHECKING:
     from evalkit.cassettes.session import CassetteRun
@@ -69,7 +70,8 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
     notices meant for the user (the cassettes' proxy address and warnings).
     """
     tell = tell or _to_stderr
-    mark_start()  # `--processes auto` reads how busy the cores are from here on
+    if settings.processes == AUTO_PROCESSES and not settings.shard:
+        mark_start()  # `--processes auto` reads how busy the cores are from here on
     if plan is None:
         plan = load_plan(settings)
     given = agent if agent is not None else settings.agent
@@ -99,8 +101,10 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
         # Each worker process resolves the agent (and its cassettes) itself.
         workers = settings.model_copy(update={"agent": spec})
         def shard_here(shard_settings: RunSettings) -> tuple[RunProgress, bool, bool]:
-            here = run(shard_settings, plan=plan, tell=tell)
-            assert here.progress is not None  # shard 1 of several is never empty: there are as many cases
+            # Shard 1 with this run's quarantine list, so that the list that reports is the one that saw the cases.
+            first = parse_shard(shard_settings.shard or "")
+            here = _run_here(shard_settings, shard_plan(plan, first), given, spec, None, False, tell, first, quarantine)
+            assert here.progress is not None  # _run_here always keeps it
             return here.progress, here.interrupted, here.terminated
 
         progress, headers, interrupted = run_in_processes(workers, min(processes, max(1, plan.case_count)),
@@ -172,9 +176,7 @@ def _folded(progress: RunProgress, workers: list[RunResult], plan: Plan, interru
     """`processes`: one run of shard 1's progress, which holds every worker's cases too, in
     the order of the whole plan (the workers' cases marked with this run's quarantine list)."""
     progress.order, progress.total = plan_order(plan), plan.case_count
-    for worker in workers:
-        if worker.judge is not None:
-            progress.judge_stats = worker.judge if progress.judge_stats is None else progress.judge_stats.plus(worker.judge)
+    progress.judge_stats = sum_judge_stats([progress.judge_stats, *(worker.judge for worker in workers)])
     result = progress.result(interrupted=bool(interrupted), full=full)
     result.repeat_auto = None  # each process decided its own cases' runs; their figures are not one run's
     return RunOutcome(result, bool(interrupted), full_cases=None if full else progress.stored_cases,
