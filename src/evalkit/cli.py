@@ -79,6 +79,9 @@ def run(
     quarantine: Optional[Path] = typer.Option(None, "--quarantine", metavar="FILE", help="Known-flaky cases (JSON or YAML list of case, until, reason): run and reported, not counted in the exit code until their date"),
 ) -> None:
     """Run the agent on the eval cases, score them, and exit 0 only if every case passed."""
+    from evalkit.engine.idle_cores import mark_start
+
+    mark_start()  # `--processes auto` measures the other work from here: by the time it chooses, long enough
     from evalkit.commands.run import RunRequest, run_command
 
     request = RunRequest(
@@ -292,9 +295,6 @@ def main() -> None:
     """The `evalkit` entry point: every way out of a command ends in a documented exit code."""
     import signal
 
-    from evalkit.engine.idle_cores import mark_start
-
-    mark_start()  # `--processes auto` measures the other work from here: by then the window is long enough
     from evalkit.errors import ExitCode, Terminated, raise_terminated
     from evalkit.gc_control import freeze_at_exit
     from evalkit.report.closed_pipe import tolerate_closed_stdout

@@ -39,22 +39,32 @@ class Quarantine:
     entries: list[QuarantineEntry]
     today: date = field(default_factory=lambda: datetime.now(timezone.utc).date())
     seen: set[str] = field(default_factory=set)  # the cases of the run that entries name
+    _split_on: tuple[date, dict[str, QuarantineEntry], dict[str, QuarantineEntry]] | None = field(
+        default=None, init=False, repr=False, compare=False)
 
     @property
     def active(self) -> dict[str, QuarantineEntry]:
-        return {e.case: e for e in self.entries if e.until >= self.today}
+        return self._split()[0]
 
     @property
     def expired(self) -> dict[str, QuarantineEntry]:
-        active = self.active
-        return {e.case: e for e in self.entries if e.until < self.today and e.case not in active}
+        return self._split()[1]
+
+    def _split(self) -> tuple[dict[str, QuarantineEntry], dict[str, QuarantineEntry]]:
+        """(active, expired) as of `today`, worked out once per day: `mark` asks for every finished case."""
+        if self._split_on is None or self._split_on[0] != self.today:
+            active = {e.case: e for e in self.entries if e.until >= self.today}
+            expired = {e.case: e for e in self.entries if e.until < self.today and e.case not in active}
+            self._split_on = (self.today, active, expired)
+        return self._split_on[1], self._split_on[2]
 
     def mark(self, case: CaseResult) -> CaseResult:
         """The case, with `quarantined` set when an entry in force names it."""
         name = f"{case.eval_set_id}/{case.eval_id}"
-        if name in self.active or name in self.expired:
+        active, expired = self._split()
+        if name in active or name in expired:
             self.seen.add(name)
-        if name in self.active:
+        if name in active:
             case.quarantined = True
         return case
 

@@ -39,7 +39,8 @@ for line in sys.stdin:
 NOISE = ("Traceback", "Event loop is closed", "Exception ignored", "is closed", "never retrieved")
 
 
-def _start(tmp_path: Path, evalset: str, *flags: str) -> tuple[subprocess.Popen, Path, Path]:
+def _start(tmp_path: Path, evalset: str, *flags: str, group: bool = False) -> tuple[subprocess.Popen, Path, Path]:
+    """`group`: in a process group of its own, as a terminal's foreground job (for `os.killpg`)."""
     worker, turns, out = tmp_path / "worker.py", tmp_path / "turns", tmp_path / "r.json"
     worker.write_text(WORKER)
     turns.mkdir()
@@ -47,15 +48,20 @@ def _start(tmp_path: Path, evalset: str, *flags: str) -> tuple[subprocess.Popen,
     env = {**os.environ, "EVALKIT_RUNS_DIR": str(tmp_path / "runs"), "GITHUB_STEP_SUMMARY": ""}
     process = subprocess.Popen(
         [sys.executable, "-m", "evalkit", "run", evalset, "--agent", agent, "--config", ROUGE, "--json", str(out),
-         *flags], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+         *flags], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=group)
     return process, turns, out
 
 
-def _signal_when(process: subprocess.Popen, turns: Path, count: int, sig: int) -> tuple[str, str]:
+def _wait_for_turns(process: subprocess.Popen, turns: Path, count: int) -> None:
     deadline = time.time() + 60
     while len(list(turns.iterdir())) < count and time.time() < deadline and process.poll() is None:
         time.sleep(0.05)
     assert len(list(turns.iterdir())) >= count, "the turns never started"
+
+
+def _signal_when(process: subprocess.Popen, turns: Path, count: int, sig: int) -> tuple[str, str]:
+    _wait_for_turns(process, turns, count)
     process.send_signal(sig)
     return process.communicate(timeout=60)
 
@@ -122,19 +128,8 @@ def test_ctrl_c_with_processes_keeps_every_process_s_finished_cases(tmp_path):
         for i in range(4) for word in ("fast", "slow")]
     evalset = tmp_path / "mixed.evalset.json"
     evalset.write_text(json.dumps({"eval_set_id": "mixed", "eval_cases": cases}))
-    worker, turns, out = tmp_path / "worker.py", tmp_path / "turns", tmp_path / "r.json"
-    worker.write_text(WORKER)
-    turns.mkdir()
-    agent = f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(worker))} {shlex.quote(str(turns))}"
-    env = {**os.environ, "EVALKIT_RUNS_DIR": str(tmp_path / "runs"), "GITHUB_STEP_SUMMARY": ""}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "evalkit", "run", str(evalset), "--agent", agent, "--config", ROUGE, "--json", str(out),
-         "--processes", "2", "--jobs", "8"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, start_new_session=True)  # a process group of its own, as a terminal's foreground job
-    deadline = time.time() + 60
-    while len(list(turns.iterdir())) < len(cases) and time.time() < deadline and process.poll() is None:
-        time.sleep(0.05)
-    assert len(list(turns.iterdir())) == len(cases), "the turns never started"
+    process, turns, out = _start(tmp_path, str(evalset), "--processes", "2", "--jobs", "8", group=True)
+    _wait_for_turns(process, turns, len(cases))
     time.sleep(1.5)  # a turn's file comes just before its answer: let the fast answers be scored
     os.killpg(process.pid, signal.SIGINT)
     stdout, stderr = process.communicate(timeout=60)

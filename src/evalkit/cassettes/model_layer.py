@@ -21,6 +21,7 @@ to the upstream on a worker thread, as the proxy does on its handler threads.
 from __future__ import annotations
 
 import asyncio
+import functools
 import ssl
 from collections.abc import Iterator
 from typing import Any
@@ -119,13 +120,9 @@ def _without_ca_bundle(options: Any) -> None:
     options.async_client_args = {**async_args, "verify": context, "ssl": context}
 
 
-_TRUSTING_NOTHING: list[ssl.SSLContext] = []
-
-
+@functools.cache
 def _trusting_nothing() -> ssl.SSLContext:
-    if not _TRUSTING_NOTHING:
-        _TRUSTING_NOTHING.append(ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT))  # verifies, with no certificate to trust
-    return _TRUSTING_NOTHING[0]
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # verifies, with no certificate to trust
 
 
 def _gemini_models(root: object) -> Iterator[Any]:

@@ -26,11 +26,11 @@ from evalkit.compare.diff import ADDED, REMOVED, Comparison
 from evalkit.errors import UsageError
 from evalkit.results.reader import ScoredCase, ScoredRun
 from evalkit.stats.exact_tests import (
-    binomial_upper_tail,
     fisher_better,
     fisher_worse,
     fisher_worse_floor,
     mcnemar_floor,
+    mcnemar_worse,
 )
 from evalkit.stats.multiple import holm_adjusted, tarone_holm_adjusted
 from evalkit.stats.paired import paired_better, paired_worse
@@ -118,7 +118,7 @@ def add_significance(comparison: Comparison, base: ScoredRun, new: ScoredRun, le
     floors = [fisher_worse_floor(b.passes, b.runs, n.passes, n.runs) for b, n in pairs]
     down = sum(1 for b, n in pairs if _rate(n) < _rate(b) - _EPSILON)
     up = sum(1 for b, n in pairs if _rate(n) > _rate(b) + _EPSILON)
-    overall_p = float(binomial_upper_tail(down, down + up))
+    overall_p = mcnemar_worse(down, up)
     adjusted = tarone_holm_adjusted([*worse, overall_p], [*floors, mcnemar_floor(down, up)], level)
     once = all(b.runs == 1 and n.runs == 1 for b, n in pairs)
     comparison.significance = Significance(level=level, test=MCNEMAR if once else SIGN_TEST, p_value=overall_p,

@@ -158,21 +158,20 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
     on_case_done = progress.add
     collector = None
     auto = None
+    if settings.auto_repeat or settings.repeat > 1:
+        progress.repeat, progress.pass_rate = settings.repeat, settings.pass_rate
+        progress.confidence = settings.confidence
     if settings.auto_repeat:
         from evalkit.defaults import DEFAULT_AUTO_REPEAT_ALPHA
         from evalkit.engine.repeats import AutoRepeat
         from evalkit.stats.stability import agreeing_runs_needed
 
-        progress.repeat, progress.pass_rate = settings.repeat, settings.pass_rate
-        progress.confidence = settings.confidence
         auto = progress.auto_repeat = AutoRepeat(settings.repeat, agreeing_runs_needed(DEFAULT_AUTO_REPEAT_ALPHA),
                                                  settings.passes_required, progress.add)
         on_case_done = auto.add
     elif settings.repeat > 1:
         from evalkit.engine.repeats import RepeatCollector, repeated
 
-        progress.repeat, progress.pass_rate = settings.repeat, settings.pass_rate
-        progress.confidence = settings.confidence
         collector = RepeatCollector(settings.repeat, settings.required_passes, progress.add)
         on_case_done = collector.add
         jobs = repeated(jobs, settings.repeat)

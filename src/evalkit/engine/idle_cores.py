@@ -84,9 +84,10 @@ _start: Snapshot | None = None
 def mark_start() -> None:
     """Remember the cores' busy time as the run starts (the window `busy_cores` reads).
 
-    The first mark since `busy_cores` last read one counts: the CLI marks as its process
-    starts, before the imports and the plan, so that the window is long enough by the time
-    the run chooses and no sleep is needed; `run` marks too, for the API and the plugin.
+    The first mark since `busy_cores` last read one counts: `evalkit run` marks as the
+    command starts, before the run's imports and the plan, so that the window is long
+    enough by the time the run chooses and no sleep is needed; `run` marks too (with
+    `processes` auto), for the API and the plugin.
     """
     global _start
     if _start is None:

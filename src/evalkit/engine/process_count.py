@@ -51,6 +51,6 @@ def choose_processes(setting: ProcessesSetting, spec: str | None, cases: int) ->
     """The worker processes for a run of `cases` cases (repeats included) with the agent `spec`."""
     if setting != AUTO:
         return int(setting)
-    if not burns_cpu_in_process(spec):
+    if not burns_cpu_in_process(spec) or cases < 2 * CASES_PER_PROCESS:  # a second process would not pay
         return 1
     return max(1, min(free_cores(), cases // CASES_PER_PROCESS))

@@ -26,7 +26,7 @@ class Spill:
     def __init__(self) -> None:
         self._file: IO[bytes] = tempfile.TemporaryFile(prefix="evalkit-plan-", buffering=0)  # noqa: SIM115
         self._size = 0
-        self._lock = threading.Lock()  # the runner unpacks on the event loop, a worker thread may load
+        self._lock = threading.Lock()  # for the end of the file, and for the position where there is no pread
 
     def put(self, data: bytes) -> tuple[int, int]:
         """Append `data`; return (offset, length) for `get`."""
@@ -42,21 +42,29 @@ class Spill:
             return offset, len(data)
 
     def get(self, offset: int, length: int) -> bytes:
+        if _POSITIONED:  # names its own place: no lock, no shared position
+            return os.pread(self._file.fileno(), length, offset)
         with self._lock:
-            if _POSITIONED:
-                return os.pread(self._file.fileno(), length, offset)
             self._file.seek(offset)  # no fork without pread (Windows): the position is this process's own
             return self._file.read(length)
 
 
 _POSITIONED = hasattr(os, "pread") and hasattr(os, "pwrite")
 _spill: Spill | None = None
-_owner = 0
 
 
 def process_spill() -> Spill:
     """This process's spill, made on first use (a forked worker that loads cases makes its own)."""
-    global _spill, _owner
-    if _spill is None or _owner != os.getpid():
-        _spill, _owner = Spill(), os.getpid()
+    global _spill
+    if _spill is None:
+        _spill = Spill()
     return _spill
+
+
+def _forget_the_parents() -> None:
+    global _spill
+    _spill = None  # its cases still read the parent's file; new ones go to a file of the child's
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_the_parents)

@@ -53,12 +53,13 @@ def _common_dir(git_dir: Path) -> Path:
 
 
 def _resolve_ref(git_dir: Path, ref: str) -> str | None:
-    for folder in dict.fromkeys([git_dir, _common_dir(git_dir)]):
+    common = _common_dir(git_dir)
+    for folder in dict.fromkeys([git_dir, common]):
         loose = folder / ref
         if loose.is_file():
             value = loose.read_text(encoding="utf-8").strip()
             return value if _is_sha(value) else None
-    packed = _common_dir(git_dir) / "packed-refs"
+    packed = common / "packed-refs"
     if packed.is_file():
         for line in packed.read_text(encoding="utf-8").splitlines():
             parts = line.split(" ", 1)

@@ -14,7 +14,6 @@ import math
 from collections.abc import Hashable, Sequence
 
 STABLE_PASS, FLAKY, STABLE_FAIL = "stable_pass", "flaky", "stable_fail"
-STABILITIES = (STABLE_PASS, FLAKY, STABLE_FAIL)
 
 
 def stability(outcomes: list[bool]) -> str:

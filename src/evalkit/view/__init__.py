@@ -2,7 +2,7 @@
 
 `index.py` finds and reads the result files (lazily: a file is scanned once, its cases
 kept as small rows, a case read back from disk when opened); `query.py` filters, sorts
-and pages the rows; `trends.py` and `live.py` build the runs page's trend plot and the
-runs in progress; `server.py` serves the pages and the JSON API; `export.py` writes a
-static copy. Starlette and uvicorn are imported only here (the `view` extra).
+and pages the rows; `live.py` reads the runs in progress; `data.py` answers the JSON
+API from both; `server.py` serves the pages and that API; `export.py` writes a static
+copy. Starlette and uvicorn (the `view` extra) are imported only when the server starts.
 """

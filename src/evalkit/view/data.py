@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalkit.view.index import Run, RunIndex
-from evalkit.view.live import LiveRun, LiveRuns
+from evalkit.view.live import LIVE_ID_PREFIX, LiveRun, LiveRuns
 from evalkit.view.query import CaseQuery, select
 
 if TYPE_CHECKING:
@@ -36,6 +36,8 @@ class ViewData:
                 "labels": str(self.labels) if self.labels else None, "poll_s": self.poll_s}
 
     def find(self, run_id: str) -> Run | LiveRun | None:
+        if run_id.startswith(LIVE_ID_PREFIX):  # a run page polls every second: no rescan of the history for it
+            return self.live.run(run_id) or self.index.run(run_id)
         return self.index.run(run_id) or self.live.run(run_id)
 
     def cases(self, run_id: str, params: dict[str, str]) -> dict[str, Any] | None:

@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from evalkit.foundation.files import write_text_atomically
 from evalkit.view.data import ViewData
 from evalkit.view.index import Run
 from evalkit.view.page import render_page
@@ -73,5 +74,4 @@ def _consecutive(runs: list[Run]) -> list[tuple[Run, Run]]:
 
 
 def _dump(path: Path, document: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    write_text_atomically(path, json.dumps(document, ensure_ascii=False, separators=(",", ":")))

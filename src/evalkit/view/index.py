@@ -9,16 +9,14 @@ first rows are served while the rest is read (`complete` says when it is done).
 
 from __future__ import annotations
 
-import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalkit.view.rows import case_row, search_text, set_figures
+from evalkit.view.rows import UNSAFE_ID_CHARS, case_row, criterion_names, search_text, set_figures
 from evalkit.view.scan import NotAResultFile, read_case, scan
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _LIST_FIELDS = ("started_at", "summary", "duration_s", "evalkit_version", "interrupted", "repeat", "git",
                 "agent", "shard", "shards")
 _READ_IN_BACKGROUND_BYTES = 4_000_000  # smaller files are read before the listing answers (a few ms each)
@@ -68,7 +66,7 @@ class Run:
         return item
 
     def criterion_names(self) -> list[str]:
-        return list(dict.fromkeys(name for row in self.snapshot()[0] for name in row["criteria"]))
+        return criterion_names(self.snapshot()[0])
 
     def case(self, index: int) -> dict[str, Any]:
         self.done.wait(_CASE_WAIT_S)
@@ -158,7 +156,7 @@ class RunIndex:
 
     def _id_for(self, path: Path) -> str:
         if path not in self._ids:
-            base = _UNSAFE.sub("_", path.stem).strip("._") or "run"
+            base = UNSAFE_ID_CHARS.sub("_", path.stem).strip("._") or "run"
             taken = set(self._ids.values())
             candidate, number = base, 2
             while candidate in taken:

@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from evalkit.engine.progress_file import LIVE_PATTERN
-from evalkit.view.rows import case_row, search_text, set_figures
+from evalkit.view.rows import UNSAFE_ID_CHARS, case_row, criterion_names, search_text, set_figures
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 @dataclass
@@ -63,7 +61,10 @@ class LiveRun:
                 "live": True, "total": self.total, "stopped": self.stopped(), "agent": self.header.get("agent")}
 
     def criterion_names(self) -> list[str]:
-        return list(dict.fromkeys(name for row in self.rows for name in row["criteria"]))
+        return criterion_names(self.rows)
+
+
+LIVE_ID_PREFIX = LIVE_PATTERN.split("*", 1)[0]  # a run in progress is named after its file: `live-…`
 
 
 class LiveRuns:
@@ -79,7 +80,7 @@ class LiveRuns:
             for path, run in self._runs.items():
                 if path not in found and run.header:
                     self.finished[run.id] = run.header  # the run ended: its result is in the history now
-            self._runs = {path: self._runs.get(path) or LiveRun(id=_UNSAFE.sub("_", path.stem), path=path)
+            self._runs = {path: self._runs.get(path) or LiveRun(id=UNSAFE_ID_CHARS.sub("_", path.stem), path=path)
                           for path in found}
             return [run for run in self._runs.values() if _read_new_lines(run)]
 

@@ -6,11 +6,16 @@ the result file when it is opened (`scan.read_case`).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-_INFORMATIONAL = "informational"
-_COST = "cost_v1"  # shown beside the gating criteria: reports add it up into the run's cost
+from evalkit.schema.results import COST_CRITERION, Status
+
+_INFORMATIONAL = Status.INFORMATIONAL.value
+_COST = COST_CRITERION  # shown beside the gating criteria: reports add it up into the run's cost
 _ERROR_CHARS = 300
+# What a run id may hold (it is part of the viewer's addresses); anything else becomes "_".
+UNSAFE_ID_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def case_row(index: int, case: dict[str, Any]) -> dict[str, Any]:
@@ -74,3 +79,8 @@ def set_figures(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         figure["pass_rate"] = figure["passed"] / figure["cases"] if figure["cases"] else None
         figure["criteria"] = {name: sum(scores) / len(scores) for name, scores in sums.get(set_id, {}).items()}
     return figures
+
+
+def criterion_names(rows: list[dict[str, Any]]) -> list[str]:
+    """The table's criterion columns: every name in the rows, in first-seen order."""
+    return list(dict.fromkeys(name for row in rows for name in row["criteria"]))
