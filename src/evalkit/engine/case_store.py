@@ -9,11 +9,15 @@ back from the file, one at a time (docs/performance.md, "Memory").
 
 from __future__ import annotations
 
+import json
 import tempfile
 from array import array
 from collections.abc import Iterator, Sequence
 from typing import overload
 
+from pydantic_core import PydanticSerializationError
+
+from evalkit.foundation.text import escape_surrogates
 from evalkit.schema.results import COST_CRITERION, CaseResult, CriterionResult, Status
 
 
@@ -24,14 +28,24 @@ class CaseStore:
         self._offsets = array("q")
         self._lengths = array("q")
 
-    def add(self, result: CaseResult) -> int:
-        """Write `result`; return its position for `read`."""
-        data = result.model_dump_json().encode("utf-8") + b"\n"
+    def add(self, result: CaseResult) -> CaseResult:
+        """Write `result` (its position for `read` is `len(self) - 1`); return it as stored.
+
+        This is where every finished case, with the text of its agent, eval set and judges,
+        enters the run's records: text no file can hold (a lone surrogate) is escaped here,
+        once, and the escaped case is the one every report and the history are made from.
+        """
+        try:
+            data = result.model_dump_json().encode("utf-8") + b"\n"
+        except (PydanticSerializationError, UnicodeEncodeError):
+            text = json.dumps(escape_surrogates(result.model_dump(mode="json")), ensure_ascii=False)
+            result = CaseResult.model_validate_json(text)
+            data = text.encode("utf-8") + b"\n"
         offset = self._file.seek(0, 2)
         self._file.write(data)
         self._offsets.append(offset)
         self._lengths.append(len(data))
-        return len(self._offsets) - 1
+        return result
 
     def __len__(self) -> int:
         return len(self._offsets)

@@ -61,8 +61,8 @@ class RunProgress:
     def add(self, result: CaseResult) -> None:
         if self.quarantine is not None:
             self.quarantine.mark(result)
+        result = self.store.add(result)  # as stored: text no file can hold is escaped
         self.figures.add(result)
-        self.store.add(result)
         self.cases.append(slim(result))
         for listener in self.listeners:
             listener(result)
