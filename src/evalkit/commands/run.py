@@ -65,7 +65,25 @@ class RunRequest:
 
 
 def run_command(request: RunRequest, plan: Plan | None = None, agent: Agent | None = None) -> int:
-    """Run and report; `evalkit rescore` passes the plan and the replay agent it built itself."""
+    """Run and report; `evalkit rescore` passes the plan and the replay agent it built itself.
+
+    Ctrl-C or SIGTERM after the run's cases have ended is noted, not raised: every file is
+    written in full, and the exit code still says the signal came (docs/reliability.md)."""
+    import signal
+
+    from evalkit.foundation.signals import signals_noted_after_the_run
+
+    with signals_noted_after_the_run() as noted:
+        code, interrupted = _run_and_report(request, plan, agent)
+    if noted.first is None or interrupted:  # stopped by its own signal, `code` already says which
+        return code
+    name = "SIGTERM" if noted.first == signal.SIGTERM else "Ctrl-C"
+    print(f"evalkit: {name} came after the run had ended; every file was written in full", file=sys.stderr)
+    return ExitCode.TERMINATED if noted.first == signal.SIGTERM else ExitCode.INTERRUPTED
+
+
+def _run_and_report(request: RunRequest, plan: Plan | None, agent: Agent | None) -> tuple[int, bool]:
+    """The run, its files and its table: the exit code, and whether a signal stopped the run."""
     from evalkit.engine.run import load_plan, run
     from evalkit.report.console import render
     from evalkit.report.progress import live_progress
@@ -97,7 +115,7 @@ def run_command(request: RunRequest, plan: Plan | None = None, agent: Agent | No
         write_reports(result, json_out=request.json_out, junit=request.junit, markdown=request.markdown,
                       html=request.html)
         print(f"evalkit: shard {outcome.shard} holds no eval case; nothing to run", file=sys.stderr)
-        return ExitCode.OK
+        return ExitCode.OK, False
     comparison = None
     if baseline is not None:  # before the reports, which show its tests
         comparison = compare_with_baseline(baseline, result.model_copy(update={"cases": full_cases()})
@@ -140,7 +158,7 @@ def run_command(request: RunRequest, plan: Plan | None = None, agent: Agent | No
         regressed = report_baseline(comparison, result, request, console)
         if regressed and code == ExitCode.OK:
             code = ExitCode.FAILED
-    return code
+    return code, interrupted
 
 
 def start_live_progress(plan: Plan, settings: RunSettings, progress: RunProgress,

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -26,6 +28,7 @@ from typing import TYPE_CHECKING
 from evalkit.engine.forked_worker import WORKER_MODULE, ForkedWorker, can_fork, fork_worker, preload_adk
 from evalkit.engine.process_count import burns_cpu_in_process
 from evalkit.engine.shard_lines import read_shard_lines
+from evalkit.foundation.signals import stop_signals_held, told_of_signals
 from evalkit.errors import AgentError, ExitCode, InputError, Problem, SettingProblem, Terminated, UsageError
 from evalkit.schema.results import RunResult
 from evalkit.settings import RunSettings
@@ -62,11 +65,12 @@ def run_in_processes(settings: RunSettings, count: int,
             preload_adk()  # once here rather than once in every process
         for k, (out, log) in enumerate(zip(outputs, logs), start=2):
             argv = worker_argv(settings, f"{k}/{count}", Path(folder), out)
-            if can_fork():  # no interpreter start-up or evalkit imports to pay again (engine/forked_worker.py)
-                workers.append(fork_worker(argv[3:], log))
-                continue
-            with log.open("w", encoding="utf-8") as stderr:  # a file, not a pipe: nobody reads it while the run runs
-                workers.append(subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=stderr))
+            with stop_signals_held():  # the worker lets them in once its own handlers are set (engine/worker.py)
+                if can_fork():  # no interpreter start-up or evalkit imports to pay again (engine/forked_worker.py)
+                    workers.append(fork_worker(argv[3:], log))
+                    continue
+                with log.open("w", encoding="utf-8") as stderr:  # a file, not a pipe: nobody reads it meanwhile
+                    workers.append(subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=stderr))
         try:
             progress, stopped, terminated = run_here(settings.model_copy(update={"shard": f"1/{count}", "processes": 1}))
         except BaseException:  # this shard could not run (an agent that cannot load): neither can theirs
@@ -77,20 +81,26 @@ def run_in_processes(settings: RunSettings, count: int,
             if terminated:  # SIGTERM came to this process alone: pass it on
                 interrupted = Terminated()
                 _stop(workers, wait=False)
-        for worker in workers:
-            try:
-                worker.wait()
-            except KeyboardInterrupt as stop:  # the workers got the Ctrl-C too: let them write what they have
-                interrupted = stop
-                if isinstance(stop, Terminated):
-                    _stop(workers, wait=False)
-                worker.wait()
+        # Once this shard has ended, a signal is noted rather than raised (evalkit.foundation.signals):
+        # passed on to the workers still running, which end like on Ctrl-C and write what finished.
+        passed_on: list[int] = []
+        with told_of_signals(lambda number: _pass_on(workers, number, passed_on)):
+            for worker in workers:
+                try:
+                    worker.wait()
+                except KeyboardInterrupt as stop:  # the workers got the Ctrl-C too: let them write what they have
+                    interrupted = stop
+                    if isinstance(stop, Terminated):
+                        _stop(workers, wait=False)
+                    worker.wait()
+        if passed_on and not interrupted:
+            interrupted = Terminated() if passed_on[0] == signal.SIGTERM else KeyboardInterrupt()
         missing = [out for out in outputs if not out.exists()]
         for out in missing:
             problems = read_problems(out)
             if problems is not None:  # bad input the parent could not see (an agent that cannot load)
                 raise problems
-        if missing:
+        if missing and not interrupted:  # stopped, a worker's unfinished cases are among those that never ran
             index = outputs.index(missing[0])
             lines = logs[index].read_text(encoding="utf-8", errors="replace").strip().splitlines() or ["no output"]
             last = next((line for line in reversed(lines) if line.startswith("evalkit: ")), lines[-1])
@@ -113,6 +123,17 @@ def _stop(workers: list[subprocess.Popen[bytes] | ForkedWorker], *, wait: bool =
             worker.terminate()
     for worker in workers if wait else ():
         worker.wait()
+
+
+def _pass_on(workers: list[subprocess.Popen[bytes] | ForkedWorker], number: int, passed_on: list[int]) -> None:
+    """Send `number` to the workers not yet reaped; from a signal handler, so it only sends (no waiting)."""
+    passed_on.append(number)
+    for worker in workers:
+        if worker.returncode is None:
+            try:
+                os.kill(worker.pid, number)
+            except ProcessLookupError:
+                pass
 
 
 def problems_file(out: Path) -> Path:

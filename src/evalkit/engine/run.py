@@ -24,6 +24,7 @@ from evalkit.engine.merging import sum_judge_stats
 from evalkit.engine.sharding import Shard, parse_shard, shard_plan
 from evalkit.errors import SettingError, SettingProblem, Terminated, UsageError
 from evalkit.foundation.aio import run_sync
+from evalkit.foundation.signals import run_has_ended
 from evalkit.gc_control import start_up_frozen
 from evalkit.loading.plan import Plan, build_plan
 from evalkit.schema.results import CaseResult, RunResult, Summary
@@ -145,15 +146,17 @@ def _run_here(settings: RunSettings, plan: Plan, given: Any, spec: str | None, w
     interrupted: KeyboardInterrupt | None = None  # Ctrl-C, or SIGTERM (errors.Terminated)
     progress = RunProgress(quarantine=quarantine)
     try:
-        loaded: Agent = resolve_agent(spec if by_spec else given, None, settings)
-        if cassettes is not None:
-            loaded = cassettes.wrap(loaded)
-        loaded.check_cases([(s.evalset.eval_set_id, c.eval_id) for s in plan.sets for c in s.cases_to_run])
-        with start_up_frozen(), (watch(progress) if watch is not None else nullcontext()):
-            try:
+        try:
+            loaded: Agent = resolve_agent(spec if by_spec else given, None, settings)
+            if cassettes is not None:
+                loaded = cassettes.wrap(loaded)
+            loaded.check_cases([(s.evalset.eval_set_id, c.eval_id) for s in plan.sets for c in s.cases_to_run])
+            with start_up_frozen(), (watch(progress) if watch is not None else nullcontext()):
                 run_sync(lambda: evaluate(plan, loaded, settings, progress, full=False))
-            except KeyboardInterrupt as stop:
-                interrupted = stop
+        except KeyboardInterrupt as stop:  # also while the agent loads: a result of no cases
+            interrupted = stop
+        finally:
+            run_has_ended()  # a signal from here on must not cut the writing of what finished short
     finally:
         _stop_cassettes(cassettes, tell)
     result = progress.result(interrupted=interrupted is not None, full=full)  # slim unless asked: memory flat in the cases

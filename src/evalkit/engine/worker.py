@@ -14,18 +14,24 @@ import signal
 import sys
 from pathlib import Path
 
-from evalkit.engine.evaluation import exit_code
+from evalkit.engine.evaluation import RunProgress, exit_code
 from evalkit.engine.run import run
 from evalkit.engine.processes import write_problems
 from evalkit.engine.shard_lines import write_shard_lines
-from evalkit.errors import EvalkitError, InputError, raise_terminated
+from evalkit.errors import EvalkitError, ExitCode, InputError, Terminated, raise_terminated
+from evalkit.foundation.signals import let_stop_signals_in, signals_noted_after_the_run
 from evalkit.gc_control import freeze_at_exit
 from evalkit.settings import RunSettings
 
 
 def work(settings_file: Path, out: Path) -> int:
     settings = RunSettings.model_validate_json(settings_file.read_text(encoding="utf-8"))
-    outcome = run(settings)
+    try:
+        let_stop_signals_in()  # held since the parent started this process, until the handlers above were set
+        outcome = run(settings)
+    except KeyboardInterrupt as stop:  # before the run began: nothing finished, and the parent still gets a result
+        write_shard_lines(RunProgress().result(interrupted=True), [], out)
+        return ExitCode.TERMINATED if isinstance(stop, Terminated) else ExitCode.INTERRUPTED
     write_shard_lines(outcome.result, outcome.full_cases() if outcome.full_cases is not None else outcome.result.cases,
                       out)
     return exit_code(outcome.result)
@@ -36,7 +42,8 @@ def main(argv: list[str]) -> int:
     # The parent passes SIGTERM on to its workers: each ends like on Ctrl-C, its result file written.
     signal.signal(signal.SIGTERM, raise_terminated)
     try:
-        return work(settings_file, out)
+        with signals_noted_after_the_run():  # once its cases have ended, a signal never cuts its file short
+            return work(settings_file, out)
     except InputError as error:
         write_problems(error, out)
         return int(error.exit_code)
