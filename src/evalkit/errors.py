@@ -204,6 +204,12 @@ class AgentTimeout(AgentError):
     """A turn ran past the per-turn timeout."""
 
 
+class StorageError(EvalkitError):
+    """A file could not be written once the run had begun (a full disk, a removed folder): exit 3, never 4."""
+
+    exit_code = ExitCode.RUN_ERROR
+
+
 class JudgeError(EvalkitError):
     """A judge (or user-simulator) model call failed for good, after its retries."""
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evalkit.engine.evaluation import exit_code
-from evalkit.errors import EvalkitError, ExitCode, UsageError
+from evalkit.errors import EvalkitError, ExitCode, InputError, StorageError, UsageError
 from evalkit.report.console import make_console
 from evalkit.report.writing import write_reports
 from evalkit.schema.results import CaseResult, RunResult
@@ -126,8 +126,8 @@ def _run_and_report(request: RunRequest, plan: Plan | None, agent: Agent | None)
     try:
         write_reports(result, json_out=request.json_out, junit=request.junit, markdown=request.markdown,
                       html=request.html, full_cases=full_cases)
-    except EvalkitError as failure:
-        write_failure = failure
+    except EvalkitError as failure:  # after the run: a full disk or a removed folder is the run's error (exit 3)
+        write_failure = StorageError("\n".join(failure.lines())) if isinstance(failure, InputError) else failure
     if not interrupted:
         record_history(result, settings, full_cases() if full_cases else None)
     close_live_progress(live)  # after the history has the finished run, so the viewer never loses it
@@ -154,6 +154,10 @@ def _run_and_report(request: RunRequest, plan: Plan | None, agent: Agent | None)
     for warning in outcome.quarantine.warnings() if outcome.quarantine is not None else ():
         print(f"evalkit: warning: {warning}", file=sys.stderr)
     code = ExitCode.TERMINATED if outcome.terminated else exit_code(result)
+    trouble = outcome.progress.store.trouble if outcome.progress is not None else None
+    if trouble is not None:  # nothing was lost, but the place must be named (docs/reliability.md)
+        print(f"evalkit: {trouble}", file=sys.stderr)
+        code = ExitCode.RUN_ERROR if code in (ExitCode.OK, ExitCode.FAILED) else code
     if comparison is not None:
         regressed = report_baseline(comparison, result, request, console)
         if regressed and code == ExitCode.OK:

@@ -13,7 +13,7 @@ import json
 import tempfile
 from array import array
 from collections.abc import Iterator, Sequence
-from typing import overload
+from typing import BinaryIO, overload
 
 from pydantic_core import PydanticSerializationError
 
@@ -22,8 +22,21 @@ from evalkit.schema.results import COST_CRITERION, CaseResult, CriterionResult, 
 
 
 class CaseStore:
+    """Finished cases, each a line of JSON in a temporary file (TMPDIR).
+
+    When that file cannot be made or grown (a full disk, a removed or read-only TMPDIR), the
+    cases from then on are kept in memory instead and `trouble` says why: the run goes on,
+    loses nothing, and the CLI names the place and exits 3 (docs/reliability.md).
+    """
+
     def __init__(self) -> None:
-        self._file = tempfile.TemporaryFile(prefix="evalkit-cases-", suffix=".jsonl")  # noqa: SIM115  (open for the run)
+        self.trouble: str | None = None
+        self._kept: dict[int, CaseResult] = {}  # cases the file could not take, by position
+        self._file: BinaryIO | None = None
+        try:  # unbuffered: a write that fails, fails in `add`, not in a later read
+            self._file = tempfile.TemporaryFile(prefix="evalkit-cases-", suffix=".jsonl", buffering=0)  # noqa: SIM115
+        except OSError as error:
+            self._note_trouble(error)
         # Where each case is, in finishing order: two arrays of machine integers, not a tuple per case.
         self._offsets = array("q")
         self._lengths = array("q")
@@ -41,16 +54,39 @@ class CaseStore:
             text = json.dumps(escape_surrogates(result.model_dump(mode="json")), ensure_ascii=False)
             result = CaseResult.model_validate_json(text)
             data = text.encode("utf-8") + b"\n"
-        offset = self._file.seek(0, 2)
-        self._file.write(data)
+        offset = self._write(data)
+        if offset < 0:
+            self._kept[len(self._offsets)] = result
         self._offsets.append(offset)
         self._lengths.append(len(data))
         return result
+
+    def _write(self, data: bytes) -> int:
+        """Append `data` to the file: its offset, or -1 when the file cannot take it."""
+        if self._file is None or self.trouble is not None:
+            return -1
+        offset = self._file.seek(0, 2)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[self._file.write(view) or 0:]
+        except OSError as error:
+            self._note_trouble(error)
+            self._file.truncate(offset)
+            return -1
+        return offset
+
+    def _note_trouble(self, error: OSError) -> None:
+        self.trouble = (f"{tempfile.gettempdir()}: cannot hold the finished cases ({error.strerror or error}); "
+                        "they were kept in memory instead. Free some space there, or set TMPDIR to a folder with room")
 
     def __len__(self) -> int:
         return len(self._offsets)
 
     def read(self, position: int) -> CaseResult:
+        if self._offsets[position] < 0:
+            return self._kept[position]
+        assert self._file is not None  # a case at an offset was written to it
         self._file.seek(self._offsets[position])
         return CaseResult.model_validate_json(self._file.read(self._lengths[position]))
 
@@ -58,7 +94,8 @@ class CaseStore:
         return StoredCases(self, positions)
 
     def close(self) -> None:
-        self._file.close()
+        if self._file is not None:
+            self._file.close()
 
 
 class StoredCases(Sequence[CaseResult]):

@@ -19,7 +19,7 @@ def write_pieces_atomically(path: Path, pieces: Iterable[str]) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     except OSError as error:
-        raise UsageError(Problem(str(path), "", f"cannot write here: {error.strerror or error}")) from None
+        raise UsageError(Problem(str(path), "", cannot_write(error))) from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             for piece in pieces:
@@ -28,7 +28,12 @@ def write_pieces_atomically(path: Path, pieces: Iterable[str]) -> None:
         os.replace(temp, path)
     except OSError as error:
         Path(temp).unlink(missing_ok=True)
-        raise UsageError(Problem(str(path), "", f"cannot write here: {error.strerror or error}")) from None
+        raise UsageError(Problem(str(path), "", cannot_write(error))) from None
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+def cannot_write(error: OSError) -> str:
+    """Why a file could not be written, and what to do: the one wording of a write that failed."""
+    return f"cannot write here: {error.strerror or error}; free some space there, or choose another place"

@@ -19,12 +19,17 @@ import tempfile
 import threading
 from typing import IO
 
+from evalkit.errors import Problem, UsageError
+
 
 class Spill:
     """An append-only file of byte strings, read back by place: `put` then `get`."""
 
     def __init__(self) -> None:
-        self._file: IO[bytes] = tempfile.TemporaryFile(prefix="evalkit-plan-", buffering=0)  # noqa: SIM115
+        try:
+            self._file: IO[bytes] = tempfile.TemporaryFile(prefix="evalkit-plan-", buffering=0)  # noqa: SIM115
+        except OSError as error:
+            raise _no_room(error) from None
         self._size = 0
         self._lock = threading.Lock()  # for the end of the file, and for the position where there is no pread
 
@@ -32,12 +37,15 @@ class Spill:
         """Append `data`; return (offset, length) for `get`."""
         with self._lock:
             offset = self._size
-            if _POSITIONED:
-                if os.pwrite(self._file.fileno(), data, offset) != len(data):  # only when the disk is full
-                    raise OSError(errno.ENOSPC, "no space left for the plan's cases", self._file.name)
-            else:
-                self._file.seek(offset)
-                self._file.write(data)
+            try:
+                if _POSITIONED:
+                    if os.pwrite(self._file.fileno(), data, offset) != len(data):  # only when the disk is full
+                        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                else:
+                    self._file.seek(offset)
+                    self._file.write(data)
+            except OSError as error:
+                raise _no_room(error) from None
             self._size += len(data)
             return offset, len(data)
 
@@ -47,6 +55,12 @@ class Spill:
         with self._lock:
             self._file.seek(offset)  # no fork without pread (Windows): the position is this process's own
             return self._file.read(length)
+
+
+def _no_room(error: OSError) -> UsageError:
+    """Before the run: the plan's cases have no room in TMPDIR (exit 2, the place named)."""
+    return UsageError(Problem(tempfile.gettempdir(), "", f"cannot hold the plan's cases ({error.strerror or error}); "
+                              "free some space there, or set TMPDIR to a folder with room"))
 
 
 _POSITIONED = hasattr(os, "pread") and hasattr(os, "pwrite")
