@@ -87,14 +87,28 @@ def test_a_case_that_already_failed_a_threshold_is_failed_even_if_a_judge_errore
     assert "403" in done.stdout
 
 
-def test_not_evaluated_always_says_why(tmp_path):
+def test_a_judge_reply_without_a_verdict_is_an_error_that_says_why(tmp_path):
+    # A refusal in an HTTP 200 is no verdict: never a silent not_evaluated that lets the case pass.
     with FakeGemini() as fake:
         fake.responder(lambda prompt, request: "I would rather not say.")
         done, result = _run(tmp_path, {k: v or "" for k, v in fake.environment("k").items()}, JUDGED)
-    assert done.returncode == 1, done.stdout + done.stderr
-    lines = [line for line in done.stdout.splitlines() if "not evaluated" in line and line.startswith("–")]
-    assert len(lines) == 3  # one per case and criterion, not one per turn
-    assert all(" final_response_match_v2 not evaluated: no judge reply could be read (" in line for line in lines)
-    reasons = {c["eval_id"]: c["criteria"][0]["details"]["reason"] for c in result["cases"]}
-    assert reasons["paris"] == "no judge reply could be read (3 replies)"
-    assert reasons["london_then_tokyo"] == "no judge reply could be read (6 replies)"  # two turns
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert {c["status"] for c in result["cases"]} == {"error"}
+    judged = {c["eval_id"]: c["criteria"][0] for c in result["cases"]}
+    assert judged["paris"]["status"] == "error"
+    assert judged["paris"]["error"].startswith("the judge answered, but no verdict could be read from its reply")
+    assert judged["paris"]["invocations"][0]["details"]["judge_replies"] == ["I would rather not say."] * 3
+    assert result["judge"]["no_verdict"] == 4  # one per judged turn: london_then_tokyo has two
+    assert "4 without a readable verdict" in done.stdout
+
+
+def test_a_judge_without_a_verdict_fails_the_case_even_when_another_criterion_passes(tmp_path):
+    with FakeGemini() as fake:
+        fake.responder(lambda prompt, request: "")  # an empty reply
+        done, result = _run(tmp_path, {k: v or "" for k, v in fake.environment("k").items()},
+                            {"response_match_score": 0.0, **JUDGED})
+    assert done.returncode == 3, done.stdout + done.stderr
+    for case in result["cases"]:
+        statuses = {c["name"]: c["status"] for c in case["criteria"] if c["status"] != "informational"}
+        assert statuses == {"response_match_score": "passed", "final_response_match_v2": "error"}
+        assert case["status"] == "error"

@@ -57,10 +57,11 @@ async def test_one_valid_among_unreadable_replies_is_valid(fake_gemini, judge) -
     assert (outcome.score, outcome.status) == (1.0, Status.PASSED)
 
 
-async def test_only_unreadable_replies_is_not_evaluated(fake_gemini, judge) -> None:
+async def test_only_unreadable_replies_is_an_error(fake_gemini, judge) -> None:
     outcome = await score_votes(fake_gemini, judge, GARBAGE)
-    assert (outcome.score, outcome.status) == (None, Status.NOT_EVALUATED)
-    assert outcome.invocations[0].status is Status.NOT_EVALUATED
+    assert (outcome.score, outcome.status) == (None, Status.ERROR)
+    assert outcome.invocations[0].status is Status.ERROR and outcome.invocations[0].details["no_verdict"] is True
+    assert outcome.details["error"].startswith("the judge answered, but no verdict could be read")
 
 
 async def test_two_samples_split_is_invalid(fake_gemini, judge) -> None:
@@ -71,14 +72,22 @@ async def test_two_samples_split_is_invalid(fake_gemini, judge) -> None:
 
 async def test_case_score_is_the_share_of_judged_turns(fake_gemini, judge) -> None:
     fake_gemini.when("answer one").reply(VALID)
-    fake_gemini.when("answer two").reply(GARBAGE)
     fake_gemini.when("answer three").reply(INVALID)
-    actual = [turn("q1", "answer one"), turn("q2", "answer two"), turn("q3", "answer three")]
-    expected = [turn("q1", "ref"), turn("q2", "ref"), turn("q3", "ref")]
+    actual = [turn("q1", "answer one"), turn("q3", "answer three")]
+    expected = [turn("q1", "ref"), turn("q3", "ref")]
     outcome = await criterion(num_samples=1).evaluate(context(actual, expected, judge))
-    assert [t.score for t in outcome.invocations] == [1.0, None, 0.0]
-    assert [t.status for t in outcome.invocations] == [Status.PASSED, Status.NOT_EVALUATED, Status.FAILED]
+    assert [t.score for t in outcome.invocations] == [1.0, 0.0]
     assert (outcome.score, outcome.status) == (0.5, Status.PASSED)
+
+
+async def test_one_turn_without_a_readable_verdict_makes_the_criterion_an_error(fake_gemini, judge) -> None:
+    fake_gemini.when("answer one").reply(VALID)
+    fake_gemini.when("answer two").reply(GARBAGE)
+    actual = [turn("q1", "answer one"), turn("q2", "answer two")]
+    expected = [turn("q1", "ref"), turn("q2", "ref")]
+    outcome = await criterion(num_samples=1).evaluate(context(actual, expected, judge))
+    assert [t.status for t in outcome.invocations] == [Status.PASSED, Status.ERROR]
+    assert (outcome.score, outcome.status) == (None, Status.ERROR)
 
 
 async def test_the_judge_sees_expected_prompt_answer_and_reference(fake_gemini, judge) -> None:
@@ -187,4 +196,4 @@ async def test_one_failed_turn_does_not_hide_the_others(fake_gemini, judge) -> N
     outcome = await criterion(num_samples=1).evaluate(context(actual, expected, judge))
     assert outcome.status is Status.ERROR
     assert outcome.invocations[0].status is Status.ERROR
-    assert outcome.invocations[1].status is Status.NOT_EVALUATED  # "no verdict here" from the fake
+    assert outcome.invocations[1].details["no_verdict"] is True  # "no verdict here" from the fake

@@ -109,12 +109,12 @@ async def test_only_rubrics_of_the_criterion_type_apply(fake_gemini, judge) -> N
     assert outcome.score == 1.0
 
 
-async def test_unreadable_and_unmatched_replies_leave_the_turn_not_evaluated(fake_gemini, judge) -> None:
+async def test_unreadable_and_unmatched_replies_make_the_turn_an_error(fake_gemini, judge) -> None:
     fake_gemini.when("").reply("Verdict: yes", "ID: zz\nProperty: unknown property\nRationale: r\nVerdict: yes")
     outcome = await final_response_criterion(0.5, 2, [rubric("c1", "property c1")]).evaluate(
         context([turn("q", "answer")], judge=judge)
     )
-    assert (outcome.score, outcome.status) == (None, Status.NOT_EVALUATED)
+    assert (outcome.score, outcome.status) == (None, Status.ERROR)  # no readable verdict (docs/criteria.md)
     assert outcome.invocations[0].details["unmatched_properties"] == ["unknown property"]
 
 

@@ -82,10 +82,11 @@ async def test_a_fixed_conversation_can_be_judged_too(fake):
     assert block(fake.prompts[0], "USER GOAL") == ""
 
 
-async def test_an_unreadable_reply_is_not_evaluated_and_a_failing_judge_is_an_error(fake):
+async def test_an_unreadable_reply_and_a_failing_judge_are_both_errors(fake):
     fake.when(CONVERSATION_JUDGE).reply("I cannot judge this.")
     outcome = await evaluate(scenario_case(), "multi_turn_task_success_v1", 0.5)
-    assert outcome.score is None and outcome.status is Status.NOT_EVALUATED
+    assert outcome.score is None and outcome.status is Status.ERROR
+    assert outcome.invocations[-1].details["no_verdict"] is True
     fake.fail_always(503)
     broken = await evaluate(scenario_case(), "multi_turn_task_success_v1", 0.5)
     assert broken.status is Status.ERROR and broken.score is None

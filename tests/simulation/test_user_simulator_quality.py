@@ -80,10 +80,11 @@ async def test_a_first_turn_that_is_not_the_starting_prompt_scores_half(fake):
     assert outcome.invocations[0].score == 0.0 and outcome.invocations[0].details == {"starting_prompt_matches": False}
 
 
-async def test_unreadable_verdicts_count_in_the_denominator(fake):
+async def test_an_unreadable_verdict_is_an_error_not_a_zero(fake):
+    # ADK counts it as a turn that did not pass; evalkit says the judge gave no verdict (docs/adk-differences.md).
     outcome = await score(fake, [turn("hi"), turn("a")], {"a": "?", "STOP": "?"})
-    assert outcome.score == 0.5 and outcome.status is Status.FAILED
-    assert outcome.invocations[1].status is Status.NOT_EVALUATED and outcome.invocations[1].score is None
+    assert outcome.score is None and outcome.status is Status.ERROR
+    assert outcome.invocations[1].status is Status.ERROR and outcome.invocations[1].details["no_verdict"] is True
 
 
 async def test_the_starting_prompt_is_compared_without_surrounding_spaces(fake):

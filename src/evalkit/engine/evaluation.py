@@ -57,11 +57,14 @@ class RunProgress:
     quarantine: Quarantine | None = None  # `--quarantine FILE`: marks the cases it holds out, before they are stored
     auto_repeat: AutoRepeat | None = None  # `--repeat auto`: how many agent runs it took
     confidence: float | None = None  # `--confidence`
+    no_verdicts: int = 0  # judged turns without a readable verdict, over every case added (workers' too)
 
     def add(self, result: CaseResult) -> None:
         if self.quarantine is not None:
             self.quarantine.mark(result)
         result = self.store.add(result)  # as stored: text no file can hold is escaped
+        self.no_verdicts += sum(1 for criterion in result.criteria for turn in criterion.invocations
+                                if turn.details.get("no_verdict"))
         self.figures.add(result)
         self.cases.append(slim(result))
         for listener in self.listeners:
@@ -87,7 +90,7 @@ class RunProgress:
             summary=Summary.of(self.cases, planned=self.total),
             cases=[],
             interrupted=interrupted,
-            judge=self.judge_stats,
+            judge=self.judge_stats.model_copy(update={"no_verdict": self.no_verdicts}) if self.judge_stats else None,
             latency=self.figures.report(total=self.total).to_dict(),
             repeat=self.repeat,
             pass_rate=self.pass_rate,

@@ -276,7 +276,8 @@ def judge_line(stats: JudgeStatistics) -> str:
     """Judge usage: what the run cost, and what the cache saved."""
     line = (f"judge: {stats.calls} calls, {stats.cache_hits} from cache, {stats.retries} retries, "
             f"{stats.input_tokens:,} tokens in, {stats.output_tokens:,} out")
-    return line + (f", {stats.failures} failed for good" if stats.failures else "")
+    line += f", {stats.failures} failed for good" if stats.failures else ""
+    return line + (f", {stats.no_verdict} without a readable verdict" if stats.no_verdict else "")
 
 
 def concurrency_line(figures: dict) -> str:

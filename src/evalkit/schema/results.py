@@ -212,6 +212,7 @@ class JudgeStatistics(ResultModel):
     failures: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    no_verdict: int = Field(default=0, description="judged turns whose replies held no readable verdict (each an error)")
     concurrency: dict[str, Any] | None = Field(default=None, description="judge calls in flight, per endpoint")
 
     def to_dict(self) -> dict[str, int]:
@@ -224,7 +225,8 @@ class JudgeStatistics(ResultModel):
         return JudgeStatistics(**counts, concurrency=self.concurrency or other.concurrency)
 
 
-_JUDGE_COUNTS = ("requests", "calls", "cache_hits", "retries", "failures", "input_tokens", "output_tokens")
+_JUDGE_COUNTS = ("requests", "calls", "cache_hits", "retries", "failures", "input_tokens", "output_tokens",
+                 "no_verdict")
 
 
 class RunResult(ResultModel):

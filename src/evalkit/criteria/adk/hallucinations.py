@@ -177,7 +177,8 @@ class HallucinationsCriterion(JudgeCriterion[HallucinationsOptions]):
                 invocations.append(judge_error(str(error), log, steps=checked))
                 continue
             score = mean_or_none(s["score"] for s in checked)
-            invocations.append(
-                InvocationScore(score=score, status=self.gate(score), details={"steps": checked, "judge_replies": log})
-            )
+            details: dict = {"steps": checked, "judge_replies": log}
+            if score is None and checked and all(step.get("reason") for step in checked):
+                details["reason"] = checked[0]["reason"]  # nothing to check, which is not a missing verdict
+            invocations.append(InvocationScore(score=score, status=self.gate(score), details=details))
         return self.judged_outcome(invocations, mean_or_none)

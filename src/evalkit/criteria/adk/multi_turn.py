@@ -80,12 +80,12 @@ class MultiTurnConversationCriterion(JudgeCriterion[MultiTurnOptions]):
         score = mean_or_none(v.score for v in chosen)
         details["judge_replies"] = samples.replies
         invocations[-1] = InvocationScore(score=score, status=self.gate(score), details=details)
-        return Outcome(
+        return outcome_with_errors(invocations, Outcome(
             score=score,
             status=self.gate(score),
             invocations=invocations,
             details={"rubric_scores": [{"rubric_id": v.rubric_id, "score": v.score} for v in chosen]},
-        )
+        ))
 
 
 class MultiTurnTaskSuccessCriterion(MultiTurnConversationCriterion):

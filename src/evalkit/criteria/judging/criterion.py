@@ -154,12 +154,30 @@ def judge_error(reason: str, replies: Sequence[str | None] = (), **details: obje
     )
 
 
+NO_VERDICT = ("the judge answered, but no verdict could be read from its reply (empty, a refusal, or not in "
+              "the form asked for); see judge_replies in the result file, or use another judge_model")
+
+
+def without_verdict(turn: InvocationScore) -> bool:
+    """A turn the judge answered (its replies are kept) that still has no score: nothing readable came back."""
+    replies, details = turn.details.get("judge_replies") or (), turn.details
+    explained = details.get("reason") or details.get("skipped")  # not judged, and why (no sentences to check)
+    return turn.score is None and turn.status is Status.NOT_EVALUATED and not explained and \
+        any(r is not None for r in replies)
+
+
 def outcome_with_errors(invocations: list[InvocationScore], outcome: Outcome) -> Outcome:
     """`outcome`, unless a turn's judging failed: then the criterion is `error` too.
 
-    The score is dropped on error: a mean over the turns that happened to be judged
-    would look like a verdict on the agent, which it is not.
+    A turn whose judge answered without a readable verdict is such a failure (`error`,
+    never a silent `not_evaluated`, which would let the case pass on its other criteria),
+    marked `no_verdict` for the run's judge figures. The score is dropped on error: a
+    mean over the turns that happened to be judged would look like a verdict on the
+    agent, which it is not.
     """
+    invocations[:] = [InvocationScore(score=None, status=Status.ERROR,
+                                      details={**turn.details, "error": NO_VERDICT, "no_verdict": True})
+                      if without_verdict(turn) else turn for turn in invocations]
     failed = [turn for turn in invocations if turn.status is Status.ERROR]
     if not failed:
         return outcome
