@@ -17,6 +17,7 @@ from typing import BinaryIO, overload
 
 from pydantic_core import PydanticSerializationError
 
+from evalkit.foundation.redaction import mask_secrets
 from evalkit.foundation.text import escape_surrogates
 from evalkit.schema.results import COST_CRITERION, CaseResult, CriterionResult, Status
 
@@ -46,14 +47,18 @@ class CaseStore:
 
         This is where every finished case, with the text of its agent, eval set and judges,
         enters the run's records: text no file can hold (a lone surrogate) is escaped here,
-        once, and the escaped case is the one every report and the history are made from.
+        and secrets are masked here (evalkit.foundation.redaction), once; the case as stored
+        is the one every report, the console and the history are made from.
         """
         try:
-            data = result.model_dump_json().encode("utf-8") + b"\n"
+            text = result.model_dump_json()
+            stored = mask_secrets(text)
         except (PydanticSerializationError, UnicodeEncodeError):
-            text = json.dumps(escape_surrogates(result.model_dump(mode="json")), ensure_ascii=False)
-            result = CaseResult.model_validate_json(text)
-            data = text.encode("utf-8") + b"\n"
+            text = ""
+            stored = mask_secrets(json.dumps(escape_surrogates(result.model_dump(mode="json")), ensure_ascii=False))
+        if stored != text:
+            result = CaseResult.model_validate_json(stored)
+        data = stored.encode("utf-8") + b"\n"
         offset = self._write(data)
         if offset < 0:
             self._kept[len(self._offsets)] = result

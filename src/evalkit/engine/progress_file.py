@@ -17,6 +17,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from evalkit.foundation.redaction import mask_secrets
+
 if TYPE_CHECKING:
     from evalkit.schema.results import CaseResult
 
@@ -38,7 +40,7 @@ class ProgressFile:
         try:
             make_folder(folder)
             handle = path.open("w", encoding="utf-8")
-            handle.write(json.dumps({**header, "pid": os.getpid()}) + "\n")
+            handle.write(mask_secrets(json.dumps({**header, "pid": os.getpid()})) + "\n")
             handle.flush()
         except OSError:
             return None
@@ -51,7 +53,7 @@ class ProgressFile:
         row["criteria"] = [c.model_dump(mode="json", include={"name", "score", "status", "threshold"})
                            for c in case.criteria]
         try:
-            self._handle.write(json.dumps({"total": total, "case": row}) + "\n")
+            self._handle.write(mask_secrets(json.dumps({"total": total, "case": row})) + "\n")
             self._handle.flush()
         except (OSError, ValueError):
             pass  # a full disk must not stop the run; the viewer shows what arrived

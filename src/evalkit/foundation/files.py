@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from evalkit.errors import Problem, UsageError
+from evalkit.foundation.redaction import mask_secrets
 
 
 def write_text_atomically(path: Path, text: str) -> None:
@@ -23,7 +24,7 @@ def write_pieces_atomically(path: Path, pieces: Iterable[str]) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             for piece in pieces:
-                out.write(piece)
+                out.write(mask_secrets(piece))  # no file evalkit writes carries a secret
         os.chmod(temp, 0o644)  # mkstemp makes files owner-only; reports are meant to be shared
         os.replace(temp, path)
     except OSError as error:

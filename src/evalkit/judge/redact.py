@@ -7,39 +7,18 @@ their exceptions. Anything we turn into a user-visible message goes through
 
 from __future__ import annotations
 
-import os
-import re
+from evalkit.foundation.redaction import SECRET_ENV_VARS, mask_secrets
 
-#: Environment variables whose values must never be shown.
-SECRET_ENV_VARS = ("GOOGLE_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY")
+__all__ = ["SECRET_ENV_VARS", "mask_secrets", "redact"]
 
-_MASK = "[redacted]"
-# `key=...` in query strings and `Bearer ...` in echoed headers, whatever the key is.
-_KEY_PATTERNS = (
-    re.compile(r"(?i)([?&]key=)[^&\s'\"]+"),
-    re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+"),
-    re.compile(r"(?i)(x-goog-api-key['\"]?\s*[:=]\s*['\"]?)[^'\"\s,}]+"),
-)
 # Messages we build are one line in a table cell; a whole HTML error page is noise.
 _MAX_LENGTH = 300
 
 
 def redact(text: str, *, max_length: int = _MAX_LENGTH) -> str:
-    """`text` with known secret values masked, on one line, shortened."""
+    """`text` with known secret values masked (evalkit.foundation.redaction), on one line, shortened."""
     text = mask_secrets(text)
     text = " ".join(text.split())
     if len(text) > max_length:
         text = text[: max_length - 1] + "…"
-    return text
-
-
-def mask_secrets(text: str) -> str:
-    """`text` with known secret values masked and nothing else changed (imported content keeps its layout)."""
-    for name in SECRET_ENV_VARS:
-        secret = os.environ.get(name, "").strip()
-        # Very short values would mask ordinary words; real keys are long.
-        if len(secret) >= 6:
-            text = text.replace(secret, _MASK)
-    for pattern in _KEY_PATTERNS:
-        text = pattern.sub(lambda m: m.group(1) + _MASK, text)
     return text

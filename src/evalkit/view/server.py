@@ -8,15 +8,17 @@ from a JSON request whose Origin, when sent, is this server's.
 
 from __future__ import annotations
 
+import json
 from importlib import resources
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from evalkit.foundation.redaction import mask_secrets
 from evalkit.view.data import ViewData
 from evalkit.view.page import render_page
 
@@ -87,11 +89,14 @@ def create_app(data: ViewData) -> Starlette:
 _SECURITY = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
 
 
-def _json(body: Any, status: int = 200) -> JSONResponse:
-    return JSONResponse(body, status_code=status, headers=_SECURITY)
+def _json(body: Any, status: int = 200) -> Response:
+    """A JSON answer, its secrets masked as in every file (evalkit.foundation.redaction): history files
+    written before the masking may hold them."""
+    text = json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return Response(mask_secrets(text), status_code=status, headers=_SECURITY, media_type=_JSON)
 
 
-def _missing(what: str) -> JSONResponse:
+def _missing(what: str) -> Response:
     return _json({"error": what}, 404)
 
 

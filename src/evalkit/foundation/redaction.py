@@ -1,0 +1,53 @@
+"""The one redaction: secrets masked in every file and page evalkit writes.
+
+Masked: the password of any URL (`http://user:PASS@host/` → `http://user:[redacted]@host/`),
+the values of the API-key variables (`SECRET_ENV_VARS`), `key=` query parameters and
+bearer tokens, and any value registered with `add_secret` (the values of `--header`
+options, say): a feature that takes a secret registers its value once, and every
+writer masks it from then on. The case store masks each finished case as it is stored,
+and the atomic file writer masks every piece it writes, so a file cannot carry a
+secret that came in through a path nobody thought of.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+#: Environment variables whose values must never be written.
+SECRET_ENV_VARS = ("GOOGLE_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY")
+MASK = "[redacted]"
+# Shorter values would mask ordinary words; real keys and tokens are long.
+_SHORTEST_SECRET = 6
+
+_PATTERNS = (
+    # user:password@ in a URL of any scheme; the password stops where a URL's authority would.
+    re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s/?#@:\"'<>]*:)[^\s/?#@\"'<>\\]+(?=@)"),
+    re.compile(r"(?i)([?&]key=)[^&\s'\"<>\\]+"),
+    re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+"),
+    re.compile(r"(?i)(x-goog-api-key['\"]?\s*[:=]\s*['\"]?)[^'\"\s,}]+"),
+)
+_registered: set[str] = set()
+
+
+def add_secret(value: str) -> None:
+    """Mask `value` in everything written from now on in this process (header values, tokens)."""
+    value = value.strip()
+    if len(value) >= _SHORTEST_SECRET:
+        _registered.add(value)
+
+
+def secret_values() -> list[str]:
+    """The values to mask now: the API-key variables' and the registered ones, longest first."""
+    values = {os.environ.get(name, "").strip() for name in SECRET_ENV_VARS} | _registered
+    return sorted((v for v in values if len(v) >= _SHORTEST_SECRET), key=len, reverse=True)
+
+
+def mask_secrets(text: str) -> str:
+    """`text` with every secret masked and nothing else changed."""
+    for secret in secret_values():
+        if secret in text:
+            text = text.replace(secret, MASK)
+    for pattern in _PATTERNS:
+        text = pattern.sub(lambda m: m.group(1) + MASK, text)
+    return text
