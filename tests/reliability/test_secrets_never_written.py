@@ -12,7 +12,6 @@ import json
 import secrets
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 from starlette.testclient import TestClient
 
