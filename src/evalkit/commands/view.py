@@ -15,7 +15,6 @@ from evalkit.errors import ExitCode, Problem, UsageError
 if TYPE_CHECKING:
     from evalkit.view.data import ViewData
 
-_LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 _SWITCH_INTERVAL_S = 0.0005  # Python's default is 0.005
 INSTALL_HINT = 'python -m pip install "evalkit-agents[view]"'
 
@@ -52,7 +51,9 @@ def view_command(request: ViewRequest) -> int:
         looked = ", ".join(str(source) for source in data.sources)
         print(f"evalkit view: no result files in {looked}; make a run first (evalkit run evalsets/ --agent SPEC "
               "keeps it in .evalkit/runs/), or name result files: evalkit view result.json", file=sys.stderr)
-    if request.host not in _LOCAL_HOSTS:
+    from evalkit.view.guard import LOOPBACK_NAMES
+
+    if request.host not in LOOPBACK_NAMES:
         print(f"evalkit: warning: serving on {request.host}: anyone who reaches this address can read these "
               "results, which may hold sensitive text (prompts, responses, tool arguments)", file=sys.stderr)
     serve(data, request)
@@ -78,11 +79,15 @@ def serve(data: ViewData, request: ViewRequest) -> None:
     from evalkit.view.page import render_page
     from evalkit.view.server import create_app
 
-    config = uvicorn.Config(create_app(data), log_level="warning", access_log=False, lifespan="off")
+    from evalkit.view.guard import Addresses
+
+    addresses = Addresses(request.host)  # its port, once bound
+    config = uvicorn.Config(create_app(data, addresses), log_level="warning", access_log=False, lifespan="off")
     config.load()  # before the address is printed: the first page is answered at once
     render_page(static=False)
     sock = _bind(request.host, request.port)
     host, port = sock.getsockname()[:2]
+    addresses.port = port
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/"
     print(f"evalkit view: {url}", flush=True)

@@ -7,6 +7,12 @@ from importlib import resources
 
 from evalkit.defaults import VIEW_PAGE_SIZE
 
+# No network but the viewer itself. In the page's <meta> (an export has no server to send headers);
+# the server sends it as a header too, with `frame-ancestors`, which only a header can set.
+PAGE_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+               "base-uri 'none'; form-action 'none'")
+HEADER_POLICY = f"{PAGE_POLICY}; frame-ancestors 'none'"
+
 
 @lru_cache(maxsize=2)
 def render_page(static: bool) -> str:
@@ -16,4 +22,4 @@ def render_page(static: bool) -> str:
     template_text = (resources.files("evalkit.view") / "templates" / "index.html").read_text(encoding="utf-8")
     environment = jinja2.Environment(autoescape=True)
     return environment.from_string(template_text).render(mode="static" if static else "server",
-                                                         page_size=VIEW_PAGE_SIZE)
+                                                         page_size=VIEW_PAGE_SIZE, policy=PAGE_POLICY)

@@ -2,8 +2,9 @@
 
 Routes name runs by id, never by path; an unknown id answers 404. Agent and judge text
 reaches the page only as JSON, which the page's script puts into text nodes. The page
-allows no network but this server (Content-Security-Policy), and a label is written only
-from a JSON request whose Origin, when sent, is this server's.
+allows no network but this server (Content-Security-Policy), and answers only its own
+addresses; a label is written only from a JSON request whose Origin, when sent, is one
+of them (evalkit.view.guard).
 """
 
 from __future__ import annotations
@@ -15,17 +16,20 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
+from starlette.middleware import Middleware
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from evalkit.foundation.redaction import mask_secrets
 from evalkit.view.data import ViewData
+from evalkit.view.guard import Addresses, ViewerGuard
 from evalkit.view.page import render_page
 
 _JSON = "application/json"
 
 
-def create_app(data: ViewData) -> Starlette:
+def create_app(data: ViewData, addresses: Addresses | None = None) -> Starlette:
+    """The app; `addresses`: the names and port it answers to (evalkit.view.guard), None for any Host."""
     async def page(request: Request) -> Response:
         return HTMLResponse(render_page(static=False), headers=_SECURITY)
 
@@ -60,9 +64,6 @@ def create_app(data: ViewData) -> Starlette:
     async def label(request: Request) -> Response:
         if request.headers.get("content-type", "").split(";")[0].strip() != _JSON:
             return _json({"error": "send the label as application/json"}, 415)
-        origin = request.headers.get("origin")
-        if origin and origin != f"{request.url.scheme}://{request.headers.get('host', '')}":
-            return _json({"error": "labels are written only from this viewer's pages"}, 403)
         try:
             saved = data.save_label(await request.json())
         except PermissionError as error:
@@ -83,7 +84,8 @@ def create_app(data: ViewData) -> Starlette:
         Route("/api/labels", label, methods=["POST"]),
         Mount("/static", static),
     ]
-    return Starlette(routes=routes, exception_handlers={404: _not_found})
+    return Starlette(routes=routes, exception_handlers={404: _not_found},
+                     middleware=[Middleware(ViewerGuard, addresses=addresses)])
 
 
 _SECURITY = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
