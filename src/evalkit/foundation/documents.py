@@ -1,4 +1,11 @@
-"""Read a JSON or YAML file into Python data, with line and column on syntax errors."""
+"""Read a JSON or YAML file into Python data, with line and column on syntax errors.
+
+Every document evalkit reads is also held to limits no real eval set, config, trace or
+result comes near, so hostile input is a message (exit 2), never a crash: nesting at
+most `MAX_DEPTH` levels deep, and numbers within Python's own limit on an integer's
+digits (4,300). `loads` is the JSON parser with those limits, for the loaders that read
+JSON from text rather than a file (OTLP lines, a case list read one case at a time).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +16,43 @@ from typing import Any
 from evalkit.errors import InputError, Problem
 
 YAML_SUFFIXES = (".yaml", ".yml")
+MAX_DEPTH = 200  # levels of lists and objects; real documents stay under 20
+TOO_DEEP = f"nested more than {MAX_DEPTH} levels deep"
+
+
+def loads(text: str | bytes) -> Any:
+    """`json.loads` within the limits: past them, a `json.JSONDecodeError` saying which, so a
+    caller's handling of broken JSON words it with the place (the start, when no place is known)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise json.JSONDecodeError(TOO_DEEP, "", 0) from None
+    except ValueError as error:  # an integer past the digit limit
+        raise json.JSONDecodeError(f"a number too long to read ({error})", "", 0) from None
+    if not within_depth(data):
+        raise json.JSONDecodeError(TOO_DEEP, "", 0)
+    return data
+
+
+def within_depth(data: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether `data` nests at most `limit` lists and dicts deep (each container looked at once,
+    so YAML's shared aliases cost nothing more)."""
+    seen: set[int] = set()
+    level = [data]
+    for _ in range(limit + 1):
+        children = []
+        for item in level:
+            values = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+            for value in values:
+                if isinstance(value, (dict, list)) and id(value) not in seen:
+                    seen.add(id(value))
+                    children.append(value)
+        if not children:
+            return True
+        level = children
+    return False
 
 
 def read_document(path: Path) -> Any:
@@ -31,7 +75,7 @@ def _parse_json(text: str, path: Path) -> Any:
     if not text.strip():
         raise InputError(Problem(str(path), "", "the file is empty"))
     try:
-        return json.loads(text)
+        return loads(text)
     except json.JSONDecodeError as error:
         where = f"line {error.lineno} column {error.colno}"
         raise InputError(Problem(str(path), where, f"invalid JSON: {error.msg}")) from None
@@ -68,6 +112,12 @@ def _parse_yaml(text: str, path: Path) -> Any:
         raise InputError(Problem(str(path), where, f"invalid YAML: {reason}")) from None
     except yaml.YAMLError as error:
         raise InputError(Problem(str(path), "", f"invalid YAML: {error}")) from None
+    except RecursionError:
+        raise InputError(Problem(str(path), "", f"invalid YAML: {TOO_DEEP}")) from None
+    except ValueError as error:  # a number past the digit limit
+        raise InputError(Problem(str(path), "", f"invalid YAML: a number too long to read ({error})")) from None
+    if not within_depth(data):
+        raise InputError(Problem(str(path), "", f"invalid YAML: {TOO_DEEP}"))
     if data is None:
         raise InputError(Problem(str(path), "", "the file is empty"))
     return data

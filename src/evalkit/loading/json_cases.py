@@ -14,6 +14,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from evalkit.foundation.documents import TOO_DEEP, within_depth
+
 CASE_LIST_KEY = "eval_cases"
 _SPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
@@ -31,7 +33,7 @@ def stream_cases(text: str, on_case: Callable[[Any], None]) -> dict[str, Any]:
     """
     try:
         return _stream(text, on_case)
-    except (json.JSONDecodeError, IndexError) as error:
+    except (ValueError, IndexError, RecursionError) as error:  # broken or past the limits: read whole, which says so
         raise NotStreamable(str(error)) from None
 
 
@@ -69,6 +71,8 @@ def _stream(text: str, on_case: Callable[[Any], None]) -> dict[str, Any]:
         raise NotStreamable("text after the object")
     if not found:
         raise NotStreamable("no case list")
+    if not within_depth(header):
+        raise NotStreamable(TOO_DEEP)
     return header
 
 
@@ -79,6 +83,8 @@ def _each_item(text: str, position: int, on_case: Callable[[Any], None]) -> int:
         return position + 1
     while True:
         item, position = _DECODER.raw_decode(text, position)
+        if not within_depth(item):
+            raise NotStreamable(TOO_DEEP)
         on_case(item)
         position = _skip(text, position)
         if text[position] == "]":

@@ -78,7 +78,8 @@ class RepeatStats(ResultModel):
     pass_hat_k: dict[int, float] = Field(default_factory=dict, description="k → chance that all of k runs pass")
     flaky: bool = Field(description="the runs did not all end with the same status")
     pass_rate_ci: list[float] | None = Field(
-        default=None, description="95% Wilson interval of the pass rate, [low, high] (docs/repeats.md)")
+        default=None, min_length=2, max_length=2,
+        description="95% Wilson interval of the pass rate, [low, high] (docs/repeats.md)")
     stability: str | None = Field(default=None, description="stable_pass, flaky or stable_fail")
 
 

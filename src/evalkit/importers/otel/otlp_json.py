@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from evalkit.errors import InputError, Problem
+from evalkit.foundation.documents import loads
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -86,7 +87,7 @@ def _parsed(text: IO[str], path: Path) -> Iterator[tuple[int, Any]]:
     if first is None:
         raise InputError(Problem(str(path), "", "empty: no OTLP JSON documents"))
     try:
-        yield number, json.loads(first)
+        yield number, loads(first)
     except json.JSONDecodeError:
         if first.lstrip()[:1] not in ("{", "["):
             raise InputError(Problem(str(path), f"line {number}", "not JSON; expected OTLP JSON traces "
@@ -94,7 +95,7 @@ def _parsed(text: IO[str], path: Path) -> Iterator[tuple[int, Any]]:
         # Not a document on its own line: the whole file is one (pretty-printed) document.
         rest = first + text.read()
         try:
-            yield number, json.loads(rest)
+            yield number, loads(rest)
         except json.JSONDecodeError as error:
             raise InputError(Problem(str(path), f"line {number + error.lineno - 1}",
                                      f"broken JSON ({error.msg}, column {error.colno})")) from None
@@ -104,7 +105,7 @@ def _parsed(text: IO[str], path: Path) -> Iterator[tuple[int, Any]]:
         if not line.strip():
             continue
         try:
-            document = json.loads(line)
+            document = loads(line)
         except json.JSONDecodeError as error:
             raise InputError(Problem(str(path), f"line {number}",
                                      f"broken JSON ({error.msg}, column {error.colno}); every line must be one "
@@ -215,11 +216,16 @@ def any_value(value: Any) -> Any:
         return value["doubleValue"]
     if "boolValue" in value:
         return value["boolValue"]
-    if "arrayValue" in value:
-        return [any_value(v) for v in (value["arrayValue"] or {}).get("values") or ()]
+    if "arrayValue" in value:  # an object holding `values`; a bare list (as some writers make it) is read too
+        return [any_value(v) for v in _values(value["arrayValue"])]
     if "kvlistValue" in value:
         return {str(kv.get("key")): any_value(kv.get("value"))
-                for kv in (value["kvlistValue"] or {}).get("values") or () if isinstance(kv, dict)}
+                for kv in _values(value["kvlistValue"]) if isinstance(kv, dict)}
     if "bytesValue" in value:
         return value["bytesValue"]
     return None
+
+
+def _values(container: Any) -> list[Any]:
+    values = container.get("values") if isinstance(container, dict) else container
+    return values if isinstance(values, list) else []
