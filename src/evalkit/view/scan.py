@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evalkit.foundation.documents import TOO_DEEP, within_depth
+
 _SPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
 
@@ -40,8 +42,12 @@ def scan(path: Path, on_case: Any, header: dict[str, Any] | None = None) -> Scan
         raise NotAResultFile(f"not UTF-8 text (byte {error.start})") from None
     try:
         header, char_spans = _scan_text(text, on_case, {} if header is None else header)
-    except (json.JSONDecodeError, IndexError) as error:
+    except NotAResultFile:
+        raise
+    except (ValueError, IndexError) as error:  # broken JSON, or a number past Python's digit limit
         raise NotAResultFile(f"not JSON: {error}") from None
+    except RecursionError:
+        raise NotAResultFile(f"not a result file: {TOO_DEEP}") from None
     if "cases" not in header or not isinstance(header.get("summary"), dict) or "started_at" not in header:
         raise NotAResultFile("not an evalkit result file (no summary, started_at and cases)")
     del header["cases"]
@@ -82,11 +88,47 @@ def _scan_cases(text: str, index: int, spans: list[tuple[int, int]], on_case: An
             index += 1
             continue
         case, end = _DECODER.raw_decode(text, index)
-        if not isinstance(case, dict):
-            raise NotAResultFile(f"case {len(spans)} is not an object")
+        problem = case_problem(case)
+        if problem is not None:  # the whole file is listed as skipped, with this reason
+            raise NotAResultFile(f"case {len(spans)}: {problem}")
         on_case(len(spans), case)
         spans.append((index, end))
         index = end
+
+
+def case_problem(case: Any) -> str | None:
+    """What makes `case` unusable to the viewer's pages and comparisons (None: nothing): the
+    fields they read, of the types the result file has them (docs/viewer.md)."""
+    if not isinstance(case, dict):
+        return "not an object"
+    if not within_depth(case):
+        return TOO_DEEP
+    for key in ("eval_set_id", "eval_id", "status"):
+        if not isinstance(case.get(key), str):
+            return f"{key} is not text"
+    for key, kind in (("criteria", list), ("invocations", list), ("repeat", dict), ("error", str)):
+        if case.get(key) is not None and not isinstance(case[key], kind):
+            return f"{key} is not {'a list' if kind is list else 'an object' if kind is dict else 'text'}"
+    for position, criterion in enumerate(case.get("criteria") or []):
+        problem = _criterion_problem(criterion)
+        if problem is not None:
+            return f"criteria[{position}]: {problem}"
+    return None
+
+
+def _criterion_problem(criterion: Any) -> str | None:
+    if not isinstance(criterion, dict):
+        return "not an object"
+    if not isinstance(criterion.get("name"), str) or not isinstance(criterion.get("status"), str):
+        return "name or status is not text"
+    for key in ("score", "threshold"):
+        value = criterion.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            return f"{key} is not a number"
+    for key, kind in (("details", dict), ("invocations", list)):
+        if criterion.get(key) is not None and not isinstance(criterion[key], kind):
+            return f"{key} is not {'an object' if kind is dict else 'a list'}"
+    return None
 
 
 def _byte_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
