@@ -47,15 +47,21 @@ def load_labels(path: Path) -> list[Label]:
 
 
 def save_label(path: Path, label: Label) -> None:
-    """Add `label`, or replace the one with the same case and criterion; the file is written atomically."""
-    labels = load_labels(path)
-    for index, existing in enumerate(labels):
-        if existing.key == label.key:
-            labels[index] = label
-            break
-    else:
-        labels.append(label)
-    _write(path, labels)
+    """Add `label`, or replace the one with the same case and criterion; the file is written atomically.
+
+    Read, merged and written under a lock (evalkit.foundation.file_lock): two `evalkit label`
+    sessions and a viewer writing at once each keep the others' labels."""
+    from evalkit.foundation.file_lock import updating
+
+    with updating(path):
+        labels = load_labels(path)
+        for index, existing in enumerate(labels):
+            if existing.key == label.key:
+                labels[index] = label
+                break
+        else:
+            labels.append(label)
+        _write(path, labels)
 
 
 def _read(path: Path) -> Any:
