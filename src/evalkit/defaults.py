@@ -25,3 +25,6 @@ DEFAULT_JUDGE_ATTEMPT_TIMEOUT_S = 60.0  # seconds allowed for one judge call ($E
 DEFAULT_JUDGE_RETRY_BASE_DELAY_S = 1.0  # the first retry's longest wait ($EVALKIT_JUDGE_RETRY_BASE_DELAY)
 DEFAULT_JUDGE_RETRY_MAX_DELAY_S = 60.0  # the longest wait before any retry ($EVALKIT_JUDGE_RETRY_MAX_DELAY)
 DEFAULT_SAMPLE_SEED = 0  # import otel --sample: which conversations a fraction keeps (docs/traces.md)
+
+# The most characters of one text (a reply, an error) the console prints; the files keep it whole.
+CONSOLE_TEXT_LIMIT = 500

@@ -45,3 +45,15 @@ def test_a_lone_surrogate_from_the_agent_or_the_eval_set_is_stored_escaped(tmp_p
     history = list((tmp_path / ".evalkit" / "runs").glob("run-*.json"))
     assert len(history) == 1 and "\\ud800" in history[0].read_text(encoding="utf-8")
     assert "half a pair: \\\\ud800" in done.stdout  # the console shows the escape too
+
+
+def test_a_10_mb_reply_is_shortened_on_the_console_and_whole_in_the_file(tmp_path):
+    out = tmp_path / "r.json"
+    done = invoke_evalkit("run", str(FIXTURES / "echo.evalset.json") + ":hello,boom", "--agent",
+                          f"{AGENTS}:huge_reply", "--config", ROUGE, "--json", str(out))
+    assert done.returncode == 3, done.stderr[-500:]
+    assert max(len(line) for line in (done.stdout + done.stderr).splitlines()) < 1_000
+    assert "(9,999,500 more characters)" in done.stdout  # the reply, and how much was left out
+    cases = {case["eval_id"]: case for case in json.loads(out.read_text())["cases"]}
+    assert cases["hello"]["invocations"][0]["actual"]["final_response"]["parts"][0]["text"] == "x" * 10_000_000
+    assert len(cases["boom"]["error"]) > 10_000_000 - 1

@@ -11,6 +11,8 @@ import re
 from rich.console import Console
 from rich.text import Text
 
+from evalkit.defaults import CONSOLE_TEXT_LIMIT
+from evalkit.foundation.text import shorten
 from evalkit.schema.results import CaseResult, CriterionResult, JudgeStatistics, RunResult, Status
 
 _STYLE = {
@@ -107,7 +109,7 @@ def failure_lines(cases: list[CaseResult], *, debug: bool = False) -> list[str]:
         if case.status is Status.ERROR and case.error and case_error_text(case.error) in repeated:
             continue  # said once above, with the count
         if case.status is Status.ERROR and case.error:
-            lines.append(f"! {name}: {case.error}")
+            lines.append(f"! {name}: {_shortened(case.error)}")
             if debug and case.error_detail:
                 lines.extend("    " + line for line in case.error_detail.splitlines())
             continue
@@ -223,17 +225,27 @@ def _score(criterion: CriterionResult) -> str:
     return "n/a" if criterion.score is None else f"{criterion.score:.4g}"
 
 
+def _shortened(text: str) -> str:
+    """Long text cut for the terminal (a 10 MB reply is not one 10 MB line); the files keep it whole."""
+    return shorten(text, CONSOLE_TEXT_LIMIT)
+
+
+def _quoted(value: object) -> str:
+    return repr(_shortened(value)) if isinstance(value, str) else _shortened(repr(value))
+
+
 def first_difference(criterion: CriterionResult) -> str:
     for index, turn in enumerate(criterion.invocations):
         if turn.status is not Status.FAILED:
             continue
         details = turn.details
         if "difference" in details:
-            return f"\n    turn {index + 1}: {details['difference']}"
+            return f"\n    turn {index + 1}: {_shortened(str(details['difference']))}"
         if "expected" in details and "actual" in details:
-            return f"\n    turn {index + 1}: expected {details['expected']!r}\n    {'':{len(str(index + 1)) + 6}}got      {details['actual']!r}"
+            return (f"\n    turn {index + 1}: expected {_quoted(details['expected'])}\n"
+                    f"    {'':{len(str(index + 1)) + 6}}got      {_quoted(details['actual'])}")
         if details.get("reason"):
-            return f"\n    turn {index + 1}: {details['reason']}"
+            return f"\n    turn {index + 1}: {_shortened(str(details['reason']))}"
         return f"\n    turn {index + 1}: score {turn.score if turn.score is not None else 'n/a'}"
     return ""
 
