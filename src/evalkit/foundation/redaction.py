@@ -20,12 +20,14 @@ MASK = "[redacted]"
 # Shorter values would mask ordinary words; real keys and tokens are long.
 _SHORTEST_SECRET = 6
 
+# Each pattern with a literal it cannot match without (lower case), so text without it costs one search.
+# Lengths are bounded: no pattern scans a long run of letters from every position (quadratic).
 _PATTERNS = (
     # user:password@ in a URL of any scheme; the password stops where a URL's authority would.
-    re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s/?#@:\"'<>]*:)[^\s/?#@\"'<>\\]+(?=@)"),
-    re.compile(r"(?i)([?&]key=)[^&\s'\"<>\\]+"),
-    re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+"),
-    re.compile(r"(?i)(x-goog-api-key['\"]?\s*[:=]\s*['\"]?)[^'\"\s,}]+"),
+    ("://", re.compile(r"(?i)(\b[a-z][a-z0-9+.-]{0,31}://[^\s/?#@:\"'<>]{0,256}:)[^\s/?#@\"'<>\\]{1,256}(?=@)")),
+    ("key=", re.compile(r"(?i)([?&]key=)[^&\s'\"<>\\]+")),
+    ("bearer", re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+")),
+    ("x-goog-api-key", re.compile(r"(?i)(x-goog-api-key['\"]?\s*[:=]\s*['\"]?)[^'\"\s,}]+")),
 )
 _registered: set[str] = set()
 
@@ -48,6 +50,8 @@ def mask_secrets(text: str) -> str:
     for secret in secret_values():
         if secret in text:
             text = text.replace(secret, MASK)
-    for pattern in _PATTERNS:
-        text = pattern.sub(lambda m: m.group(1) + MASK, text)
+    lowered = text.lower()
+    for literal, pattern in _PATTERNS:
+        if literal in lowered:
+            text = pattern.sub(lambda m: m.group(1) + MASK, text)
     return text
