@@ -22,12 +22,13 @@ _SHORTEST_SECRET = 6
 
 # Each pattern with a literal it cannot match without (lower case), so text without it costs one search.
 # Lengths are bounded: no pattern scans a long run of letters from every position (quadratic).
+# No pattern takes a backslash: masking JSON text must never eat an escape and break the document.
 _PATTERNS = (
     # user:password@ in a URL of any scheme; the password stops where a URL's authority would.
-    ("://", re.compile(r"(?i)(\b[a-z][a-z0-9+.-]{0,31}://[^\s/?#@:\"'<>]{0,256}:)[^\s/?#@\"'<>\\]{1,256}(?=@)")),
+    ("://", re.compile(r"(?i)(\b[a-z][a-z0-9+.-]{0,31}://[^\s/?#@:\"'<>\\]{0,256}:)[^\s/?#@\"'<>\\]{1,256}(?=@)")),
     ("key=", re.compile(r"(?i)([?&]key=)[^&\s'\"<>\\]+")),
     ("bearer", re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+")),
-    ("x-goog-api-key", re.compile(r"(?i)(x-goog-api-key['\"]?\s*[:=]\s*['\"]?)[^'\"\s,}]+")),
+    ("x-goog-api-key", re.compile(r"(?i)(x-goog-api-key['\"]?\s*[:=]\s*['\"]?)[^'\"\s,}\\]+")),
 )
 _registered: set[str] = set()
 

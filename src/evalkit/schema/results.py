@@ -223,11 +223,11 @@ class JudgeStatistics(ResultModel):
     def plus(self, other: JudgeStatistics) -> JudgeStatistics:
         """Two runs' statistics added up (shards merged); the first's concurrency kept."""
         counts = {name: getattr(self, name) + getattr(other, name) for name in _JUDGE_COUNTS}
-        return JudgeStatistics(**counts, concurrency=self.concurrency or other.concurrency)
+        return JudgeStatistics(**counts, no_verdict=self.no_verdict + other.no_verdict,
+                               concurrency=self.concurrency or other.concurrency)
 
 
-_JUDGE_COUNTS = ("requests", "calls", "cache_hits", "retries", "failures", "input_tokens", "output_tokens",
-                 "no_verdict")
+_JUDGE_COUNTS = ("requests", "calls", "cache_hits", "retries", "failures", "input_tokens", "output_tokens")
 
 
 class RunResult(ResultModel):
