@@ -57,6 +57,7 @@ _REASONS = {
     "confidence": "expected a confidence above 0 and below 1, such as 0.95",
     "quarantine": "expected a quarantine file (JSON or YAML; see docs/repeats.md)",
     "processes": "expected 'auto' or a whole number of worker processes, at least 1",
+    "min_coverage": "expected a share of the agent's tools from 0 to 1, such as 0.8 (see docs/coverage.md)",
 }
 
 
@@ -132,6 +133,7 @@ class RunSettings(BaseModel):
     confidence: float | None = Field(default=None, gt=0, lt=1)  # with pass_rate: judge by the interval's low end
     auto_repeat: bool = False  # `--repeat auto`: `repeat` is then the most runs a case gets (engine/repeats.py)
     quarantine: Path | None = None  # known-flaky cases left out of the exit code until their date (evalkit.quarantine)
+    min_coverage: float | None = Field(default=None, ge=0, le=1)  # fail below this share of tools called (coverage)
 
     @classmethod
     def of(cls, **given: Any) -> RunSettings:
