@@ -93,7 +93,8 @@ def turn_activity(actual: dict[str, Any]) -> Activity:
         authors.update(pair[0] for pair in data.get("intermediate_responses") or () if pair and pair[0])
     for call in calls:
         name = call.get("name") or ""
-        args = call.get("args") if isinstance(call.get("args"), dict) else {}
+        given = call.get("args")
+        args: dict[str, Any] = given if isinstance(given, dict) else {}
         if name == TRANSFER_TOOL and isinstance(args.get("agent_name"), str):
             authors.add(args["agent_name"])
         activity.call(name, args)
