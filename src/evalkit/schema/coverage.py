@@ -11,8 +11,9 @@ Three shapes live here, all plain data:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from evalkit.schema.base import StrictModel
 
@@ -21,22 +22,27 @@ class DeclaredTool(StrictModel):
     """A tool named in the config with its parameters, so argument coverage knows them."""
 
     name: str = Field(min_length=1)
-    parameters: list[str] = Field(default_factory=list, description="the tool's parameter names")
+    parameters: list[str] | None = Field(default=None, description="the tool's parameter names")
 
 
 class CoverageDeclaration(StrictModel):
     """The config's `coverage` key: the tools and sub-agents of an agent evalkit cannot walk."""
 
-    tools: list[str | DeclaredTool] = Field(default_factory=list, description="tool names, or {name, parameters}")
+    tools: list[DeclaredTool] = Field(default_factory=list, description="tool names, or {name, parameters}")
     agents: list[str] = Field(default_factory=list, description="the agent's sub-agents, by name")
+
+    @field_validator("tools", mode="before")
+    @classmethod
+    def _names_are_tools(cls, value: Any) -> Any:
+        """A bare name is a tool whose parameters are not declared."""
+        if isinstance(value, list):
+            return [{"name": item, "parameters": None} if isinstance(item, str) else item for item in value]
+        return value
 
     def inventory(self) -> Inventory:
         tools: dict[str, list[str] | None] = {}
         for tool in self.tools:
-            if isinstance(tool, str):
-                tools.setdefault(tool, None)
-            else:
-                tools[tool.name] = list(tool.parameters)
+            tools[tool.name] = None if tool.parameters is None else list(tool.parameters)
         return Inventory(tools=tools, agents=list(dict.fromkeys(self.agents)))
 
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from enum import Enum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from evalkit.schema.coverage import Coverage
 
@@ -264,3 +264,11 @@ class RunResult(ResultModel):
     coverage: Coverage | None = Field(
         default=None, description="the tools and sub-agents the agent declares and which of them the run used "
                                   "(docs/coverage.md); absent when evalkit does not know the agent's tools")
+
+    @model_serializer(mode="wrap")
+    def _without_unknown_coverage(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # No inventory, no coverage object: the key is left out rather than written as null.
+        data = handler(self)
+        if data.get("coverage", 0) is None:
+            del data["coverage"]
+        return data
