@@ -74,6 +74,19 @@ def case_activity(case: CaseResult) -> Activity:
     return activity
 
 
+def recorded_case_activity(case: dict[str, Any]) -> Activity:
+    """`case_activity` of a case as the result file holds it (JSON), for readers that do not build models."""
+    activity = Activity()
+    for run in case.get("runs") or [case]:
+        run = run if isinstance(run, dict) else {}
+        if isinstance(run.get("exercised"), dict):
+            activity.add(Activity.from_dict(run["exercised"]))
+            continue
+        for record in run.get("invocations") or ():
+            activity.add(turn_activity((record or {}).get("actual") or {}))
+    return activity
+
+
 def turn_activity(actual: dict[str, Any]) -> Activity:
     """What one recorded turn (ADK JSON) shows: its tool calls, and the agents that spoke or were transferred to."""
     activity = Activity()
