@@ -2,7 +2,7 @@
 
 A run's matrix comes from its rows (each row keeps the tool calls of its case, counted
 while the file was scanned: nothing is read again); its columns are the tools the run's
-`coverage` declares, else the tools its cases called. The history's coverage joins the
+`coverage` declares (a run without one has no matrix: the page shows none). The history's coverage joins the
 `coverage` objects of the newest runs (evalkit.results.coverage.merged_coverage): a tool
 never called in any of them is never called over the history (docs/coverage.md).
 """
@@ -24,15 +24,14 @@ def run_coverage(run: Run | LiveRun) -> dict[str, Any]:
     """`GET /api/runs/{id}/coverage`: the run's `coverage` (None without one) and its matrix."""
     coverage = _coverage_of(run.document() if isinstance(run, LiveRun) else run.header)
     rows = run.rows if isinstance(run, LiveRun) else run.snapshot()[0]
-    called = {name for row in rows for name in row.get("tools") or {}}
-    tools = coverage.tools.declared if coverage is not None else sorted(called)
+    tools = coverage.tools.declared if coverage is not None else []
     return {
         "coverage": coverage.model_dump() if coverage is not None else None,
         "lines": coverage_lines(coverage) if coverage is not None else [],
         "matrix": {"tools": tools,
                    "rows": [{key: row[key] for key in ("index", "eval_set_id", "eval_id", "status")}
                             | {"calls": {name: row["tools"][name] for name in tools if name in row.get("tools", {})}}
-                            for row in rows[:MATRIX_ROWS]],
+                            for row in (rows[:MATRIX_ROWS] if tools else [])],
                    "total": len(rows)},
     }
 

@@ -7,11 +7,10 @@
 async function coverageSection(runId) {
   const data = await api.coverage(runId);
   const coverage = data.coverage, matrix = data.matrix;
-  if (!coverage && !matrix.tools.length) return null;
-  const never = new Set(coverage ? coverage.tools.never_called : []);
-  const called = coverage ? coverage.tools.called : {};
-  const lines = coverage ? data.lines
-    : ["evalkit does not know this agent's tools (declare them under \u201ccoverage\u201d in the config): the columns are the tools its cases called."];
+  if (!coverage) return null;  // evalkit did not know the agent's tools: no coverage to show
+  const never = new Set(coverage.tools.never_called);
+  const called = coverage.tools.called;
+  const lines = data.lines;
   const head = el("tr", {}, el("th", {}, "Case"),
     matrix.tools.map(name => el("th", {class: never.has(name) ? "tool never" : "tool", scope: "col", title: argumentsTitle(coverage, name)},
       el("span", {}, name))));
@@ -21,8 +20,8 @@ async function coverageSection(runId) {
       const count = row.calls[name] || 0;
       return el("td", {class: count ? "num hit" : "num", title: `${row.eval_id} → ${name}: ${count} call${count === 1 ? "" : "s"}`}, count ? String(count) : "");
     })));
-  const total = coverage ? el("tr", {class: "total"}, el("th", {scope: "row"}, "All cases"),
-    matrix.tools.map(name => el("td", {class: never.has(name) ? "num never" : "num"}, String(called[name] || 0)))) : null;
+  const total = el("tr", {class: "total"}, el("th", {scope: "row"}, "All cases"),
+    matrix.tools.map(name => el("td", {class: never.has(name) ? "num never" : "num"}, String(called[name] || 0))));
   return el("section", {class: "coverage", id: "coverage"},
     el("h2", {}, "Coverage"),
     el("ul", {class: "coverage-lines"}, lines.map(line => el("li", {}, line))),
@@ -33,7 +32,7 @@ async function coverageSection(runId) {
 }
 
 function argumentsTitle(coverage, tool) {
-  const given = coverage && coverage.arguments[tool];
+  const given = coverage.arguments[tool];
   if (!given || !Object.keys(given).length) return tool;
   return `${tool}: ` + Object.entries(given).map(([name, count]) => `${name} given in ${count} call${count === 1 ? "" : "s"}`).join(", ");
 }
