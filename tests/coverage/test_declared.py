@@ -35,6 +35,13 @@ def test_a_cmd_agent_is_covered_by_its_declared_tools(tmp_path):
     assert "tools: 2 of 4 called; never: cancel, escalate" in done.stdout.splitlines()
 
 
+def test_worker_processes_add_their_cases(tmp_path):
+    evalset = write_project(tmp_path)
+    done = invoke_evalkit("run", str(evalset), "--processes", "2", "--json", str(tmp_path / "r.json"), cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert coverage_of(tmp_path / "r.json") == EXPECTED
+
+
 def test_repeated_runs_all_count(tmp_path):
     evalset = write_project(tmp_path)
     done = invoke_evalkit("run", str(evalset), "--repeat", "2", "--json", str(tmp_path / "r.json"), cwd=tmp_path)

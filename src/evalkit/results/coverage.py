@@ -62,15 +62,15 @@ class Activity:
                    agents=dict(data.get("agents") or {}))
 
 
-def case_activity(case: CaseResult) -> Activity:
-    """Everything a case's runs exercised (each run of a repeated case counts)."""
-    activity = Activity()
+def case_activity(case: CaseResult, into: Activity | None = None) -> Activity:
+    """Everything a case's runs exercised (each run of a repeated case counts), added to `into` if given."""
+    activity = Activity() if into is None else into
     for run in case.runs or [case]:
         if run.exercised is not None:  # recorded by the agent's adapter as it ran
             activity.add(Activity.from_dict(run.exercised))
             continue
         for record in run.invocations:
-            activity.add(turn_activity(record.actual or {}))
+            count_turn(record.actual or {}, activity)
     return activity
 
 
@@ -83,13 +83,13 @@ def recorded_case_activity(case: dict[str, Any]) -> Activity:
             activity.add(Activity.from_dict(run["exercised"]))
             continue
         for record in run.get("invocations") or ():
-            activity.add(turn_activity((record or {}).get("actual") or {}))
+            count_turn((record or {}).get("actual") or {}, activity)
     return activity
 
 
-def turn_activity(actual: dict[str, Any]) -> Activity:
-    """What one recorded turn (ADK JSON) shows: its tool calls, and the agents that spoke or were transferred to."""
-    activity = Activity()
+def count_turn(actual: dict[str, Any], activity: Activity) -> None:
+    """Add what one recorded turn (ADK JSON) shows to `activity`: its tool calls, and the agents that
+    spoke or were transferred to (each once per turn)."""
     authors: set[str] = set()
     data = actual.get("intermediate_data") or {}
     calls: list[dict[str, Any]] = []
@@ -113,15 +113,20 @@ def turn_activity(actual: dict[str, Any]) -> Activity:
         activity.call(name, args)
     for author in authors:
         activity.ran(author)
-    return activity
 
 
-def expected_tool_names(case: CaseResult) -> set[str]:
-    """The tools the case's expected turns name (the `unknown` check)."""
-    names: set[str] = set()
+def expected_tool_names(case: CaseResult, into: set[str]) -> None:
+    """Add the tools the case's expected turns name to `into` (the `unknown` check)."""
     for record in case.invocations:
-        names.update(name for name in turn_activity(record.expected or {}).tools if name != TRANSFER_TOOL)
-    return names
+        data = (record.expected or {}).get("intermediate_data") or {}
+        if "invocation_events" in data:
+            into.update(part["function_call"].get("name") or "" for event in data.get("invocation_events") or ()
+                        for part in ((event or {}).get("content") or {}).get("parts") or ()
+                        if (part or {}).get("function_call"))
+        else:
+            into.update((call or {}).get("name") or "" for call in data.get("tool_uses") or ())
+    into.discard(TRANSFER_TOOL)
+    into.discard("")
 
 
 class CoverageTally:
@@ -132,8 +137,8 @@ class CoverageTally:
         self.expected: set[str] = set()
 
     def add(self, case: CaseResult) -> None:
-        self.activity.add(case_activity(case))
-        self.expected |= expected_tool_names(case)
+        case_activity(case, into=self.activity)
+        expected_tool_names(case, into=self.expected)
 
 
 def coverage_of(inventory: Inventory | None, activity: Activity, expected: Iterable[str] = (),
