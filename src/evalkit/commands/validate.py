@@ -16,7 +16,6 @@ from pathlib import Path
 
 from evalkit.errors import InputError, Problem
 from evalkit.loading.config_check import check_config
-from evalkit.loading.coverage_check import undeclared_tool_warnings
 
 
 @dataclass
@@ -26,6 +25,7 @@ class Validation:
 
 
 def validate_command(paths: list[str], case_ids: list[str], config: str | None) -> Validation:
+    from evalkit.loading.coverage_check import undeclared_tool_warnings
     from evalkit.loading.plan import build_plan
 
     config_paths: list[str] = []

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from evalkit.loading.packed import unpacked
 from evalkit.loading.plan import PlannedSet
+from evalkit.results.coverage import TRANSFER_TOOL
 from evalkit.schema.views import tool_calls
-
-TRANSFER_TOOL = "transfer_to_agent"  # ADK's agent transfer: a tool no agent declares
 
 
 def undeclared_tool_warnings(planned: PlannedSet) -> list[str]:
