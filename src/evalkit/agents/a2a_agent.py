@@ -20,8 +20,6 @@ case runs again later). `--header` values go with every request, the card's incl
 
 from __future__ import annotations
 
-import asyncio
-import itertools
 import time
 import uuid
 from typing import Any
@@ -40,7 +38,6 @@ from evalkit.schema.evalset import Invocation
 PREFIX = "a2a:"
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")  # 1.0 and 0.3, then 0.2 and before
 BINDINGS = ("JSONRPC", "HTTP+JSON")  # gRPC needs the SDK's grpc extra and a channel: not offered
-POLL_DELAYS_S = (0.1, 0.2, 0.5, 1.0)  # asking again for a task the agent answered before it finished
 
 
 def import_sdk() -> None:
@@ -179,8 +176,6 @@ class A2aSession(AgentSession):
         started_at = time.time()
         try:
             await self._send(self._request(user_content, index), answer)
-            if answer.state in STILL_RUNNING and answer.task_id and not self.agent.streams:
-                await self._poll(answer)
         except AgentError:
             raise
         except Exception as error:  # the SDK's errors: JSON-RPC errors, HTTP and transport failures
@@ -188,6 +183,8 @@ class A2aSession(AgentSession):
         failure = answer.failure(where)
         if failure is not None:
             raise failure
+        # `message/send` waits for a final state or input-required (the request does not ask
+        # to return at once), so a task still running in its answer is one the agent gave up on.
         if answer.state is None or answer.state in STILL_RUNNING:
             how = "the stream ended" if self.agent.streams else "the agent answered"
             raise AgentError(f"{where}: {how} before the task reached a final state "
@@ -217,18 +214,6 @@ class A2aSession(AgentSession):
 
         async for response in self.agent.client().send_message(request):
             answer.add(MessageToDict(response))
-
-    async def _poll(self, answer: TurnAnswer) -> None:
-        """Ask for the task until it reaches a final state (the runner's --timeout bounds the turn)."""
-        from a2a.types import GetTaskRequest
-        from google.protobuf.json_format import MessageToDict
-
-        for delay in itertools.chain(POLL_DELAYS_S, itertools.repeat(POLL_DELAYS_S[-1])):
-            await asyncio.sleep(delay)
-            task = await self.agent.client().get_task(GetTaskRequest(id=answer.task_id))
-            answer.add({"task": MessageToDict(task)})
-            if answer.state not in STILL_RUNNING:
-                return
 
 
 def _turn_error(error: Exception, where: str, spec: str) -> AgentError:
