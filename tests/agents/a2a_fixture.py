@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -16,7 +16,7 @@ from tests.agents.adk_server_fixture import free_port
 from tests.conftest import FIXTURES, stop_process
 
 A2A_FIXTURES = FIXTURES / "a2a"
-START_TIMEOUT_S = 90.0
+START_TIMEOUT_S = 240.0  # importing the SDK's server takes 10-20 s on a busy 2-core machine
 
 
 @dataclass
@@ -24,6 +24,8 @@ class A2aServer:
     url: str
     process: subprocess.Popen
     log: Path
+    card_path: str = "/.well-known/agent-card.json"
+    card_headers: dict[str, str] = field(default_factory=dict)  # what the server wants before it answers
 
     @property
     def spec(self) -> str:
@@ -35,18 +37,28 @@ class A2aServer:
 
 def start_adk_a2a(agent_dir: Path, workdir: Path, environment: dict[str, str | None] | None = None) -> A2aServer:
     """`to_a2a(root_agent)` of an ADK agent folder under uvicorn."""
-    return _start([str(A2A_FIXTURES / "serve_adk.py"), str(agent_dir)], workdir, environment or {},
-                  card_path="/.well-known/agent-card.json")
+    return _ready(_launch([str(A2A_FIXTURES / "serve_adk.py"), str(agent_dir)], workdir, environment or {}))
 
 
 def start_scripted(workdir: Path, *options: str) -> A2aServer:
     """The scripted agent with `options` (see its docstring): --binding, --no-streaming, --version, ..."""
-    card = "/.well-known/agent.json" if "--old-card" in options else "/.well-known/agent-card.json"
-    return _start([str(A2A_FIXTURES / "scripted_agent.py")], workdir, {}, card_path=card, options=options)
+    return start_many_scripted({"": (workdir, options)})[""]
 
 
-def _start(command: list[str], workdir: Path, environment: dict[str, str | None], *, card_path: str,
-           options: tuple[str, ...] = ()) -> A2aServer:
+def start_many_scripted(wanted: dict[str, tuple[Path, tuple[str, ...]]]) -> dict[str, A2aServer]:
+    """Several scripted agents, started side by side (each takes seconds to import the SDK)."""
+    launched = {name: _launch([str(A2A_FIXTURES / "scripted_agent.py")], workdir, {}, options)
+                for name, (workdir, options) in wanted.items()}
+    try:
+        return {name: _ready(server) for name, server in launched.items()}
+    except BaseException:
+        for server in launched.values():
+            server.stop()
+        raise
+
+
+def _launch(command: list[str], workdir: Path, environment: dict[str, str | None],
+            options: tuple[str, ...] = ()) -> A2aServer:
     port = free_port()
     env = {**os.environ}
     for name, value in environment.items():
@@ -58,20 +70,23 @@ def _start(command: list[str], workdir: Path, environment: dict[str, str | None]
     with log.open("wb") as out:
         process = subprocess.Popen([sys.executable, *command, str(port), *options],
                                    cwd=workdir, env=env, stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    headers = _required_header(options)
+    card = "/.well-known/agent.json" if "--old-card" in options else "/.well-known/agent-card.json"
+    return A2aServer(f"http://127.0.0.1:{port}", process, log, card, _required_header(options))
+
+
+def _ready(server: A2aServer) -> A2aServer:
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the A2A server exited: {log.read_text()[-2000:]}")
+        if server.process.poll() is not None:
+            raise RuntimeError(f"the A2A server exited: {server.log.read_text()[-2000:]}")
         try:
-            if httpx.get(url + card_path, headers=headers, timeout=1.0).is_success:
-                return A2aServer(url, process, log)
+            if httpx.get(server.url + server.card_path, headers=server.card_headers, timeout=5.0).is_success:
+                return server
         except httpx.HTTPError:
             pass
         time.sleep(0.2)
-    stop_process(process)
-    raise RuntimeError(f"the A2A server did not start: {log.read_text()[-2000:]}")
+    server.stop()
+    raise RuntimeError(f"the A2A server did not start: {server.log.read_text()[-2000:]}")
 
 
 def _required_header(options: tuple[str, ...]) -> dict[str, str]:
