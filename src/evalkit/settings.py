@@ -64,7 +64,9 @@ def parse_headers(value: object) -> tuple[tuple[str, str], ...]:
     elif isinstance(value, str):
         pairs = [_split_header(value)]
     else:
-        pairs = [item if isinstance(item, tuple) else _split_header(str(item)) for item in value]  # type: ignore[attr-defined]
+        # (name, value) pairs as well: what RunSettings holds, and its JSON for a worker (lists)
+        pairs = [(str(item[0]), str(item[1])) if isinstance(item, (tuple, list)) and len(item) == 2
+                 else _split_header(str(item)) for item in value]  # type: ignore[attr-defined]
     for name, text in pairs:
         if not _HEADER_NAME.fullmatch(name):
             raise ValueError(f"{name[:40]!r} is not a header name; write --header 'Name: value', "
