@@ -3,7 +3,6 @@ scripted a2a-sdk agent of tests/fixtures/a2a/scripted_agent.py, each a real proc
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time
@@ -12,7 +11,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.agents.adk_server_fixture import free_port
+from tests.agents.adk_server_fixture import environment_with, free_port
 from tests.conftest import FIXTURES, stop_process
 
 A2A_FIXTURES = FIXTURES / "a2a"
@@ -60,12 +59,7 @@ def start_many_scripted(wanted: dict[str, tuple[Path, tuple[str, ...]]]) -> dict
 def _launch(command: list[str], workdir: Path, environment: dict[str, str | None],
             options: tuple[str, ...] = ()) -> A2aServer:
     port = free_port()
-    env = {**os.environ}
-    for name, value in environment.items():
-        if value is None:
-            env.pop(name, None)
-        else:
-            env[name] = value
+    env = environment_with(environment)
     log = workdir / f"a2a-{port}.log"
     with log.open("wb") as out:
         process = subprocess.Popen([sys.executable, *command, str(port), *options],

@@ -84,32 +84,34 @@ GEMINI_CASES = [
 ]
 
 
-def test_a_scripted_adk_agent_gives_the_in_process_verdicts_and_trajectories(table_server, tmp_path):
-    evalset = write_set(tmp_path, "table_agent", TABLE_CASES)
+@pytest.mark.parametrize("server, folder, cases", [("table_server", TABLE_AGENT, TABLE_CASES),
+                                                   ("gemini_server", GEMINI_TOOL_AGENT, GEMINI_CASES)])
+def test_the_served_agent_gives_the_in_process_verdicts_and_trajectories(request, server, folder, cases, tmp_path):
+    evalset = write_set(tmp_path, folder.name, cases)
 
-    served = run_evals(evalset, agent=table_server.spec, jobs=4)
-    in_process = run_evals(evalset, agent=str(TABLE_AGENT), jobs=4)
+    served = run_evals(evalset, agent=request.getfixturevalue(server).spec, jobs=4)
+    in_process = run_evals(evalset, agent=str(folder), jobs=4)
 
     assert verdicts(served) == verdicts(in_process)
     assert tool_calls_and_answers(served) == tool_calls_and_answers(in_process)
     assert {status for status, _ in verdicts(served).values()} == {"passed", "failed"}, verdicts(served)
-    calls, responses, authors, _ = tool_calls_and_answers(served)["paris"][0]
+
+
+def test_a_sub_agents_text_and_the_tool_calls_keep_their_authors(table_server, tmp_path):
+    result = run_evals(write_set(tmp_path, "authors", TABLE_CASES[:1]), agent=table_server.spec)
+
+    calls, responses, authors, _ = tool_calls_and_answers(result)["paris"][0]
     assert calls == [("get_weather", {"city": "Paris"})] and responses == [{"condition": "sunny"}]
-    assert authors == ["helper", "table_agent", "table_agent", "table_agent"]  # the sub-author of "Let me check." kept
+    assert authors == ["helper", "table_agent", "table_agent", "table_agent"]  # "Let me check." is the helper's
 
 
-def test_an_llm_agent_with_a_tool_gives_the_in_process_verdicts_over_several_turns(gemini_server, tmp_path):
-    evalset = write_set(tmp_path, "gemini_tool_agent", GEMINI_CASES)
+def test_an_llm_agents_tool_calls_of_each_turn_are_its_own(gemini_server, tmp_path):
+    result = run_evals(write_set(tmp_path, "turns", GEMINI_CASES[:1]), agent=gemini_server.spec)
 
-    served = run_evals(evalset, agent=gemini_server.spec, jobs=4)
-    in_process = run_evals(evalset, agent=str(GEMINI_TOOL_AGENT), jobs=4)
-
-    assert verdicts(served) == verdicts(in_process)
-    assert tool_calls_and_answers(served) == tool_calls_and_answers(in_process)
-    assert verdicts(served)["two_cities"][0] == "passed" and verdicts(served)["wrong_tool_args"][0] == "failed"
-    oslo = tool_calls_and_answers(served)["two_cities"][1]
-    assert oslo[0] == [("get_weather", {"city": "Oslo"})]
+    paris, oslo = tool_calls_and_answers(result)["two_cities"]
+    assert paris[0] == [("get_weather", {"city": "Paris"})] and oslo[0] == [("get_weather", {"city": "Oslo"})]
     assert oslo[1] == [{"city": "Oslo", "condition": "rainy"}]
+    assert result.cases[0].status == "passed"
 
 
 def test_token_usage_comes_from_adks_event_metadata(gemini_server, tmp_path):

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -219,3 +220,15 @@ def test_cassettes_are_refused_for_an_a2a_agent_with_the_proxy_recipe(default_se
     assert done.returncode == 2, done.stderr
     assert "runs in a server evalkit does not start" in done.stderr
     assert f"evalkit proxy --cassettes {tmp_path / 'tapes'}" in done.stderr
+
+
+def test_without_the_sdk_the_run_stops_with_the_install_hint(monkeypatch, tmp_path):
+    for name in ("a2a", "a2a.client"):
+        monkeypatch.setitem(sys.modules, name, None)  # as if a2a-sdk were not installed
+    evalset = write_set(tmp_path, "nosdk", CASES[:1])
+
+    done = invoke_evalkit("run", str(evalset), "--agent", "a2a:http://127.0.0.1:9", cwd=tmp_path)
+
+    assert done.returncode == 2
+    assert done.stderr.strip() == ("evalkit: Running an A2A agent needs the optional package 'a2a-sdk': "
+                                   'pip install "a2a-sdk>=1.0,<2" (or, in evalkit\'s checkout, pip install -e ".[a2a]")')

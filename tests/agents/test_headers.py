@@ -13,7 +13,7 @@ import pytest
 from evalkit.agents.registry import load_agent
 from evalkit.settings import RunSettings
 from tests.agents.test_adk_server import turn, write_set
-from tests.agents.test_http_agent import WEATHER_SET, WeatherServer
+from tests.agents.test_http_agent import WEATHER_SET, server  # noqa: F401 (its weather server, as a fixture)
 from tests.in_process import invoke_evalkit
 
 SECRET = "s3cret-7f41c0de-token"
@@ -32,23 +32,13 @@ def reports_written(folder: Path) -> None:
     assert list((folder / ".evalkit" / "test-runs").glob("*.json")), "no history entry"
 
 
-@pytest.fixture
-def weather_server():
-    server = WeatherServer()
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
-
-
-def test_an_http_agent_gets_the_headers_on_every_request_and_no_file_holds_them(weather_server, tmp_path):
-    done = invoke_evalkit("run", WEATHER_SET, "--agent", weather_server.url, "--header", f"Authorization: Bearer {SECRET}",
+def test_an_http_agent_gets_the_headers_on_every_request_and_no_file_holds_them(server, tmp_path):
+    done = invoke_evalkit("run", WEATHER_SET, "--agent", server.url, "--header", f"Authorization: Bearer {SECRET}",
                           "--header", "X-Team: evals", *REPORTS, cwd=tmp_path)
 
     assert done.returncode == 3, done.stderr  # the weather set has one failing and one crashing case by design
-    assert weather_server.headers_seen
-    assert {(h.get("Authorization"), h.get("X-Team")) for h in weather_server.headers_seen} == {
+    assert server.headers_seen
+    assert {(h.get("Authorization"), h.get("X-Team")) for h in server.headers_seen} == {
         (f"Bearer {SECRET}", "evals")}
     reports_written(tmp_path)
     assert files_holding(tmp_path, SECRET) == []
