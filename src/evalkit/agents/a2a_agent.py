@@ -192,6 +192,7 @@ class A2aSession(AgentSession):
         if answer.state not in ("message", "TASK_STATE_COMPLETED", INPUT_REQUIRED):
             raise AgentError(f"{where}: the A2A agent's task ended in the unknown state {answer.state}")
         self.context_id = answer.context_id or self.context_id
+        self.spec.session_id = self.context_id  # the result file names the context as the agent knows it
         self.task_id = answer.task_id if answer.state == INPUT_REQUIRED else None
         return answer.invocation(user_content, index, started_at)
 

@@ -36,7 +36,6 @@ from evalkit.schema.content import Content
 from evalkit.schema.evalset import Invocation
 
 # Task states, as the 1.0 protocol names them (the SDK maps 0.3's "failed" to these).
-ANSWERED = {"TASK_STATE_COMPLETED", "TASK_STATE_INPUT_REQUIRED"}
 INPUT_REQUIRED = "TASK_STATE_INPUT_REQUIRED"
 ENDED_BADLY = {"TASK_STATE_FAILED": "failed", "TASK_STATE_REJECTED": "rejected", "TASK_STATE_CANCELED": "canceled",
                "TASK_STATE_AUTH_REQUIRED": "auth-required"}
