@@ -143,57 +143,44 @@ def describe_auto(figures: dict | None) -> str:
 
 def start_api_server(adk: list[str], workdir: Path, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
     """`adk api_server` serving the agent folder, once it answers; in-memory sessions."""
-    import socket
-    import urllib.request
-
     served = workdir / "served"
     served.mkdir(exist_ok=True)
     if not (served / AGENT_FOLDER).exists():
         shutil.copytree(workdir / AGENT_FOLDER, served / AGENT_FOLDER)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    log = (workdir / "api_server.log").open("w")
-    process = subprocess.Popen(
-        [*adk, "api_server", "--host", "127.0.0.1", "--port", str(port), "--no-reload", "--log_level", "warning",
-         "--session_service_uri", "memory://", "--artifact_service_uri", "memory://", str(served)],
-        cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(600):
-        try:
-            with urllib.request.urlopen(f"{url}/list-apps", timeout=1):
-                return process, url
-        except OSError:
-            if process.poll() is not None:
-                break
-            time.sleep(0.2)
-    process.kill()
-    raise SystemExit(f"adk api_server did not start; see {workdir / 'api_server.log'}")
+    return _serve(lambda port: [*adk, "api_server", "--host", "127.0.0.1", "--port", str(port), "--no-reload",
+                                "--log_level", "warning", "--session_service_uri", "memory://",
+                                "--artifact_service_uri", "memory://", str(served)],
+                  "/list-apps", workdir, env, "api_server")
 
 
 def start_a2a_server(workdir: Path, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
     """The agent folder served by ADK's `to_a2a` under uvicorn (the test suite's server), once its card answers."""
+    serve = HERE.parent / "tests" / "fixtures" / "a2a" / "serve_adk.py"
+    return _serve(lambda port: [sys.executable, str(serve), str(workdir / AGENT_FOLDER), str(port)],
+                  "/.well-known/agent-card.json", workdir, env, "a2a_server")
+
+
+def _serve(command, probe_path: str, workdir: Path, env: dict[str, str], name: str) -> tuple[subprocess.Popen, str]:
+    """Start `command(port)` on a free port; return it and its URL once `probe_path` answers."""
     import socket
     import urllib.request
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    log = (workdir / "a2a_server.log").open("w")
-    serve = HERE.parent / "tests" / "fixtures" / "a2a" / "serve_adk.py"
-    process = subprocess.Popen([sys.executable, str(serve), str(workdir / AGENT_FOLDER), str(port)],
-                               cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT)
+    log = (workdir / f"{name}.log").open("w")
+    process = subprocess.Popen(command(port), cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     for _ in range(600):
         try:
-            with urllib.request.urlopen(f"{url}/.well-known/agent-card.json", timeout=1):
+            with urllib.request.urlopen(url + probe_path, timeout=1):
                 return process, url
         except OSError:
             if process.poll() is not None:
                 break
             time.sleep(0.2)
     process.kill()
-    raise SystemExit(f"the A2A server did not start; see {workdir / 'a2a_server.log'}")
+    raise SystemExit(f"{name} did not start; see {workdir / (name + '.log')}")
 
 
 def fastest(repeat: int, run) -> Measurement:
