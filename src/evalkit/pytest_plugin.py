@@ -103,6 +103,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="Known-flaky cases (as `evalkit run --quarantine`): xfail instead of failing until their date")
     group.addoption("--evalkit-min-coverage", dest="evalkit_min_coverage", metavar="RATIO",
                     help="Fail the session when the eval cases called fewer than this share of the agent's tools")
+    group.addoption("--evalkit-header", action="append", default=[], dest="evalkit_headers", metavar="'NAME: VALUE'",
+                    help="A header for every request to an http(s)://, adk-server: or a2a: agent (as `evalkit run "
+                         "--header`; repeatable; on the command line only, so no file holds it)")
     parser.addini("evalkit_paths", "eval set files or folders collected as tests", type="paths", default=[])
     parser.addini("evalkit_agent", "the agent under test (SPEC as for `evalkit run --agent`)", default="")
     parser.addini("evalkit_config", "EvalConfig file for every eval set", default="")
@@ -179,7 +182,7 @@ class EvalSetFile(pytest.File):
             quarantine = self.config.stash.get(_QUARANTINE, None)
             gate = self.config.stash[_COVERAGE]
             settings = RunSettings.of(quarantine=Path(quarantine.file) if quarantine is not None else None,
-                                      min_coverage=gate.requested)
+                                      min_coverage=gate.requested, headers=self.config.getoption("evalkit_headers") or None)
             outcome = run(settings, agent=_agent_spec(self.config), plan=plan, full=True)
         except EvalkitError as error:
             problem = "evalkit: " + "\nevalkit: ".join(_lines(error))
@@ -265,7 +268,8 @@ def describe_failure(case: CaseResult) -> str:
 
 
 # The option of each setting the plugin takes, so errors name what the user wrote.
-OPTIONS = {"agent": "--evalkit-agent", "config": "--evalkit-config", "min_coverage": "--evalkit-min-coverage"}
+OPTIONS = {"agent": "--evalkit-agent", "config": "--evalkit-config", "headers": "--evalkit-header",
+           "min_coverage": "--evalkit-min-coverage"}
 
 
 def _min_coverage(config: pytest.Config) -> float | None:

@@ -64,6 +64,7 @@ class RunRequest:
     gate_scores: bool = False  # with significance: a significant drop of a criterion's mean score fails too
     quarantine: Path | None = None  # known-flaky cases that do not set the exit code (evalkit.quarantine)
     min_coverage: float | None = None  # exit 1 below this share of the agent's tools called (docs/coverage.md)
+    headers: list[str] = field(default_factory=list)  # `--header 'Name: value'`, for agents reached over HTTP
 
 
 def run_command(request: RunRequest, plan: Plan | None = None, agent: Agent | None = None) -> int:
@@ -194,7 +195,8 @@ def run_settings(request: RunRequest) -> RunSettings:
                           jobs=request.jobs, judge_jobs=request.judge_jobs, timeout=request.timeout,
                           repeat=request.repeat, pass_rate=request.pass_rate, use_cache=request.use_cache,
                           confidence=request.confidence, max_repeat=request.max_repeat,
-                          quarantine=request.quarantine, min_coverage=request.min_coverage)
+                          quarantine=request.quarantine, min_coverage=request.min_coverage,
+                          headers=request.headers or None)
 
 
 def check_loop_options(request: RunRequest) -> None:
