@@ -25,7 +25,7 @@ from evalkit.settings import RunSettings
 
 
 def work(settings_file: Path, out: Path) -> int:
-    settings = RunSettings.model_validate_json(settings_file.read_text(encoding="utf-8"))
+    settings = RunSettings.model_validate_json(settings_file.read_text(encoding="utf-8")).with_worker_environment()
     try:
         let_stop_signals_in()  # held since the parent started this process, until the handlers above were set
         outcome = run(settings)
