@@ -99,12 +99,13 @@ def test_ctrl_c_while_the_result_file_is_written_leaves_it_whole_and_exits_130(t
 def test_sigterm_while_a_worker_writes_its_cases_keeps_them_and_exits_143(tmp_path):
     # The worker's lines go to a temporary folder under TMPDIR; the signal reaches the whole
     # group (both processes) while the worker is writing them.
-    process, out = _start(tmp_path, _evalset(tmp_path, fast=16), "--processes", "2")
+    # 40 cases of 400 KB: the worker's lines take long enough to write to be caught mid-way.
+    process, out = _start(tmp_path, _evalset(tmp_path, fast=40), "--processes", "2")
     stdout, stderr = _signal_mid_write(process, tmp_path / "tmp", ".shard-2.jsonl.", signal.SIGTERM)
     assert process.returncode == 143, stderr
     assert "wrote no result" not in stderr and "Traceback" not in stderr, stderr
     result = json.loads(out.read_text())
-    assert len(result["cases"]) == 16, stderr  # the worker's cases reached the parent
+    assert len(result["cases"]) == 40, stderr  # the worker's cases reached the parent
 
 
 def test_sigterm_to_the_group_with_processes_mid_turn_keeps_every_finished_case(tmp_path):
