@@ -26,6 +26,7 @@ from typing import Any
 
 from evalkit.agents.adk_events import TurnTiming, invocation_from_events, raise_on_error_event
 from evalkit.agents.base import Agent, AgentSession, SessionSpec
+from evalkit.agents.tool_hook import ToolCallHook
 from evalkit.errors import AgentError, AgentLoadError, MissingExtraError
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import Invocation
@@ -72,6 +73,7 @@ class AdkAgent(Agent):
     def __init__(self, root_agent: Any, *, app: Any = None, name: str = "", description: str = "ADK agent"):
         self.root_agent = root_agent
         self.app = app
+        self.tool_hook: ToolCallHook | None = None  # answers and keeps tool calls (a cassette run's)
         self.name = name or getattr(app, "name", None) or root_agent.name  # the folder name for a folder
         self.description = description
 
@@ -131,7 +133,7 @@ class AdkAgent(Agent):
 
         from evalkit.agents.adk_turn_plugin import TurnRecorderPlugin
 
-        plugin = TurnRecorderPlugin()
+        plugin = TurnRecorderPlugin(self.tool_hook)
         if self.app is not None:
             # A copy of the App with the recorder appended, so the App's own plugins and
             # settings take part in the run and the caller's App is left untouched.
@@ -213,6 +215,9 @@ class AdkSession(AgentSession):
 
     def unmatched_tool_calls(self) -> list[dict[str, Any]]:
         return self.fakes.unmatched
+
+    def tool_calls(self) -> list[dict[str, Any]]:
+        return self.plugin.tool_calls
 
     async def final_state(self) -> dict[str, Any] | None:
         session = await self.runner.session_service.get_session(

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from evalkit.agents.base import Agent, AgentSession, SessionSpec
 from evalkit.cassettes.deck import CassetteDeck
 from evalkit.cassettes.routing import CaseState
+from evalkit.cassettes.tool_calls import RUNNING_CASE, CaseTools
 from evalkit.errors import AgentError
 from evalkit.schema.content import Content, content_text
 from evalkit.schema.evalset import Invocation
@@ -40,7 +41,7 @@ class CassetteAgent(Agent):
         except BaseException:
             self.deck.close_case(key, save=False)
             raise
-        return CassetteSession(session, self.deck, key, state)
+        return CassetteSession(session, self.deck, key, state, CaseTools(state, self.deck.mode))
 
     async def check_ready(self) -> None:
         await self.inner.check_ready()
@@ -50,24 +51,42 @@ class CassetteAgent(Agent):
 
 
 class CassetteSession(AgentSession):
-    def __init__(self, inner: AgentSession, deck: CassetteDeck, key: str, state: CaseState):
+    def __init__(self, inner: AgentSession, deck: CassetteDeck, key: str, state: CaseState, tools: CaseTools):
         self.inner = inner
         self.deck = deck
         self.key = key
         self.state = state
+        self.tools = tools
 
     async def run_turn(self, user_content: Content, index: int) -> Invocation:
         self.deck.tracker.user_turn(self.key, index + 1, content_text(user_content))
+        # The agent's tool calls and MCP listings find their case through this (tool_calls.RUNNING_CASE).
+        running = RUNNING_CASE.set(self.tools)
         try:
             invocation = await self.inner.run_turn(user_content, index)
         except Exception:
             self._raise_miss()
             raise
+        finally:
+            RUNNING_CASE.reset(running)
         self._raise_miss()
         return invocation
 
     def recorded_turns(self) -> list[Invocation] | None:
         return self.inner.recorded_turns()
+
+    def unmatched_tool_calls(self) -> list[dict[str, Any]]:
+        return self.inner.unmatched_tool_calls()
+
+    def tool_calls(self) -> list[dict[str, Any]]:
+        return self.inner.tool_calls()
+
+    async def final_state(self) -> dict[str, Any] | None:
+        return await self.inner.final_state()
+
+    @property  # type: ignore[override]  # the wrapped session's reason
+    def no_state_reason(self) -> str:
+        return self.inner.no_state_reason
 
     def _raise_miss(self) -> None:
         if self.state.misses:

@@ -27,6 +27,7 @@ from evalkit.cassettes.proxy import ModelProxy
 from evalkit.cassettes.upstream import VERTEX_ENV_VAR, Forwarder, Upstreams
 
 if TYPE_CHECKING:
+    from evalkit.cassettes.mcp_listings import RecordedListings
     from evalkit.cassettes.model_layer import InProcessModels
 
 REPLAY_PLACEHOLDER_KEY = "evalkit-replay-needs-no-key"
@@ -47,6 +48,7 @@ class CassetteRun:
         self.proxy = ModelProxy(self.deck)
         self._saved: dict[str, str | None] = {}
         self.in_process: InProcessModels | None = None  # an in-process ADK agent's models, answered here
+        self.listings: RecordedListings | None = None  # its MCP toolsets' listings, recorded and replayed
 
     def start(self) -> CassetteRun:
         self.proxy.start()
@@ -72,9 +74,14 @@ class CassetteRun:
         from evalkit.cassettes.agent import CassetteAgent
 
         if isinstance(agent, AdkAgent):  # its Gemini models are answered in this process, not over HTTP
+            from evalkit.cassettes.mcp_listings import RecordedListings
             from evalkit.cassettes.model_layer import in_process_models
+            from evalkit.cassettes.tool_calls import CassetteToolHook
 
             self.in_process = in_process_models(agent, self.deck)
+            agent.tool_hook = CassetteToolHook()  # and its tool calls and MCP listings go to the cassettes
+            self.listings = RecordedListings(agent.root_agent)
+            self.listings.attach()
         return CassetteAgent(agent, self.deck, self.in_process)
 
     def stop(self) -> None:
@@ -86,6 +93,8 @@ class CassetteRun:
         self._saved.clear()
         if self.in_process is not None:
             self.in_process.detach()
+        if self.listings is not None:
+            self.listings.detach()
         self.proxy.stop()
         if self.deck.forwarder is not None:
             self.deck.forwarder.close()

@@ -1,0 +1,94 @@
+"""An ADK agent's tool calls and MCP listing recorded once, then replayed with no tool able to run.
+
+Real parts throughout: ADK's Runner and McpToolset, the `mcp` SDK's stdio server
+(tests/fixtures/mcp/weather_server.py) as a real subprocess, google-genai against the fake
+Gemini server. The tools leave a line in a log for every call they serve.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from evalkit.testing import FakeGemini
+from evalkit.testing.fake_gemini import FOREIGN_ENVIRONMENT
+from tests.cassettes.tools_support import log_lines, model_reply, write_tool_agent, write_tool_evalset
+from tests.in_process import invoke_evalkit
+
+pytest.importorskip("google.adk")
+pytest.importorskip("mcp")
+# Imported here, not first inside `invoke_evalkit`: McpToolset's default `errlog` is the
+# `sys.stderr` of that moment, and the MCP server's stderr must be a real file.
+pytest.importorskip("google.adk.tools.mcp_tool")
+
+
+def run(tmp_path: Path, agent: str, mode: str, env: dict[str, str], *extra: str):
+    result_file = tmp_path / f"result-{mode}-{len(list(tmp_path.glob('result-*')))}.json"
+    completed = invoke_evalkit(
+        "run", str(tmp_path / "tools.evalset.json"), "--config", str(tmp_path / "test_config.json"),
+        "--agent", agent, "--cassettes", str(tmp_path / "cassettes"), "--cassette-mode", mode,
+        "--json", str(result_file), *extra, cwd=tmp_path, env=env,
+    )
+    return completed, (json.loads(result_file.read_text()) if result_file.exists() else None)
+
+
+def verdicts(result: dict) -> dict:
+    return {case["eval_id"]: (case["status"], [(c["name"], c.get("score")) for c in case["criteria"]
+                                               if c["name"] != "invocation_duration_v1"])
+            for case in result["cases"]}
+
+
+def turns(result: dict) -> dict:
+    """Each case's actual turns without what a replay changes (timings, ids)."""
+    def without_ids(value):
+        if isinstance(value, dict):
+            return {k: without_ids(v) for k, v in value.items() if k != "id"}
+        return [without_ids(v) for v in value] if isinstance(value, list) else value
+
+    def events(invocation: dict) -> list:
+        return [(e["author"], without_ids(e.get("content"))) for e in invocation["intermediate_data"]["invocation_events"]]
+    return {case["eval_id"]: [(i["actual"]["final_response"], events(i["actual"])) for i in case["invocations"]]
+            for case in result["cases"]}
+
+
+@pytest.fixture
+def recorded(tmp_path):
+    write_tool_evalset(tmp_path)
+    agent = write_tool_agent(tmp_path)
+    log = tmp_path / "tools.log"
+    with FakeGemini() as fake:
+        fake.responder(model_reply)
+        env = dict.fromkeys(FOREIGN_ENVIRONMENT, "")
+        env.update(GOOGLE_API_KEY="SECRET-KEY-0123456789", GOOGLE_GEMINI_BASE_URL=fake.base_url,
+                   TOOL_LOG=str(log), TOOLS_BROKEN="", MCP_SERVER_COMMAND="")
+        completed, result = run(tmp_path, agent, "record", env)
+    assert result is not None, completed.stderr
+    return tmp_path, agent, env, completed, result
+
+
+def test_record_then_replay_runs_no_tool(recorded):
+    tmp_path, agent, env, completed, result = recorded
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    log = tmp_path / "tools.log"
+    assert sorted(line["tool"] for line in log_lines(log)) == ["get_forecast", "get_forecast", "get_weather", "get_weather"]
+    cassette = json.loads((tmp_path / "cassettes" / "tools" / "paris.cassette.json").read_text())
+    assert [(c["tool"], c["args"]) for c in cassette["tool_calls"]] == [
+        ("get_weather", {"city": "Paris"}), ("get_forecast", {"city": "Paris", "days": 2})]
+    assert cassette["tool_calls"][0]["response"] == {"city": "Paris", "condition": "sunny"}
+    [listing] = cassette["tool_listings"]
+    assert listing["toolset"] == "weather_agent.tools[1]"
+    assert sorted(tool["name"] for tool in listing["tools"]) == ["get_forecast", "station_status"]
+    assert "inputSchema" in listing["tools"][0]
+    assert "SECRET-KEY" not in json.dumps(cassette)
+    log.unlink()
+
+    # The function tool now raises, and the MCP server's interpreter does not exist.
+    broken = {**env, "TOOLS_BROKEN": "1", "MCP_SERVER_COMMAND": str(tmp_path / "no-such-python")}
+    replayed_process, replayed = run(tmp_path, agent, "replay", broken)
+    assert replayed is not None, replayed_process.stderr
+    assert replayed_process.returncode == 0, replayed_process.stdout + replayed_process.stderr
+    assert not log.exists()
+    assert verdicts(replayed) == verdicts(result)
+    assert turns(replayed) == turns(result)
