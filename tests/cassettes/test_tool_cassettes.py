@@ -53,8 +53,9 @@ def turns(result: dict) -> dict:
             for case in result["cases"]}
 
 
-@pytest.fixture
-def recorded(tmp_path):
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("tools")
     write_tool_evalset(tmp_path)
     agent = write_tool_agent(tmp_path)
     log = tmp_path / "tools.log"
@@ -82,13 +83,61 @@ def test_record_then_replay_runs_no_tool(recorded):
     assert sorted(tool["name"] for tool in listing["tools"]) == ["get_forecast", "station_status"]
     assert "inputSchema" in listing["tools"][0]
     assert "SECRET-KEY" not in json.dumps(cassette)
+    assert [c["source"] for case in result["cases"] for c in case["tool_calls"]] == ["recorded"] * 4
+    assert "tool calls: 4 recorded" in completed.stdout
     log.unlink()
 
-    # The function tool now raises, and the MCP server's interpreter does not exist.
-    broken = {**env, "TOOLS_BROKEN": "1", "MCP_SERVER_COMMAND": str(tmp_path / "no-such-python")}
-    replayed_process, replayed = run(tmp_path, agent, "replay", broken)
+    replayed_process, replayed = run(tmp_path, agent, "replay", broken(env, tmp_path))
     assert replayed is not None, replayed_process.stderr
     assert replayed_process.returncode == 0, replayed_process.stdout + replayed_process.stderr
     assert not log.exists()
     assert verdicts(replayed) == verdicts(result)
     assert turns(replayed) == turns(result)
+    assert [c["source"] for case in replayed["cases"] for c in case["tool_calls"]] == ["replayed"] * 4
+    assert "tool calls: 4 replayed" in replayed_process.stdout
+
+
+def broken(env: dict[str, str], tmp_path: Path) -> dict[str, str]:
+    """The function tool raises, and the MCP server's interpreter does not exist."""
+    return {**env, "TOOLS_BROKEN": "1", "MCP_SERVER_COMMAND": str(tmp_path / "no-such-python")}
+
+
+def test_a_changed_argument_is_an_explained_miss(recorded):
+    tmp_path, agent, env, _, _ = recorded
+    cassette_file = tmp_path / "cassettes" / "tools" / "london.cassette.json"
+    kept = cassette_file.read_text()
+    cassette = json.loads(kept)
+    cassette["tool_calls"][1]["args"]["days"] = 5  # the agent now asks for 2 days, not the 5 recorded
+    cassette_file.write_text(json.dumps(cassette))
+    try:
+        completed, result = run(tmp_path, agent, "replay", broken(env, tmp_path))
+    finally:
+        cassette_file.write_text(kept)
+    assert completed.returncode == 3, completed.stdout
+    london = next(case for case in result["cases"] if case["eval_id"] == "london")
+    assert london["status"] == "error"
+    assert london["error"].startswith(
+        "case 'london' of tools, turn 1: no recorded tool call matches get_forecast({\"city\": \"London\", \"days\": 2}): "
+        "closest recorded tool call differs at args.days: recorded 5 → now 2")
+    assert str(cassette_file) in london["error"] and "--cassette-mode record" in london["error"]
+    assert next(case for case in result["cases"] if case["eval_id"] == "paris")["status"] == "passed"
+    assert not (tmp_path / "tools.log").exists()
+
+
+def test_a_mock_in_the_eval_set_wins_over_the_recording(recorded):
+    tmp_path, agent, env, _, _ = recorded
+    evalset_file = tmp_path / "tools.evalset.json"
+    kept = evalset_file.read_text()
+    evalset = json.loads(kept)
+    # The very answer that was recorded, so the model's recorded calls still match.
+    evalset["eval_cases"][0]["tool_mocks"] = [{"name": "get_weather", "response": {"city": "Paris", "condition": "sunny"}}]
+    evalset_file.write_text(json.dumps(evalset))
+    try:
+        completed, result = run(tmp_path, agent, "replay", broken(env, tmp_path))
+    finally:
+        evalset_file.write_text(kept)
+    assert completed.returncode == 0, completed.stdout
+    paris = next(case for case in result["cases"] if case["eval_id"] == "paris")
+    assert [(c["name"], c["source"]) for c in paris["tool_calls"]] == [("get_weather", "mocked"),
+                                                                          ("get_forecast", "replayed")]
+    assert "tool calls: 3 replayed, 1 mocked" in completed.stdout

@@ -123,6 +123,7 @@ class Runner:
         error_detail: str | None = None
         simulation: dict[str, Any] | None = None
         unmatched: list[dict[str, Any]] = []
+        tool_calls: list[dict[str, Any]] = []
         final_state: dict[str, Any] | None = None
         no_state_reason = ""
         try:
@@ -132,6 +133,7 @@ class Runner:
                 final_state, no_state_reason = await _final_state(session)
             finally:
                 unmatched = session.unmatched_tool_calls()
+                tool_calls = session.tool_calls()
                 await _quietly(session.close())
         except EvalkitError as failure:
             error, error_detail, overload = str(failure), failure_detail(failure), overload_of(failure)
@@ -150,6 +152,7 @@ class Runner:
             simulation=simulation,
             unmatched_tool_calls=unmatched or None,
             final_state=final_state,
+            tool_calls=tool_calls or None,
         )
         if error is None:
             context = EvalContext(case=case, actual=actual, expected=expected, judge=self.judge,
