@@ -57,6 +57,7 @@ class CassetteSession(AgentSession):
         self.key = key
         self.state = state
         self.tools = tools
+        self.no_state_reason = inner.no_state_reason
 
     async def run_turn(self, user_content: Content, index: int) -> Invocation:
         self.deck.tracker.user_turn(self.key, index + 1, content_text(user_content))
@@ -84,9 +85,6 @@ class CassetteSession(AgentSession):
     async def final_state(self) -> dict[str, Any] | None:
         return await self.inner.final_state()
 
-    @property  # type: ignore[override]  # the wrapped session's reason
-    def no_state_reason(self) -> str:
-        return self.inner.no_state_reason
 
     def _raise_miss(self) -> None:
         if self.state.misses:

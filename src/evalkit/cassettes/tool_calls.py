@@ -24,18 +24,13 @@ from contextvars import ContextVar
 from typing import Any
 
 from evalkit.agents.tool_hook import RecordedAnswer
-from evalkit.cassettes.matching import closest_difference, request_key
+from evalkit.cassettes.recorded_calls import RecordedCalls
 from evalkit.cassettes.routing import CaseState
 from evalkit.errors import AgentError
 from evalkit.judge.redact import mask_secrets_in
 
 _ADVICE = ("if the agent's tools or the arguments it passes changed, re-record with --cassette-mode record "
            "(or auto to add only what is missing)")
-
-
-def call_key(name: str, args: dict[str, Any]) -> str:
-    """Tool name and canonical arguments: key order and number spelling do not matter."""
-    return request_key("tool", {"tool": name, "args": args})
 
 
 class CaseTools:
@@ -45,8 +40,7 @@ class CaseTools:
         self.state = state
         self.mode = mode
         self.cassette = state.cassette
-        self._keys = [call_key(call["tool"], call["args"]) for call in self.cassette.tool_calls]
-        self._used: set[int] = set()
+        self.calls = RecordedCalls(self.cassette.tool_calls)
         self._recorded: dict[str, int] = {}  # call id → its recording, replaced when the call's outcome changes
 
     # -- calls -----------------------------------------------------------------
@@ -55,47 +49,34 @@ class CaseTools:
         if self.mode == "record":
             return None
         masked = mask_secrets_in(args)
-        key = call_key(name, masked)
-        index = next((i for i, k in enumerate(self._keys) if k == key and i not in self._used), None)
-        if index is not None:
-            self._used.add(index)
-            call = self.cassette.tool_calls[index]
+        call = self.calls.take(name, masked)
+        if call is not None:
             return RecordedAnswer(call.get("response"), call.get("error"))
         if self.mode == "auto":
             return None
-        raise AgentError(self._miss(name, masked))
+        shown = f"{name}({json.dumps(masked, sort_keys=True, ensure_ascii=False)})"
+        if not self.cassette.exists:
+            detail = f"there is no cassette {self.cassette.path}"
+        else:
+            detail = f"{self.calls.closest(name, masked)} (cassette {self.cassette.path})"
+        raise AgentError(self._missed(f"no recorded tool call matches {shown}: {detail}"))
 
     def record(self, call_id: str, name: str, args: dict[str, Any], *, response: Any = None,
                error: str | None = None) -> bool:
         if self.mode == "replay":
             return False
-        masked = mask_secrets_in(args)
-        call: dict[str, Any] = {"turn": self.state.turn, "tool": name, "args": masked}
+        call: dict[str, Any] = {"turn": self.state.turn, "tool": name, "args": mask_secrets_in(args)}
         if error is not None:
             call["error"] = mask_secrets_in(error)
         else:
             call["response"] = mask_secrets_in(response)
         index = self._recorded.get(call_id)
         if index is None:
-            index = self._recorded[call_id] = len(self.cassette.tool_calls)
-            self.cassette.tool_calls.append(call)
-            self._keys.append(call_key(name, masked))
-            self._used.add(index)  # a recording made now is not replayed to the same run
+            self._recorded[call_id] = self.calls.add(call)
         else:
-            self.cassette.tool_calls[index] = call
+            self.calls.replace(index, call)
         self.state.changed = True
         return True
-
-    def _miss(self, name: str, args: dict[str, Any]) -> str:
-        shown = f"{name}({json.dumps(args, sort_keys=True, ensure_ascii=False)})"
-        if not self.cassette.exists:
-            detail = f"there is no cassette {self.cassette.path}"
-        else:
-            recorded = [{"tool": c["tool"], "args": c["args"]} for c in self.cassette.tool_calls]
-            found = closest_difference({"tool": name, "args": args}, recorded, noun="tool call",
-                                       called="made this call")
-            detail = f"{found} (cassette {self.cassette.path})"
-        return self._missed(f"no recorded tool call matches {shown}: {detail}")
 
     def _missed(self, what: str) -> str:
         turn = f", turn {self.state.turn}" if self.state.turn is not None else ""
