@@ -94,11 +94,11 @@ class Cassette:
 
 def cassette_path(folder: Path, eval_set_id: str, eval_id: str, run: int = 1) -> Path:
     """`DIR/<eval set>/<case>.cassette.json`; a repeated run adds `.run2`, `.run3`, ..."""
-    name = _file_name(eval_id) + (f".run{run}" if run > 1 else "")
-    return folder / _file_name(eval_set_id or "default") / (name + SUFFIX)
+    name = file_name(eval_id) + (f".run{run}" if run > 1 else "")
+    return folder / file_name(eval_set_id or "default") / (name + SUFFIX)
 
 
-def _file_name(text: str) -> str:
+def file_name(text: str) -> str:
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "case"
     if safe != text:  # two ids that slug alike must not share a file
         safe += "-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
