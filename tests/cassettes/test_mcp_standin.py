@@ -96,3 +96,53 @@ def test_a_mistake_is_a_message_and_exit_2(tmp_path, arguments, message):
     completed = invoke_evalkit("mcp", "--cassettes", str(tmp_path / "cassettes"), *arguments, cwd=tmp_path)
     assert completed.returncode == 2, completed.stderr
     assert message in completed.stderr and "Traceback" not in completed.stderr
+
+
+def test_an_agent_in_another_framework_replays_its_suite_through_evalkit_mcp(tmp_path):
+    """A `cmd:` agent that is an MCP client names `evalkit mcp -- SERVER` as its server: record, then replay."""
+    import shlex
+
+    from tests.in_process import invoke_evalkit
+
+    shutil.copy(FIXTURES / "weather_server.py", tmp_path / "weather_server.py")
+    cases = [{"eval_id": city.lower(), "conversation": [{
+        "user_content": {"role": "user", "parts": [{"text": f"What is the weather in {city}?"}]},
+        "final_response": {"role": "model", "parts": [{"text": f"{city}: {condition} for 2 day(s)"}]},
+        "intermediate_data": {"tool_uses": [{"name": "get_forecast", "args": {"city": city, "days": 2}}]}}]}
+        for city, condition in (("Paris", "sunny"), ("Oslo", "snowy"), ("Lima", "sunny"))]
+    (tmp_path / "mcp.evalset.json").write_text(json.dumps({"eval_set_id": "mcp", "eval_cases": cases}))
+    (tmp_path / "test_config.json").write_text(json.dumps(
+        {"criteria": {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.9}}))
+    agent = f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(FIXTURES / 'mcp_client_agent.py'))}"
+
+    def run(mode: str):
+        server = stand_in(tmp_path, mode, "--name", "weather")
+        env = {"WEATHER_MCP_COMMAND": json.dumps([server.command, *server.args]),
+               "PYTHONPATH": os.pathsep.join(sys.path)}
+        result_file = tmp_path / f"{mode}.json"
+        completed = invoke_evalkit("run", str(tmp_path / "mcp.evalset.json"), "--config", str(tmp_path / "test_config.json"),
+                                   "--agent", agent, "--json", str(result_file), cwd=tmp_path, env=env)
+        assert result_file.exists(), completed.stderr
+        result = json.loads(result_file.read_text())
+        assert all(case["status"] != "error" for case in result["cases"]), [c["error"] for c in result["cases"]]
+        return completed.returncode, [(c["eval_id"], c["status"], [(k["name"], k["score"]) for k in c["criteria"]
+                                                                       if k["name"] != "invocation_duration_v1"],
+                                       [i["actual"] for i in c["invocations"]]) for c in result["cases"]]
+
+    def without_timings(outcome):
+        code, cases = outcome
+        return code, [(i, s, k, [{key: value for key, value in turn.items()
+                                  if key not in ("creation_timestamp", "duration", "invocation_id")} for turn in turns])
+                      for i, s, k, turns in cases]
+
+    recorded = run("record")
+    assert recorded[0] == 1  # Lima's forecast is not what the eval set expects
+    assert [status for _, status, _, _ in recorded[1]] == ["passed", "passed", "failed"]
+    log = tmp_path / "server.log"
+    assert len(log_lines(log)) == 3
+    log.unlink()
+    (tmp_path / "weather_server.py").rename(tmp_path / "moved_away.py")
+
+    replayed = run("replay")
+    assert without_timings(replayed) == without_timings(recorded)
+    assert not log.exists()

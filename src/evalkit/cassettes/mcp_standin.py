@@ -29,61 +29,20 @@ from __future__ import annotations
 import json
 import os
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evalkit.cassettes.mcp_cassette import McpCassette
 from evalkit.cassettes.recorded_calls import RecordedCalls
-from evalkit.cassettes.store import file_name
 from evalkit.errors import UsageError
-from evalkit.foundation.files import write_text_atomically
 from evalkit.judge.redact import mask_secrets_in
 
-FORMAT_VERSION = 1
-SUFFIX = ".mcp.json"
 NO_RECORDING = -32001  # the JSON-RPC error code of a request with no recording (server-defined range)
 
 
 def cassette_name(command: list[str]) -> str:
     """The default name of a server's cassette: its command line's words, without their folders."""
     return "-".join(Path(word).name for word in command) or "server"
-
-
-@dataclass
-class McpCassette:
-    path: Path
-    server: str
-    tools: list[dict[str, Any]] | None = None  # the listing, None until recorded
-    tool_calls: list[dict[str, Any]] = field(default_factory=list)
-    exists: bool = False
-
-    @classmethod
-    def load(cls, folder: Path, name: str, server: str) -> McpCassette:
-        path = folder / "mcp" / (file_name(name) + SUFFIX)
-        cassette = cls(path, server)
-        if not path.is_file():
-            return cassette
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            if data.get("evalkit_mcp_cassette") != FORMAT_VERSION:
-                raise ValueError(f"'evalkit_mcp_cassette' is {data.get('evalkit_mcp_cassette')!r}, "
-                                 f"expected {FORMAT_VERSION}")
-            cassette.tools = data.get("tools")
-            cassette.tool_calls = list(data.get("tool_calls") or [])
-            RecordedCalls(cassette.tool_calls)  # every call has its tool and arguments
-        except (ValueError, KeyError, TypeError, AttributeError) as error:
-            raise UsageError(f"{path}: not a readable MCP cassette ({error}); "
-                             "re-record it with --cassette-mode record") from None
-        cassette.exists = True
-        return cassette
-
-    def save(self) -> None:
-        data: dict[str, Any] = {"evalkit_mcp_cassette": FORMAT_VERSION, "server": self.server}
-        if self.tools is not None:
-            data["tools"] = self.tools
-        data["tool_calls"] = self.tool_calls
-        write_text_atomically(self.path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-        self.exists = True
 
 
 class McpStandIn:
@@ -94,7 +53,7 @@ class McpStandIn:
         self.mode = mode
         self.upstream = upstream  # an initialised `mcp.ClientSession` of COMMAND (record, auto)
         if mode == "record":
-            cassette.tools, cassette.tool_calls = None, []
+            cassette.start_recording()
         self.calls = RecordedCalls(cassette.tool_calls)
 
     async def list_tools(self) -> list[dict[str, Any]]:
@@ -105,7 +64,7 @@ class McpStandIn:
         result = await self.upstream.list_tools()
         self.cassette.tools = mask_secrets_in([_json(tool) for tool in result.tools])
         self.cassette.save()
-        return self.cassette.tools
+        return self.cassette.tools or []
 
     async def call_tool(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
         """The call's answer as a CallToolResult's JSON; raises `mcp.MCPError` for a failed or unrecorded call."""
@@ -134,7 +93,7 @@ class McpStandIn:
 
     def _keep(self, call: dict[str, Any]) -> None:
         self.calls.add(call)
-        self.cassette.save()
+        self.cassette.save([call])
 
     def _miss(self, what: str) -> Exception:
         from mcp import MCPError
