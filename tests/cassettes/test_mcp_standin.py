@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cassettes.tools_support import FIXTURES, log_lines
+from tests.cassettes.tools_support import EXAMPLE, log_lines
 
 pytest.importorskip("mcp")
 
@@ -56,7 +56,7 @@ def answers(parameters, calls=CALLS):
 
 
 def test_record_then_replay_without_the_server(tmp_path):
-    shutil.copy(FIXTURES / "weather_server.py", tmp_path / "weather_server.py")
+    shutil.copy(EXAMPLE / "weather_server.py", tmp_path / "weather_server.py")
     recorded = answers(stand_in(tmp_path, "record"))
     log = tmp_path / "server.log"
     assert [line["tool"] for line in log_lines(log)] == ["get_forecast", "station_status", "get_forecast", "get_forecast"]
@@ -104,7 +104,7 @@ def test_an_agent_in_another_framework_replays_its_suite_through_evalkit_mcp(tmp
 
     from tests.in_process import invoke_evalkit
 
-    shutil.copy(FIXTURES / "weather_server.py", tmp_path / "weather_server.py")
+    shutil.copy(EXAMPLE / "weather_server.py", tmp_path / "weather_server.py")
     cases = [{"eval_id": city.lower(), "conversation": [{
         "user_content": {"role": "user", "parts": [{"text": f"What is the weather in {city}?"}]},
         "final_response": {"role": "model", "parts": [{"text": f"{city}: {condition} for 2 day(s)"}]},
@@ -113,7 +113,7 @@ def test_an_agent_in_another_framework_replays_its_suite_through_evalkit_mcp(tmp
     (tmp_path / "mcp.evalset.json").write_text(json.dumps({"eval_set_id": "mcp", "eval_cases": cases}))
     (tmp_path / "test_config.json").write_text(json.dumps(
         {"criteria": {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.9}}))
-    agent = f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(FIXTURES / 'mcp_client_agent.py'))}"
+    agent = f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(EXAMPLE / 'agent.py'))}"
 
     def run(mode: str):
         server = stand_in(tmp_path, mode, "--name", "weather")

@@ -12,16 +12,17 @@ from evalkit.testing import function_call
 from tests.conftest import ROOT
 
 FIXTURES = ROOT / "tests" / "fixtures" / "mcp"
+EXAMPLE = ROOT / "examples" / "mcp_weather_agent"  # its MCP server logs each call to a file it is given
 CITIES = {"Paris": "sunny", "London": "rainy"}
 
 
 def write_tool_agent(folder: Path) -> str:
-    """The agent folder: tests/fixtures/mcp's agent and its MCP server, side by side."""
+    """The agent folder: tests/fixtures/mcp's agent and the example's MCP server, side by side."""
     agent = folder / "tool_agent"
     agent.mkdir(exist_ok=True)
     (agent / "__init__.py").write_text("from . import agent\n")
     shutil.copy(FIXTURES / "adk_agent.py", agent / "agent.py")
-    shutil.copy(FIXTURES / "weather_server.py", agent / "weather_server.py")
+    shutil.copy(EXAMPLE / "weather_server.py", agent / "weather_server.py")
     return str(agent)
 
 

@@ -38,6 +38,11 @@ FORMAT_VERSION = 1
 SUFFIX = ".mcp.json"
 
 
+def command_text(words: Sequence[str]) -> str:
+    """A server's command line for people, its words without their folders: the same on every machine."""
+    return " ".join(Path(word).name for word in words)
+
+
 @dataclass
 class McpCassette:
     path: Path

@@ -30,6 +30,7 @@ from google.adk.tools.mcp_tool.mcp_session_manager import MCPSessionManager
 from google.adk.tools.mcp_tool.mcp_tool import McpTool
 from google.adk.tools.mcp_tool.mcp_toolset import McpToolset
 
+from evalkit.cassettes.mcp_cassette import command_text
 from evalkit.cassettes.model_layer import agent_tree
 from evalkit.cassettes.tool_calls import RUNNING_CASE
 
@@ -40,12 +41,12 @@ def tool_json(tool: Any) -> dict[str, Any]:
 
 
 def server_text(connection: Any) -> str:
-    """A short description of where a toolset's server is: its command line, or its URL."""
+    """Where a toolset's server is, for people: its URL, or its command line without folders."""
     params = getattr(connection, "server_params", connection)
     url = getattr(params, "url", None)
     if url:
         return str(url)
-    return " ".join([str(getattr(params, "command", "") or ""), *map(str, getattr(params, "args", None) or ())]).strip()
+    return command_text([str(getattr(params, "command", "") or ""), *map(str, getattr(params, "args", None) or ())])
 
 
 class RecordedMcpToolset(BaseToolset):

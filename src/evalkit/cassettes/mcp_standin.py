@@ -32,7 +32,7 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
-from evalkit.cassettes.mcp_cassette import McpCassette
+from evalkit.cassettes.mcp_cassette import McpCassette, command_text
 from evalkit.cassettes.recorded_calls import RecordedCalls
 from evalkit.errors import UsageError
 from evalkit.judge.redact import mask_secrets_in
@@ -42,7 +42,7 @@ NO_RECORDING = -32001  # the JSON-RPC error code of a request with no recording 
 
 def cassette_name(command: list[str]) -> str:
     """The default name of a server's cassette: its command line's words, without their folders."""
-    return "-".join(Path(word).name for word in command) or "server"
+    return command_text(command).replace(" ", "-") or "server"
 
 
 class McpStandIn:
@@ -110,7 +110,7 @@ def _json(model: Any) -> dict[str, Any]:
 
 async def serve(folder: Path, mode: str, command: list[str], name: str) -> None:
     """Serve MCP on stdin/stdout until the client closes it."""
-    cassette = McpCassette.load(folder, name, " ".join(command))
+    cassette = McpCassette.load(folder, name, command_text(command))
     try:
         await _serve(cassette, mode, command)
     except Exception as error:  # the SDK's task groups wrap what failed inside them
