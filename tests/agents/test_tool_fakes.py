@@ -182,6 +182,8 @@ async def test_python_callable_sees_tool_fakes_and_tool_mocks_on_the_turn():
     ({"name": "t", "args": ["city"]}, "args"),
     ({"name": "t", "response": 1, "invocation_index": -1}, "invocation_index"),
     ({"name": "t", "reponse": 1}, "reponse"),
+    ({"name": "t", "fail_rate": 1.5}, "fail_rate"),
+    ({"name": "t", "latency_ms": -1}, "latency_ms"),
 ])
 def test_malformed_entries_are_input_errors_naming_the_place(tmp_path, entry, message):
     evalset = tmp_path / "fakes.evalset.json"

@@ -141,3 +141,24 @@ def test_a_mock_in_the_eval_set_wins_over_the_recording(recorded):
     assert [(c["name"], c["source"]) for c in paris["tool_calls"]] == [("get_weather", "mocked"),
                                                                           ("get_forecast", "replayed")]
     assert "tool calls: 3 replayed, 1 mocked" in completed.stdout
+
+
+def test_a_cassette_recorded_before_tools_were_replays_its_model_calls_and_runs_its_tools(recorded):
+    tmp_path, agent, env, _, result = recorded
+    cassette_file = tmp_path / "cassettes" / "tools" / "paris.cassette.json"
+    kept = cassette_file.read_text()
+    cassette = json.loads(kept)
+    del cassette["tool_calls"], cassette["tool_listings"]
+    cassette_file.write_text(json.dumps(cassette))
+    log = tmp_path / "tools.log"
+    try:
+        completed, replayed = run(tmp_path, agent, "replay", env)
+    finally:
+        cassette_file.write_text(kept)
+        log.unlink(missing_ok=True)
+    assert completed.returncode == 0, completed.stdout
+    assert verdicts(replayed) == verdicts(result)
+    paris = next(case for case in replayed["cases"] if case["eval_id"] == "paris")
+    assert [c["source"] for c in paris["tool_calls"]] == ["live", "live"]
+    assert "tool calls: 2 replayed, 2 live" in completed.stdout
+    assert "! 2 tool calls ran live in a replay run (get_forecast, get_weather)" in completed.stdout

@@ -41,7 +41,9 @@ class CassetteAgent(Agent):
         except BaseException:
             self.deck.close_case(key, save=False)
             raise
-        return CassetteSession(session, self.deck, key, state, CaseTools(state, self.deck.mode))
+        # An in-process ADK agent's tool calls are recorded beside its model calls (tool_calls).
+        tools = CaseTools(state, self.deck.mode) if self.in_process is not None else None
+        return CassetteSession(session, self.deck, key, state, tools)
 
     async def check_ready(self) -> None:
         await self.inner.check_ready()
@@ -51,7 +53,7 @@ class CassetteAgent(Agent):
 
 
 class CassetteSession(AgentSession):
-    def __init__(self, inner: AgentSession, deck: CassetteDeck, key: str, state: CaseState, tools: CaseTools):
+    def __init__(self, inner: AgentSession, deck: CassetteDeck, key: str, state: CaseState, tools: CaseTools | None):
         self.inner = inner
         self.deck = deck
         self.key = key

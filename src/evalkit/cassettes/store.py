@@ -73,8 +73,10 @@ class Cassette:
     eval_id: str
     run: int = 1
     exchanges: list[Exchange] = field(default_factory=list)
-    # {"turn", "tool", "args", "response" | "error"}: in the order the calls were made
-    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    # {"turn", "tool", "args", "response" | "error"}: in the order the calls were made. None: the
+    # file was not recorded with an in-process ADK agent's tools (a cassette older than tool
+    # recording, or another kind of agent's), whose tools then run.
+    tool_calls: list[dict[str, Any]] | None = None
     # {"toolset", "server", "tools": [MCP Tool objects, as tools/list answers them]}
     tool_listings: list[dict[str, Any]] = field(default_factory=list)
     exists: bool = False  # read from disk (False: nothing was recorded for this case yet)
@@ -83,7 +85,7 @@ class Cassette:
         data = {"evalkit_cassette": FORMAT_VERSION, "eval_set_id": self.eval_set_id,
                 "eval_id": self.eval_id, "run": self.run,
                 "exchanges": [e.to_dict() for e in self.exchanges if e.response is not None]}
-        if self.tool_calls:
+        if self.tool_calls is not None:
             data["tool_calls"] = self.tool_calls
         if self.tool_listings:
             data["tool_listings"] = self.tool_listings
@@ -111,7 +113,8 @@ def load_cassette(folder: Path, eval_set_id: str, eval_id: str, run: int = 1) ->
     if path.is_file():
         data = _read(path)
         cassette.exchanges = _parsed(path, lambda: [_exchange(item) for item in data.get("exchanges") or []])
-        cassette.tool_calls = _parsed(path, lambda: _records(data, "tool_calls", ("tool", "args")))
+        if "tool_calls" in data:
+            cassette.tool_calls = _parsed(path, lambda: _records(data, "tool_calls", ("tool", "args")))
         cassette.tool_listings = _parsed(path, lambda: _records(data, "tool_listings", ("toolset", "tools")))
         cassette.exists = True
     return cassette

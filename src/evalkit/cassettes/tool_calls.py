@@ -40,13 +40,18 @@ class CaseTools:
         self.state = state
         self.mode = mode
         self.cassette = state.cassette
+        # A cassette recorded before tools were (no `tool_calls` at all) replays its model
+        # calls only: its tools run, marked `live`, and the console says so.
+        self.tools_run = self.cassette.tool_calls is None and mode == "replay"
+        if self.cassette.tool_calls is None:
+            self.cassette.tool_calls = []
         self.calls = RecordedCalls(self.cassette.tool_calls)
         self._recorded: dict[str, int] = {}  # call id → its recording, replaced when the call's outcome changes
 
     # -- calls -----------------------------------------------------------------
 
     def replay(self, name: str, args: dict[str, Any]) -> RecordedAnswer | None:
-        if self.mode == "record":
+        if self.mode == "record" or self.tools_run:
             return None
         masked = mask_secrets_in(args)
         call = self.calls.take(name, masked)
@@ -88,6 +93,8 @@ class CaseTools:
 
     def listing(self, toolset: str) -> list[dict[str, Any]] | None:
         """The recorded listing of `toolset`, or None when it must be listed live (record, auto)."""
+        if self.tools_run:
+            return None
         if self.mode != "record":
             for recorded in self.cassette.tool_listings:
                 if recorded["toolset"] == toolset:
