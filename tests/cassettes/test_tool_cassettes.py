@@ -102,17 +102,27 @@ def broken(env: dict[str, str], tmp_path: Path) -> dict[str, str]:
     return {**env, "TOOLS_BROKEN": "1", "MCP_SERVER_COMMAND": str(tmp_path / "no-such-python")}
 
 
-def test_a_changed_argument_is_an_explained_miss(recorded):
+def replay_edited(recorded, file: Path, edit, *, tools_broken: bool = True):
+    """A replay with the JSON `file` changed by `edit`; the file is put back afterwards."""
     tmp_path, agent, env, _, _ = recorded
-    cassette_file = tmp_path / "cassettes" / "tools" / "london.cassette.json"
-    kept = cassette_file.read_text()
-    cassette = json.loads(kept)
-    cassette["tool_calls"][1]["args"]["days"] = 5  # the agent now asks for 2 days, not the 5 recorded
-    cassette_file.write_text(json.dumps(cassette))
+    kept = file.read_text()
+    data = json.loads(kept)
+    edit(data)
+    file.write_text(json.dumps(data))
     try:
-        completed, result = run(tmp_path, agent, "replay", broken(env, tmp_path))
+        return run(tmp_path, agent, "replay", broken(env, tmp_path) if tools_broken else env)
     finally:
-        cassette_file.write_text(kept)
+        file.write_text(kept)
+
+
+def test_a_changed_argument_is_an_explained_miss(recorded):
+    tmp_path = recorded[0]
+    cassette_file = tmp_path / "cassettes" / "tools" / "london.cassette.json"
+
+    def ask_for_5_days(cassette):  # the agent now asks for 2 days, not the 5 recorded
+        cassette["tool_calls"][1]["args"]["days"] = 5
+
+    completed, result = replay_edited(recorded, cassette_file, ask_for_5_days)
     assert completed.returncode == 3, completed.stdout
     london = next(case for case in result["cases"] if case["eval_id"] == "london")
     assert london["status"] == "error"
@@ -125,17 +135,11 @@ def test_a_changed_argument_is_an_explained_miss(recorded):
 
 
 def test_a_mock_in_the_eval_set_wins_over_the_recording(recorded):
-    tmp_path, agent, env, _, _ = recorded
-    evalset_file = tmp_path / "tools.evalset.json"
-    kept = evalset_file.read_text()
-    evalset = json.loads(kept)
-    # The very answer that was recorded, so the model's recorded calls still match.
-    evalset["eval_cases"][0]["tool_mocks"] = [{"name": "get_weather", "response": {"city": "Paris", "condition": "sunny"}}]
-    evalset_file.write_text(json.dumps(evalset))
-    try:
-        completed, result = run(tmp_path, agent, "replay", broken(env, tmp_path))
-    finally:
-        evalset_file.write_text(kept)
+    def mock_get_weather(evalset):  # with the very answer recorded, so the model's recorded calls still match
+        evalset["eval_cases"][0]["tool_mocks"] = [
+            {"name": "get_weather", "response": {"city": "Paris", "condition": "sunny"}}]
+
+    completed, result = replay_edited(recorded, recorded[0] / "tools.evalset.json", mock_get_weather)
     assert completed.returncode == 0, completed.stdout
     paris = next(case for case in result["cases"] if case["eval_id"] == "paris")
     assert [(c["name"], c["source"]) for c in paris["tool_calls"]] == [("get_weather", "mocked"),
@@ -144,18 +148,16 @@ def test_a_mock_in_the_eval_set_wins_over_the_recording(recorded):
 
 
 def test_a_cassette_recorded_before_tools_were_replays_its_model_calls_and_runs_its_tools(recorded):
-    tmp_path, agent, env, _, result = recorded
-    cassette_file = tmp_path / "cassettes" / "tools" / "paris.cassette.json"
-    kept = cassette_file.read_text()
-    cassette = json.loads(kept)
-    del cassette["tool_calls"], cassette["tool_listings"]
-    cassette_file.write_text(json.dumps(cassette))
-    log = tmp_path / "tools.log"
+    tmp_path, result = recorded[0], recorded[4]
+
+    def as_before_tool_recording(cassette):
+        del cassette["tool_calls"], cassette["tool_listings"]
+
     try:
-        completed, replayed = run(tmp_path, agent, "replay", env)
+        completed, replayed = replay_edited(recorded, tmp_path / "cassettes" / "tools" / "paris.cassette.json",
+                                            as_before_tool_recording, tools_broken=False)
     finally:
-        cassette_file.write_text(kept)
-        log.unlink(missing_ok=True)
+        (tmp_path / "tools.log").unlink(missing_ok=True)
     assert completed.returncode == 0, completed.stdout
     assert verdicts(replayed) == verdicts(result)
     paris = next(case for case in replayed["cases"] if case["eval_id"] == "paris")
