@@ -164,3 +164,12 @@ def test_a_cassette_recorded_before_tools_were_replays_its_model_calls_and_runs_
     assert [c["source"] for c in paris["tool_calls"]] == ["live", "live"]
     assert "tool calls: 2 replayed, 2 live" in completed.stdout
     assert "! 2 tool calls ran live in a replay run (get_forecast, get_weather)" in completed.stdout
+
+
+def test_the_module_a_run_looks_for_is_where_adk_defines_mcp_toolset():
+    """A run swaps MCP toolsets only when ADK's McpToolset module is loaded: if ADK moved it, this says so."""
+    from google.adk.tools.mcp_tool import McpToolset
+
+    from evalkit.cassettes.session import MCP_TOOLSET_MODULE
+
+    assert McpToolset.__module__ == MCP_TOOLSET_MODULE

@@ -17,6 +17,7 @@ See docs/cassettes.md.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from evalkit.cassettes.mcp_listings import RecordedListings
     from evalkit.cassettes.model_layer import InProcessModels
 
+MCP_TOOLSET_MODULE = "google.adk.tools.mcp_tool.mcp_toolset"
 REPLAY_PLACEHOLDER_KEY = "evalkit-replay-needs-no-key"
 JUDGE_OVERRIDES = {
     GEMINI.env_var: "EVALKIT_JUDGE_GEMINI_BASE_URL",
@@ -74,14 +76,18 @@ class CassetteRun:
         from evalkit.cassettes.agent import CassetteAgent
 
         if isinstance(agent, AdkAgent):  # its Gemini models are answered in this process, not over HTTP
-            from evalkit.cassettes.mcp_listings import RecordedListings
             from evalkit.cassettes.model_layer import in_process_models
             from evalkit.cassettes.tool_calls import CassetteToolHook
 
             self.in_process = in_process_models(agent, self.deck)
             agent.tool_hook = CassetteToolHook()  # and its tool calls and MCP listings go to the cassettes
-            self.listings = RecordedListings(agent.root_agent)
-            self.listings.attach()
+            # An agent can hold an McpToolset only once ADK's module of it is imported (with the
+            # mcp package): otherwise there is nothing to swap, and nothing to import.
+            if MCP_TOOLSET_MODULE in sys.modules:
+                from evalkit.cassettes.mcp_listings import RecordedListings
+
+                self.listings = RecordedListings(agent.root_agent)
+                self.listings.attach()
         return CassetteAgent(agent, self.deck, self.in_process)
 
     def stop(self) -> None:

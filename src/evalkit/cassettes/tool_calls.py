@@ -8,7 +8,7 @@ to the case's `CaseTools`:
 
 * replay: the first unused recorded call with the same tool name and arguments answers;
   a call with none makes the case `error`, naming the call and its first difference from
-  the closest recorded call (evalkit.cassettes.matching, as for model calls);
+  the closest recorded call (evalkit.cassettes.recorded_calls);
 * record: the tool runs and its response (or error) is kept, in call order;
 * auto: replays what is recorded and records the rest.
 
