@@ -60,8 +60,23 @@ class Host(BaseLlm):
         yield LlmResponse(content=types.Content(role="model", parts=[part]))
 
 
-def build_agent():
+class Confused(BaseLlm):
+    """Calls a tool the agent does not have, then answers whatever ADK told it."""
+
+    model: str = "confused"
+
+    async def generate_content_async(self, llm_request, stream=False):
+        results = _results(llm_request)
+        part = (types.Part(text="The librarian says: Oslo was founded in 1850") if results else
+                types.Part(function_call=types.FunctionCall(name="teleport", args={"to": "Oslo"})))
+        yield LlmResponse(content=types.Content(role="model", parts=[part]))
+
+
+def build_agent(model: BaseLlm | None = None):
     from evalkit.agents.adk_agent import AdkAgent
+
+    if model is not None:
+        return AdkAgent(LlmAgent(name="host", model=model, instruction="Answer.", tools=[archive_lookup]))
 
     librarian = LlmAgent(name="librarian", model=Librarian(), instruction="Use the archive.",
                          description="Answers questions from the archive.", tools=[archive_lookup])
@@ -69,7 +84,7 @@ def build_agent():
                              tools=[AgentTool(agent=librarian)]))
 
 
-def run(tmp_path, mode: str):
+def run(tmp_path, mode: str, model: BaseLlm | None = None):
     from evalkit.cassettes.session import CassetteRun
     from evalkit.engine.evaluation import evaluate
     from evalkit.foundation.aio import run_sync
@@ -84,7 +99,7 @@ def run(tmp_path, mode: str):
     (tmp_path / "test_config.json").write_text('{"criteria": {"response_match_score": 1.0}}')
     cassettes = CassetteRun(tmp_path / "cassettes", mode).start()
     try:
-        agent = cassettes.wrap(build_agent())
+        agent = cassettes.wrap(build_agent(model))
         return run_sync(lambda: evaluate(build_plan([str(evalset)]), agent, RunSettings.of(jobs=1)))
     finally:
         cassettes.stop()
@@ -109,3 +124,11 @@ def test_an_agent_tool_replays_without_running_its_agent(tmp_path, monkeypatch):
     assert ran == []
     assert [(c["name"], c["source"]) for c in replayed.cases[0].tool_calls] == [("librarian", "replayed")]
     assert replayed.cases[0].criteria[0].score == recorded.cases[0].criteria[0].score == 1.0
+
+
+def test_a_call_to_a_tool_the_agent_lacks_is_answered_by_adk_in_record_and_replay(tmp_path, monkeypatch):
+    monkeypatch.setenv("EVALKIT_RUNS_DIR", str(tmp_path / "runs"))
+    recorded = run(tmp_path, "record", Confused())
+    replayed = run(tmp_path, "replay", Confused())
+    assert [c.status.value for c in recorded.cases] == [c.status.value for c in replayed.cases] == ["passed"]
+    assert recorded.cases[0].tool_calls is None and replayed.cases[0].tool_calls is None  # nothing ran

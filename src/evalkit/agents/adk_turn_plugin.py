@@ -152,6 +152,8 @@ class TurnRecorderPlugin(BasePlugin):
             if not answer.passes_through:
                 self._mark(tool.name, MOCKED)
                 return _as_tool_result(answer.response)
+        if _unknown(tool):
+            return None  # ADK answers a call to a tool the agent does not have; nothing runs or is kept
         if self.tool_hook is not None:
             recorded = self.tool_hook.replay(tool.name, args)
             if recorded is not None:
@@ -211,6 +213,13 @@ def _ensure_retry_options(llm_request: Any) -> None:
             exp_base=2.0,
             http_status_codes=list(RETRY_STATUS_CODES),
         )
+
+
+def _unknown(tool: Any) -> bool:
+    """A call to a tool the agent lacks: ADK hands the callbacks a bare `BaseTool` named after it."""
+    from google.adk.tools.base_tool import BaseTool
+
+    return type(tool) is BaseTool
 
 
 def _call_key(tool: Any, tool_context: Any) -> str:
