@@ -14,7 +14,10 @@ One instance serves one eval case, whose turns run one at a time. For each turn 
 - remembers the first model request of every agent that called a model, whose system
   instruction and tool declarations become the invocation's `app_details`;
 - gives model requests that have no HTTP retry options the ones `adk eval` adds, so a
-  passing rate limit or outage of the model provider does not fail a case.
+  passing rate limit or outage of the model provider does not fail a case;
+- counts, over the whole case, every tool called (with its argument names) and every
+  agent that ran, for coverage: an agent used as a tool (`AgentTool`) runs with the
+  parent's plugins, so what it does inside is counted too (docs/coverage.md).
 
 This module imports google-adk at its top; only the ADK adapter imports it.
 """
@@ -29,6 +32,7 @@ from typing import Any
 from google.adk.plugins.base_plugin import BasePlugin
 
 from evalkit.agents.tool_hook import LIVE, MOCKED, RECORDED, REPLAYED, ReplayedToolError, ToolCallHook
+from evalkit.results.coverage import Activity
 from evalkit.schema.evalset import AgentDetails, AppDetails
 from evalkit.schema.tool_mocks import CaseToolFakes
 
@@ -92,6 +96,7 @@ class TurnRecorderPlugin(BasePlugin):
         self._model_started: dict[str, float] = {}
         self._tool_started: dict[str, float] = {}
         self._live: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}  # call key → (its mark, its args)
+        self.activity = Activity()  # the case's tools, arguments and agents (evalkit.results.coverage)
 
     def begin_turn(self, fakes: CaseToolFakes, index: int) -> None:
         self.turn = TurnRecord(fakes=fakes, index=index)
@@ -135,10 +140,15 @@ class TurnRecorderPlugin(BasePlugin):
             self.turn.model_intervals.append((started, time.monotonic()))
         return None
 
+    async def before_agent_callback(self, *, agent: Any, callback_context: Any) -> None:
+        self.activity.ran(agent.name)
+        return None
+
     # Tool calls, keyed by the function call id that ADK gives every call. A fake
     # (`tool_mocks`) wins over a recording; what neither answers runs, and is recorded
     # when the run records.
     async def before_tool_callback(self, *, tool: Any, tool_args: dict[str, Any], tool_context: Any) -> dict | None:
+        self.activity.call(tool.name, tool_args or {})
         key = _call_key(tool, tool_context)
         self._tool_started[key] = time.monotonic()
         args = dict(tool_args or {})

@@ -19,6 +19,7 @@ from evalkit.cassettes.routing import CaseState
 from evalkit.cassettes.tool_calls import RUNNING_CASE, CaseTools
 from evalkit.errors import AgentError
 from evalkit.schema.content import Content, content_text
+from evalkit.schema.coverage import Inventory
 from evalkit.schema.evalset import Invocation
 
 if TYPE_CHECKING:
@@ -47,6 +48,9 @@ class CassetteAgent(Agent):
 
     async def check_ready(self) -> None:
         await self.inner.check_ready()
+
+    async def inventory(self) -> Inventory | None:
+        return await self.inner.inventory()
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -87,6 +91,8 @@ class CassetteSession(AgentSession):
     async def final_state(self) -> dict[str, Any] | None:
         return await self.inner.final_state()
 
+    def exercised(self) -> dict[str, Any] | None:
+        return self.inner.exercised()
 
     def _raise_miss(self) -> None:
         if self.state.misses:

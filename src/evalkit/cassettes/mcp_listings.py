@@ -50,25 +50,30 @@ def server_text(connection: Any) -> str:
 
 
 class RecordedMcpToolset(BaseToolset):
-    def __init__(self, inner: McpToolset, name: str):
+    def __init__(self, inner: McpToolset, name: str, mode: str):
         # The prefix stays with this wrapper (ADK applies it to what get_tools returns); the
         # filter is the real toolset's, applied when it lists.
         super().__init__(tool_name_prefix=inner.tool_name_prefix)
         self.inner = inner
         self.name = name
+        self.mode = mode
+        self._last: list[dict[str, Any]] | None = None  # the listing a case last got, for asking outside cases
         self._own_session: MCPSessionManager | None = None
         self._built: dict[str, list[McpTool]] = {}  # a recorded listing (as JSON) → its tools, built once
 
     async def get_tools(self, readonly_context: Any = None) -> list[Any]:
         case = RUNNING_CASE.get()
-        if case is None:  # outside a case (nothing to record into)
-            return await self.inner.get_tools(readonly_context)
+        if case is None:  # outside a case (the coverage's inventory after the cases): what the cases got
+            if self._last is not None:
+                return self._replayed(self._last)
+            return [] if self.mode == "replay" else await self.inner.get_tools(readonly_context)
         recorded = case.listing(self.name)
         if recorded is None:
             tools = await self.inner.get_tools(readonly_context)
-            case.keep_listing(self.name, server_text(self.inner.connection_params),
-                              [tool_json(t.raw_mcp_tool) for t in tools if isinstance(t, McpTool)])
+            self._last = [tool_json(t.raw_mcp_tool) for t in tools if isinstance(t, McpTool)]
+            case.keep_listing(self.name, server_text(self.inner.connection_params), self._last)
             return tools
+        self._last = recorded
         return self._replayed(recorded)
 
     def _replayed(self, recorded: list[dict[str, Any]]) -> list[McpTool]:
@@ -97,8 +102,9 @@ class RecordedMcpToolset(BaseToolset):
 class RecordedListings:
     """The MCP toolsets of one agent tree, each behind a `RecordedMcpToolset` while a run uses them."""
 
-    def __init__(self, root_agent: object):
+    def __init__(self, root_agent: object, mode: str):
         self.root_agent = root_agent
+        self.mode = mode
         self._swapped: list[tuple[list[Any], int, McpToolset]] = []  # (tools list, position, real toolset)
 
     def attach(self) -> None:
@@ -108,7 +114,8 @@ class RecordedListings:
                 continue
             for position, tool in enumerate(tools):
                 if isinstance(tool, McpToolset):
-                    tools[position] = RecordedMcpToolset(tool, f"{getattr(agent, 'name', 'agent')}.tools[{position}]")
+                    name = f"{getattr(agent, 'name', 'agent')}.tools[{position}]"
+                    tools[position] = RecordedMcpToolset(tool, name, self.mode)
                     self._swapped.append((tools, position, tool))
 
     def detach(self) -> None:

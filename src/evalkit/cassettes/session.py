@@ -86,7 +86,7 @@ class CassetteRun:
             if MCP_TOOLSET_MODULE in sys.modules:
                 from evalkit.cassettes.mcp_listings import RecordedListings
 
-                self.listings = RecordedListings(agent.root_agent)
+                self.listings = RecordedListings(agent.root_agent, self.mode)
                 self.listings.attach()
         return CassetteAgent(agent, self.deck, self.in_process)
 

@@ -125,6 +125,7 @@ class Runner:
         unmatched: list[dict[str, Any]] = []
         tool_calls: list[dict[str, Any]] = []
         final_state: dict[str, Any] | None = None
+        exercised: dict[str, Any] | None = None
         no_state_reason = ""
         try:
             session = await self.agent.open_session(spec)
@@ -134,6 +135,7 @@ class Runner:
             finally:
                 unmatched = session.unmatched_tool_calls()
                 tool_calls = session.tool_calls()
+                exercised = session.exercised()
                 await _quietly(session.close())
         except EvalkitError as failure:
             error, error_detail, overload = str(failure), failure_detail(failure), overload_of(failure)
@@ -153,6 +155,7 @@ class Runner:
             unmatched_tool_calls=unmatched or None,
             final_state=final_state,
             tool_calls=tool_calls or None,
+            exercised=exercised,
         )
         if error is None:
             context = EvalContext(case=case, actual=actual, expected=expected, judge=self.judge,
