@@ -36,7 +36,9 @@ def test_ten_of_ten_to_five_of_ten_is_a_significant_regression():
     assert (regressed["base_passed"], regressed["base_runs"], regressed["new_passed"], regressed["new_runs"]) == (10, 10, 5, 10)
     unchanged = next(c for c in data["cases"] if c["eval_id"] == "b")
     assert "p_value" not in unchanged  # only regressed and improved cases carry one
-    assert data["overall"]["test"] == "sign_test_exact"
+    assert data["overall"]["test"] == "stratified_exact"
+    # The other case is 10/10 on both sides: it adds nothing, so the overall test is this case's.
+    assert data["overall"]["p_value"] == pytest.approx(3003 / 184756, rel=1e-5)
     assert (data["overall"]["regressed"], data["overall"]["improved"]) == (1, 0)
 
 

@@ -46,6 +46,16 @@ class ScoredCase:
     final_state: dict[str, Any] | None = None  # the session state the agent left (evalkit results only)
     runs: int = 1  # how many times the case ran (`--repeat`, ADK's `num_runs`)
     passed_runs: int | None = None  # how many of those passed (None: 1 if the case passed, else 0)
+    # Per number of passes, the pass/fail sequences that could have given them when the runs
+    # were not a fixed number (`--repeat auto`, several earlier runs taken together); None:
+    # a fixed number of runs, C(runs, y) (stats/conditional.py).
+    weights: list[int] | None = None
+
+    @property
+    def outcome_weights(self) -> list[int]:
+        from evalkit.stats.conditional import binomial_weights
+
+        return self.weights if self.weights is not None else binomial_weights(self.runs)
 
     @property
     def passes(self) -> int:
