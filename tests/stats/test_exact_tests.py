@@ -97,8 +97,8 @@ def test_stopping_rule_weights_by_enumeration():
     assert expected == pytest.approx(1 / 3)
     stratum = Stratum(3, [0, 0, 1, 1], 0, binomial_weights(2))
     assert case_worse(stratum) == pytest.approx(expected)
-    # Treating the three runs as a fixed number would give Fisher's 1/7: too small.
-    assert case_worse(fixed(3, 3, 0, 2)) == pytest.approx(1 / 7)
+    # Treating the three runs as a fixed number would give Fisher's 1/10: too small.
+    assert case_worse(fixed(3, 3, 0, 2)) == pytest.approx(1 / 10)
 
 
 def test_combined_weights_of_fixed_runs_are_binomial():
