@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 
-import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
@@ -18,6 +17,7 @@ from evalkit.stats.conditional import (
     stratified_worse,
 )
 from evalkit.stats.multiple import holm_adjusted, tarone_holm_adjusted
+from tests.stats.scipy_reference import scipy_stratified
 
 
 def fixed(base_passed: int, base_runs: int, new_passed: int, new_runs: int) -> Stratum:
@@ -58,20 +58,6 @@ def test_cases_run_once_make_the_stratified_test_mcnemars():
     assert floor == pytest.approx(1 / 128)
 
 
-def _scipy_stratified(tables: list[tuple[int, int, int, int]]) -> float:
-    """The exact conditional test of a common odds ratio, built from scipy's hypergeometric
-    distribution: the convolution of each table's null distribution of the base's passes."""
-    distribution, seen, offset = np.array([1.0]), 0, 0
-    for base_passed, base_runs, new_passed, new_runs in tables:
-        total = base_passed + new_passed
-        support = np.arange(max(0, total - new_runs), min(base_runs, total) + 1)
-        pmf = scipy_stats.hypergeom(base_runs + new_runs, total, base_runs).pmf(support)
-        distribution = np.convolve(distribution, pmf)
-        offset += support[0]
-        seen += base_passed
-    return float(distribution[seen - offset:].sum())
-
-
 @pytest.mark.parametrize("tables", [
     [(5, 5, 2, 5), (4, 5, 4, 5), (3, 5, 1, 5)],
     [(9, 10, 4, 10), (10, 10, 10, 10), (6, 10, 7, 10), (2, 10, 0, 10)],
@@ -80,7 +66,7 @@ def _scipy_stratified(tables: list[tuple[int, int, int, int]]) -> float:
 ])
 def test_stratified_matches_scipy(tables):
     strata = [fixed(*table) for table in tables]
-    assert stratified_worse(strata)[0] == pytest.approx(_scipy_stratified(tables), rel=1e-9)
+    assert stratified_worse(strata)[0] == pytest.approx(scipy_stratified(tables), rel=1e-9)
     # One stratum: Fisher's test.
     assert stratified_worse(strata[:1])[0] == pytest.approx(case_worse(strata[0]), rel=1e-12)
 
