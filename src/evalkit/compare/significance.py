@@ -41,6 +41,7 @@ from evalkit.errors import UsageError
 from evalkit.results.reader import CaseKey, ScoredCase, ScoredRun
 from evalkit.stats.conditional import Stratum, case_better, case_floor, case_worse, stratified_worse
 from evalkit.stats.multiple import tarone_holm_adjusted
+from evalkit.stats.power import detectable_drop
 from evalkit.stats.paired import paired_better, paired_floor, paired_worse
 
 # Pass rates are ratios of small counts: differences below this are equal.
@@ -75,7 +76,9 @@ def add_significance(comparison: Comparison, base: ScoredRun, new: ScoredRun, le
     comparison.significance = Significance(
         level=level, test=MCNEMAR if once else STRATIFIED, p_value=overall_p, p_adjusted=overall_adjusted,
         regressed=down, improved=up, gate_scores=gate_scores, criteria=[c.result for c in criteria],
-        base_runs=sum(b.runs for b, _ in pairs), new_runs=sum(n.runs for _, n in pairs), family=family)
+        base_runs=sum(b.runs for b, _ in pairs), new_runs=sum(n.runs for _, n in pairs), family=family,
+        detectable_drop=detectable_drop([(b.passes, b.runs, n.runs) for i, (b, n) in enumerate(pairs) if i in gating],
+                                        level / family))
     _case_tests(comparison, pairs, strata, gating, level, overall_adjusted, overall_p)
 
 

@@ -66,6 +66,7 @@ class Significance:
     base_runs: int = 0  # runs over the cases in common, each side
     new_runs: int = 0
     family: int = 1  # the tests sharing the level at the first step (the overall test, and the score tests with --gate-scores)
+    detectable_drop: float | None = None  # the drop in every case's pass rate caught 80% of the time (stats/power.py)
 
     @property
     def overall_significant(self) -> bool:
@@ -81,7 +82,8 @@ class Significance:
             "overall": {"test": self.test, "p_value": _round(self.p_value), "p_adjusted": _round(self.p_adjusted),
                         "regressed": self.regressed, "improved": self.improved,
                         "significant": self.overall_significant, "base_runs": self.base_runs,
-                        "new_runs": self.new_runs, "family": self.family},
+                        "new_runs": self.new_runs, "family": self.family,
+                        "detectable_drop": None if self.detectable_drop is None else round(self.detectable_drop, 3)},
             "criteria_tests": [c.to_dict() for c in self.criteria],
             "gate_scores": self.gate_scores,
         }
