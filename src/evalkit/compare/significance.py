@@ -40,7 +40,7 @@ from evalkit.compare.significance_results import (
 from evalkit.errors import UsageError
 from evalkit.results.reader import CaseKey, ScoredCase, ScoredRun
 from evalkit.stats.conditional import Stratum, case_better, case_floor, case_worse, stratified_worse
-from evalkit.stats.multiple import tarone_holm_adjusted
+from evalkit.stats.multiple import tarone_family, tarone_holm_adjusted
 from evalkit.stats.power import detectable_drop
 from evalkit.stats.paired import paired_better, paired_floor, paired_worse
 
@@ -63,11 +63,12 @@ def add_significance(comparison: Comparison, base: ScoredRun, new: ScoredRun, le
         check_scores_comparable(pairs, base, new)
     strata = [Stratum(b.passes, b.outcome_weights, n.passes, n.outcome_weights) for b, n in pairs]
     gating = [i for i, (_, n) in enumerate(pairs) if (n.eval_set_id, n.eval_id) not in held]
+    in_gate = set(gating)
     overall_p, overall_floor = stratified_worse([strata[i] for i in gating])
     criteria = _criteria_tests(pairs)
     first_step = [(overall_p, overall_floor)] + ([(c.p_worse, c.floor) for c in criteria] if gate_scores else [])
     adjusted = tarone_holm_adjusted([p for p, _ in first_step], [f for _, f in first_step], level)
-    family = sum(1 for _, f in first_step if f <= level / len(first_step)) or 1
+    family = len(tarone_family([f for _, f in first_step], level)) or 1
     overall_adjusted = adjusted[0]
     _adjust_criteria(criteria, adjusted[1:] if gate_scores else None, level)
     once = all(b.runs == 1 and n.runs == 1 for b, n in pairs)
@@ -77,7 +78,7 @@ def add_significance(comparison: Comparison, base: ScoredRun, new: ScoredRun, le
         level=level, test=MCNEMAR if once else STRATIFIED, p_value=overall_p, p_adjusted=overall_adjusted,
         regressed=down, improved=up, gate_scores=gate_scores, criteria=[c.result for c in criteria],
         base_runs=sum(b.runs for b, _ in pairs), new_runs=sum(n.runs for _, n in pairs), family=family,
-        detectable_drop=detectable_drop([(b.passes, b.runs, n.runs) for i, (b, n) in enumerate(pairs) if i in gating],
+        detectable_drop=detectable_drop([(b.passes, b.runs, n.runs) for i, (b, n) in enumerate(pairs) if i in in_gate],
                                         level / family))
     _case_tests(comparison, pairs, strata, gating, level, overall_adjusted, overall_p)
 
@@ -109,7 +110,7 @@ def _case_tests(comparison: Comparison, pairs: list[tuple[ScoredCase, ScoredCase
             significant = False
         else:
             p_value, p_adjusted = worse[index], adjusted_worse[index]
-            significant = change.kind == REGRESSED and index in gating and p_adjusted <= level
+            significant = change.kind == REGRESSED and p_adjusted <= level  # a held case's is 1
         change.significance = CaseSignificance(test, p_value, p_adjusted, significant, b.passes, b.runs,
                                                n.passes, n.runs)
 
