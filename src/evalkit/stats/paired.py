@@ -80,10 +80,16 @@ def _sampled_tail(sizes: list[float], observed: float) -> float:
     # Seeded by the data: the same scores always give the same p-value.
     rng = random.Random(hash(tuple(round(s, 9) for s in sizes)) ^ len(sizes))
     total = sum(sizes)
+    # The sizes in bytes of 8: per byte, the 256 sums of the sizes its bits pick, so one draw
+    # costs n/8 look-ups instead of n additions.
+    tables = [_signed_sums_by_bits(sizes[start:start + 8]) for start in range(0, len(sizes), 8)]
     at_least = 0
     for _ in range(DRAWS):
-        bits = rng.getrandbits(len(sizes))
-        negative = sum(size for index, size in enumerate(sizes) if bits >> index & 1)
+        negative = sum(map(list.__getitem__, tables, rng.randbytes(len(tables))))
         if total - 2 * negative >= observed:
             at_least += 1
     return (at_least + 1) / (DRAWS + 1)
+
+
+def _signed_sums_by_bits(sizes: list[float]) -> list[float]:
+    return [sum(size for bit, size in enumerate(sizes) if pattern >> bit & 1) for pattern in range(256)]
