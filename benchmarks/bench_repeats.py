@@ -1,7 +1,9 @@
 """The gate under simulation: false alarms in every configuration, power against the exact
 stratified test, what `--repeat auto` saves, and the intervals' coverage.
 
-    python benchmarks/bench_repeats.py [--comparisons 2000] [--cases 2000] [--seed 1]
+    python benchmarks/bench_repeats.py [--comparisons 2000] [--cases 2000] [--seed 1] [--section NAME]...
+
+Sections: alarms, scores, power, auto, coverage, detectable (all but the last by default).
 
 Pure and seeded (benchmarks/stat_simulation.py): no agent runs, a few minutes on a busy
 machine. The figures are quoted in docs/repeats.md.
@@ -39,16 +41,32 @@ def main() -> None:
     parser.add_argument("--comparisons", type=int, default=2000)
     parser.add_argument("--cases", type=int, default=2000, help="synthetic cases for --repeat auto")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--power-check", action="store_true", help="only: the reported detectable drop, simulated")
+    parser.add_argument("--section", action="append", choices=(*SECTIONS, "detectable"),
+                        help="run only this part (repeatable)")
     args = parser.parse_args()
-    n, seed = args.comparisons, args.seed
-    if args.power_check:
-        _power_check(n, seed)
-        return
+    sections = args.section or list(SECTIONS)
+    if "alarms" in sections:
+        _alarms(args.comparisons, args.seed)
+    if "scores" in sections:
+        _scores(args.comparisons, args.seed)
+    if "power" in sections:
+        _powers(args.comparisons, args.seed)
+    if "auto" in sections:
+        _auto(args.cases, args.seed)
+    if "coverage" in sections:
+        _coverage()
+    if "detectable" in sections:
+        _power_check(args.comparisons, args.seed)
 
-    def share(rate: float, trials: int = n) -> str:
-        return f"{rate:.4f} ± {math.sqrt(rate * (1 - rate) / trials):.4f}"
 
+SECTIONS = ("alarms", "scores", "power", "auto", "coverage")
+
+
+def _share(rate: float, trials: int) -> str:
+    return f"{rate:.4f} ± {math.sqrt(rate * (1 - rate) / trials):.4f}"
+
+
+def _alarms(n: int, seed: int) -> None:
     three = three_level_agent(30)
     graded = [0.3 + 0.7 * (i / 29) for i in range(30)]
     stable = mixed_agent(30, random.Random(3))
@@ -62,11 +80,22 @@ def main() -> None:
         "1.0/0.9/0.5, auto --pass-rate 0.8 (cap 10) against 10": (auto(three, StoppingRule(PASS_RATE, 10, 8)),
                                                                   fixed(three, 10)),
         "1.0/0.9/0.5, history of 20 runs against 1": (history(three, 20), fixed(three, 1)),
-        "1.0/0.9/0.5, 1 run each side, --gate-scores": (fixed(three, 1, scores=True), fixed(three, 1, scores=True)),
     }
     for offset, (name, (base, new)) in enumerate(configurations.items()):
-        rate = alarm_rate(base, new, LEVEL, n, seed=seed + offset, gate_scores="gate-scores" in name)
-        print(f"  {name:58} {share(rate)}")
+        rate = alarm_rate(base, new, LEVEL, n, seed=seed + offset)
+        print(f"  {name:58} {_share(rate, n)}")
+
+
+def _scores(n: int, seed: int) -> None:
+    agent = three_level_agent(18)
+    print(f"false alarms at {LEVEL} with --gate-scores: 18 cases (1.0/0.9/0.5), 1 run each side, a score per case, "
+          f"{n} comparisons, seed {seed}")
+    rate = alarm_rate(fixed(agent, 1, scores=True), fixed(agent, 1, scores=True), LEVEL, n, seed, gate_scores=True)
+    print(f"  {_share(rate, n)}")
+
+
+def _powers(n: int, seed: int) -> None:
+    three = three_level_agent(30)
 
     print(f"power on 1.0/0.9/0.5 (30 cases), {n} comparisons: the gate, and scipy's exact stratified test")
     alternatives = {
@@ -77,11 +106,13 @@ def main() -> None:
     for name, after in alternatives.items():
         for repeats in (5, 10):
             gate, reference = _power(three, after, repeats, n, seed + repeats)
-            print(f"  {name:30} x{repeats:<3} gate {share(gate)}   stratified test {share(reference)}")
+            print(f"  {name:30} x{repeats:<3} gate {_share(gate, n)}   stratified test {_share(reference, n)}")
 
+
+def _auto(cases: int, seed: int) -> None:
     rng = random.Random(seed)
-    agent = mixed_agent(args.cases, rng)
-    print(f"--repeat auto on {args.cases} cases (80% always passing or failing, the rest passing 20-80%), seed {seed}")
+    agent = mixed_agent(cases, rng)
+    print(f"--repeat auto on {cases} cases (80% always passing or failing, the rest passing 20-80%), seed {seed}")
     for rule, same_as, required in ((StoppingRule(STABILITY, 6), 6, None), (StoppingRule(PASS_RATE, 10, 8), 10, 8),
                                     (StoppingRule(PASS_RATE, 20, 20), 20, 20)):
         used = [auto_repeat_runs(p, rule, rng) for p in agent]
@@ -93,6 +124,8 @@ def main() -> None:
               f"{same_as * len(agent)}, {1 - runs / (same_as * len(agent)):.1%} fewer; cases passing "
               f"{passed_auto:.3f} (auto) vs {passed_fixed:.3f} (fixed)")
 
+
+def _coverage() -> None:
     print("interval coverage, exact over rates 0.01..0.99 (the lowest):")
     for runs in (3, 5, 10, 20):
         print(f"  Wilson 95%, {runs:>2} runs: {_wilson_coverage(runs):.3f}")
