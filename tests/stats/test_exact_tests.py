@@ -146,4 +146,4 @@ def test_many_flaky_cases_stay_exact_where_it_matters_and_never_below():
         tables.append((rng.randint(1, base_runs - 1), base_runs, rng.randint(0, new_runs), new_runs))
     p_value, _ = stratified_worse([fixed(*table) for table in tables])
     reference = scipy_stratified(tables)
-    assert p_value == pytest.approx(reference, rel=1e-9, abs=1e-40) and p_value >= reference - 1e-15
+    assert p_value == pytest.approx(reference, rel=1e-9, abs=1e-40) and p_value >= reference - 1e-12  # float rounding
