@@ -152,7 +152,7 @@ def test_gate_scores_is_refused_when_the_sides_ran_differently():
     base = run("base", {"a": (1, 1), "b": (1, 1)}, {"a": 0.9, "b": 0.9})
     new = run("new", {"a": (5, 5), "b": (5, 5)}, {"a": 0.6, "b": 0.6})
     comparison = compare_runs(base, new)
-    with pytest.raises(UsageError, match="set/a ran 1 time.s. in base and 5 in new"):
+    with pytest.raises(UsageError, match=r"set/a ran 1 time\(s\) in base and 5 in new"):
         add_significance(comparison, base, new, 0.05, gate_scores=True)
     add_significance(comparison, base, new, 0.05)  # the pass counts alone are fine
 
