@@ -1,5 +1,5 @@
 """Exact conditional tests of pass counts, per case and across cases (docs/repeats.md,
-"How the tests work").
+"The tests").
 
 A case's runs on one side are described by its *outcome weights*: `weights[y]` is the
 number of pass/fail sequences of that many runs with y passes that the side's sampling

@@ -1,6 +1,6 @@
 """A paired sign-flip permutation test for per-criterion score changes across cases.
 
-Why this test (docs/repeats.md, "Scores"): it asks whether the *mean* score fell, the
+Why this test (docs/repeats.md, "The tests"): it asks whether the *mean* score fell, the
 number evalkit shows, and assumes nothing about how scores are distributed: if a change
 made no difference, each case's difference (new − base) was as likely to come out with
 the opposite sign. Wilcoxon's signed-rank test asks about ranks instead and needs a
