@@ -173,8 +173,9 @@ def _spans_of(document: Any, where: _Place) -> Iterator[RawSpan]:
         resource = _attributes(_object(resource_spans, "resource", inside).get("attributes"), inside)
         service = str(resource.get("service.name", ""))
         for s, scope_spans in enumerate(_list(resource_spans, "scopeSpans", inside)):
-            scope = str(_object(scope_spans, "scope", where.at(f"resourceSpans[{r}].scopeSpans[{s}]")).get("name", ""))
-            for n, span in enumerate(_list(scope_spans, "spans", where)):
+            place = where.at(f"resourceSpans[{r}].scopeSpans[{s}]")
+            scope = str(_object(scope_spans, "scope", place).get("name", ""))
+            for n, span in enumerate(_list(scope_spans, "spans", place)):
                 yield _span(span, service, scope, where.at(f"resourceSpans[{r}].scopeSpans[{s}].spans[{n}]"))
 
 
