@@ -18,39 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 from evalkit.defaults import DEFAULT_SAMPLE_SEED
 from evalkit.errors import InputError, Problem
-from evalkit.importers.otel.spans import (
-    ADK,
-    ADK_LEGACY,
-    AGENT_FRAMEWORK,
-    GENAI,
-    OPENAI_AGENTS,
-    OPENINFERENCE,
-    OPENLLMETRY,
-    PYDANTIC_AI,
-    STRANDS,
-)
+from evalkit.importers.otel.spans import CONTENT_HINTS
 
 if TYPE_CHECKING:
     from evalkit.importers.otel.span_store import SpanStore
 
-CONTENT_HINTS = {
-    ADK: "ADK records it on spans when the agent runs with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="
-         "SPAN_ONLY (or SPAN_AND_EVENT)",
-    ADK_LEGACY: "ADK's legacy schema records it on spans unless ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=false "
-                "(or the run config's telemetry capture_message_content is NO_CONTENT or EVENT_ONLY)",
-    GENAI: "set OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental and "
-           "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY (or true, as the instrumentation reads it) "
-           "on the agent",
-    OPENINFERENCE: "OpenInference records it unless OPENINFERENCE_HIDE_INPUTS, OPENINFERENCE_HIDE_OUTPUTS or "
-                   "OPENINFERENCE_HIDE_INPUT_MESSAGES is set (or the TraceConfig hides it)",
-    OPENLLMETRY: "OpenLLMetry records it unless TRACELOOP_TRACE_CONTENT=false",
-    STRANDS: "Strands records it on spans by default; check that no span processor strips the events",
-    PYDANTIC_AI: "pydantic-ai records it unless InstrumentationSettings(include_content=False)",
-    OPENAI_AGENTS: "set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only (or span_and_event) for "
-                   "opentelemetry-instrumentation-openai-agents-v2",
-    AGENT_FRAMEWORK: "Agent Framework records it with ENABLE_SENSITIVE_DATA=true "
-                     "(or enable_instrumentation(enable_sensitive_data=True))",
-}
 SHOWN_IDS = 10  # case ids listed in the summary line
 
 

@@ -67,7 +67,7 @@ def message(item: Any, role: str | None = None) -> Message | None:
     if isinstance(item.get("parts"), list) and all(isinstance(p, dict) and "type" in p for p in item["parts"]):
         return {"role": said, "parts": [p for p in item["parts"] if isinstance(p, dict)]}
     if isinstance(item.get("parts"), list):  # genai Content
-        return {"role": said, "parts": _genai_parts(item["parts"])}
+        return {"role": said, "parts": _blocks(item["parts"])}
     parts: list[dict[str, Any]] = []
     content = item.get("content")
     if isinstance(content, str) and content:
@@ -80,7 +80,7 @@ def message(item: Any, role: str | None = None) -> Message | None:
         parts += _blocks(content)
     for call in item.get("tool_calls") or ():
         if isinstance(call, dict):
-            function = call.get("function") if isinstance(call.get("function"), dict) else call
+            function: dict[str, Any] = call["function"] if isinstance(call.get("function"), dict) else call
             parts.append({"type": "tool_call", "id": call.get("id"), "name": function.get("name"),
                           "arguments": function.get("arguments", function.get("args"))})
     return {"role": said, "parts": parts}
@@ -102,13 +102,17 @@ def _is_block(block: dict[str, Any]) -> bool:
 
 
 def _blocks(blocks: list[Any]) -> list[dict[str, Any]]:
-    """Content blocks (Strands' and OpenAI's typed parts) as parts."""
+    """Content blocks (Strands', OpenAI's typed parts, genai's Parts) as parts; reasoning left out."""
     parts: list[dict[str, Any]] = []
     for block in blocks:
-        if not isinstance(block, dict):
+        if not isinstance(block, dict) or block.get("thought"):
             continue
         if isinstance(block.get("text"), str):
             parts.append({"type": "text", "content": block["text"]})
+        elif isinstance(block.get("function_call"), dict):
+            call = block["function_call"]
+            parts.append({"type": "tool_call", "name": call.get("name"), "arguments": call.get("args"),
+                          "id": call.get("id")})
         elif isinstance(block.get("toolUse"), dict):
             use = block["toolUse"]
             parts.append({"type": "tool_call", "id": use.get("toolUseId"), "name": use.get("name"),
@@ -119,20 +123,6 @@ def _blocks(blocks: list[Any]) -> list[dict[str, Any]]:
             response = "".join(str(t) for t in texts) if texts else result.get("content")
             parts.append({"type": "tool_call_response", "id": result.get("toolUseId"), "response": response,
                           **({"error": True} if result.get("status") == "error" else {})})
-    return parts
-
-
-def _genai_parts(raw: list[Any]) -> list[dict[str, Any]]:
-    parts: list[dict[str, Any]] = []
-    for part in raw:
-        if not isinstance(part, dict) or part.get("thought"):
-            continue
-        if isinstance(part.get("text"), str):
-            parts.append({"type": "text", "content": part["text"]})
-        elif isinstance(part.get("function_call"), dict):
-            call = part["function_call"]
-            parts.append({"type": "tool_call", "name": call.get("name"), "arguments": call.get("args"),
-                          "id": call.get("id")})
     return parts
 
 

@@ -86,7 +86,7 @@ def _flattened(attributes: dict[str, Any], prefix: str) -> list[Message] | None:
     return found_messages
 
 
-def _put(holder: dict[str, Any], path: list[str], value: Any) -> None:
+def _put(holder: dict[Any, Any], path: list[str], value: Any) -> None:
     """Nested dicts from a dotted path; numbered steps (`tool_calls.0`) become int keys."""
     for step in path[:-1]:
         key: Any = int(step) if step.isdigit() else step
