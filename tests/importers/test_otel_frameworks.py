@@ -24,16 +24,18 @@ from tests.in_process import invoke_evalkit
 
 TRACES = FIXTURES / "otel_frameworks"
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "traces.md"
-# fixture → (does it record the conversation's id, does it have the handoff conversation)
+# fixture → (does it record the script's conversation ids, its handoff conversation, do its tools answer dicts)
 FRAMEWORKS = {
-    "langgraph_openinference": (True, False),
-    "langgraph_openllmetry": (True, False),
-    "openai_agents": (False, True),
-    "strands_default": (False, False),
-    "strands_session": (True, False),
-    "pydantic_ai_v2": (False, False),  # it records ids, but its own, not the script's
-    "agent_framework": (False, False),
+    "langgraph_openinference": (True, None, False),
+    "langgraph_openllmetry": (True, None, False),
+    "openai_agents": (False, script.HANDOFF, False),
+    "strands_default": (False, None, False),
+    "strands_session": (True, None, False),
+    "pydantic_ai_v2": (False, None, False),  # it records ids, but its own, not the script's
+    "agent_framework": (False, None, False),
+    "adk_ts": (False, script.ADK_HANDOFF, True),  # ADK's session ids
 }
+TOOL_ANSWERS = {"get_weather": ("condition", script.WEATHER), "get_forecast": ("forecast", script.FORECAST)}
 
 
 def what_happened(evalset: Path) -> dict[str, list[tuple]]:
@@ -62,13 +64,13 @@ def expected_turns(conversation: script.Conversation) -> list[tuple]:
 
 @pytest.mark.parametrize("name", sorted(FRAMEWORKS))
 def test_each_frameworks_trace_imports_the_scripted_conversations(name, tmp_path):
-    records_ids, has_handoff = FRAMEWORKS[name]
+    records_ids, handoff, dict_results = FRAMEWORKS[name]
     out = tmp_path / f"{name}.evalset.json"
 
     result = import_otel([TRACES / f"{name}.otlp.jsonl"], out)
 
     cases = what_happened(out)
-    conversations = [*script.CONVERSATIONS, *((script.HANDOFF,) if has_handoff else ())]
+    conversations = [*script.CONVERSATIONS, *((handoff,) if handoff else ())]
     assert len(cases) == len(conversations), cases
     by_first_text = {turns[0][0]: (eval_id, turns) for eval_id, turns in cases.items()}
     for conversation in conversations:
@@ -81,6 +83,9 @@ def test_each_frameworks_trace_imports_the_scripted_conversations(name, tmp_path
                 assert args == call.args, (name, call)
                 if call.error:  # the tool's error is kept, whatever words the framework wraps it in
                     assert "no weather known for Atlantis" in json.dumps(response), response
+                elif call.result is not None and dict_results:  # ADK's tools answer what script.py's would in a dict
+                    key, table = TOOL_ANSWERS[call.name]
+                    assert response == {"city": args["city"], key: table[args["city"]]}, (name, call, response)
                 elif call.result is not None:
                     assert response == {"result": call.result}, (name, call, response)
                 if call.name == "get_forecast":  # the sub-agent's own call, after the handoff
@@ -100,7 +105,8 @@ def test_every_imported_set_passes_against_the_scripts_agent(tmp_path):
 
     assert ran.returncode == 0, ran.stdout + ran.stderr
     result = json.loads(result_file.read_text())
-    assert result["summary"]["cases"] == result["summary"]["passed"] == 3 * len(FRAMEWORKS) + 1
+    handoffs = sum(1 for _ids, handoff, _dicts in FRAMEWORKS.values() if handoff)
+    assert result["summary"]["cases"] == result["summary"]["passed"] == 3 * len(FRAMEWORKS) + handoffs
     for case in result["cases"]:
         scores = {c["name"]: c["score"] for c in case["criteria"]}
         assert (scores["tool_trajectory_avg_score"], scores["response_match_score"]) == (1.0, 1.0), case["eval_id"]

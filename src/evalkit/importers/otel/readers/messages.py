@@ -109,10 +109,16 @@ def _blocks(blocks: list[Any]) -> list[dict[str, Any]]:
             continue
         if isinstance(block.get("text"), str):
             parts.append({"type": "text", "content": block["text"]})
-        elif isinstance(block.get("function_call"), dict):
-            call = block["function_call"]
+        elif isinstance(block.get("function_call", block.get("functionCall")), dict):  # Python's and JS's genai
+            call = block.get("function_call") or block["functionCall"]
             parts.append({"type": "tool_call", "name": call.get("name"), "arguments": call.get("args"),
                           "id": call.get("id")})
+        elif isinstance(block.get("function_response", block.get("functionResponse")), dict):
+            answer = block.get("function_response") or block["functionResponse"]
+            response = answer.get("response")
+            failed = isinstance(response, dict) and set(response) == {"error"}  # how ADK reports a tool that threw
+            parts.append({"type": "tool_call_response", "id": answer.get("id"),
+                          "response": response["error"] if failed else response, **({"error": True} if failed else {})})
         elif isinstance(block.get("toolUse"), dict):
             use = block["toolUse"]
             parts.append({"type": "tool_call", "id": use.get("toolUseId"), "name": use.get("name"),
