@@ -47,6 +47,7 @@ def slim(span: RawSpan, group_by: str | None = None) -> SlimSpan:
     record = SlimSpan(span.trace_id, span.span_id, span.parent_id, OTHER, span.start_ns, span.end_ns, span.service,
                       name=span.name)
     record.source = next((source for prefix, source in SCOPES if span.scope.startswith(prefix)), GENAI)
+    record.conversation = conversation_of(span.attributes, group_by)  # first: with it, no history is hashed
     if openinference.is_openinference(span):
         openinference.read(span, record)
     elif adk_legacy.is_legacy(span):
@@ -57,7 +58,6 @@ def slim(span: RawSpan, group_by: str | None = None) -> SlimSpan:
         if record.source == ADK and record.kind == TOOL:
             adk_legacy.read_tool(span, record)
         older.read(span, record)
-    record.conversation = conversation_of(span.attributes, group_by)
     record.invocation_id = _text(span.attributes.get("gcp.vertex.agent.invocation_id"))
     record.failed, record.error = span.failed, span.status_message
     return record

@@ -51,7 +51,7 @@ def messages(value: Any, role: str | None = None) -> list[Message] | None:
         value = [value]
     if not isinstance(value, list):
         return None
-    if value and all(isinstance(block, dict) and _is_block(block) for block in value):
+    if value and isinstance(value[0], dict) and _is_block(value[0]):
         return [{"role": role or "assistant", "parts": _blocks(value)}]  # one message's content blocks
     found = [message(item, role) for item in value if isinstance(item, (dict, list))]
     return [m for m in found if m is not None]
@@ -64,7 +64,8 @@ def message(item: Any, role: str | None = None) -> Message | None:
     if kwargs is not None:
         item, role = kwargs
     said = ROLES.get(str(item.get("role") or item.get("type") or ""), item.get("role")) or role
-    if isinstance(item.get("parts"), list) and all(isinstance(p, dict) and "type" in p for p in item["parts"]):
+    parts_given = item.get("parts")
+    if isinstance(parts_given, list) and (not parts_given or isinstance(parts_given[0], dict) and "type" in parts_given[0]):
         return {"role": said, "parts": [p for p in item["parts"] if isinstance(p, dict)]}
     if isinstance(item.get("parts"), list):  # genai Content
         return {"role": said, "parts": _blocks(item["parts"])}
@@ -97,8 +98,9 @@ def _langchain(item: dict[str, Any]) -> tuple[dict[str, Any], str | None] | None
 
 
 def _is_block(block: dict[str, Any]) -> bool:
-    return any(key in block for key in ("toolUse", "toolResult")) or set(block) == {"text"} or \
-        (block.get("type") == "text" and "text" in block)
+    """A content block (not a message): messages have a role or parts; blocks are a text or a tool's use."""
+    return "role" not in block and "parts" not in block and ("text" in block or "toolUse" in block
+                                                              or "toolResult" in block)
 
 
 def _blocks(blocks: list[Any]) -> list[dict[str, Any]]:
