@@ -7,6 +7,7 @@ The base file is a real trace (LangGraph with OpenInference, tests/fixtures/otel
 from __future__ import annotations
 
 import json
+from contextlib import nullcontext
 
 import pytest
 
@@ -130,3 +131,50 @@ def test_framework_bookkeeping_is_counted_apart_from_what_is_not_placed(tmp_path
 
     assert "38 spans are frameworks' bookkeeping with no conversation content" in said
     assert "not placed" not in said
+
+
+def test_a_run_that_crashed_is_listed_with_its_error_not_imported(tmp_path):
+    pytest.importorskip("opentelemetry.sdk")
+    from tests.importers import otel_support
+
+    provider, exporter = otel_support.local_provider("bot")
+    tracer = provider.get_tracer("bot")
+    for conversation, fails in (("conv-ok", False), ("conv-crash", True)):
+        with pytest.raises(RuntimeError) if fails else nullcontext(), tracer.start_as_current_span("invoke_agent bot") as agent:
+            agent.set_attributes({"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "bot",
+                                  "gen_ai.conversation.id": conversation})
+            with tracer.start_as_current_span("chat m") as chat:
+                chat.set_attributes({"gen_ai.operation.name": "chat", "gen_ai.input.messages": json.dumps(
+                    [{"role": "user", "parts": [{"type": "text", "content": "hi"}]}])})
+                if fails:
+                    raise RuntimeError("the model server is unreachable")
+                chat.set_attribute("gen_ai.output.messages", json.dumps(
+                    [{"role": "assistant", "parts": [{"type": "text", "content": "hello"}]}]))
+    path = otel_support.write_collector_file(list(exporter.get_finished_spans()), tmp_path / "crash.jsonl")
+
+    said = "\n".join(import_otel_command([path], tmp_path / "crash.evalset.json"))
+
+    assert "(1 eval case: conv-ok)" in said
+    assert "not placed: 1 conversations with a run that crashed (e.g. conv-crash: RuntimeError: the model server " \
+           "is unreachable)" in said
+
+
+def test_the_hint_for_missing_content_names_the_frameworks_own_setting(tmp_path):
+    """Agent Framework's trace with its content taken out, as it is without sensitive data enabled."""
+    stripped = tmp_path / "no-content.jsonl"
+    documents = [json.loads(line) for line in
+                 (FIXTURES / "otel_frameworks" / "agent_framework.otlp.jsonl").read_text().splitlines()]
+    for document in documents:
+        for resource in document["resourceSpans"]:
+            for scope in resource["scopeSpans"]:
+                for span in scope["spans"]:
+                    span["attributes"] = [a for a in span["attributes"] if "messages" not in a["key"]]
+    stripped.write_text("\n".join(json.dumps(d) for d in documents) + "\n")
+
+    done = invoke_evalkit("import", "otel", str(stripped), cwd=tmp_path)
+
+    assert done.returncode == 2
+    assert "do not record the user's message" in done.stderr
+    assert "ENABLE_SENSITIVE_DATA=true" in done.stderr
+
+
