@@ -65,7 +65,7 @@ def message(item: Any, role: str | None = None) -> Message | None:
         item, role = kwargs
     said = ROLES.get(str(item.get("role") or item.get("type") or ""), item.get("role")) or role
     parts_given = item.get("parts")
-    if isinstance(parts_given, list) and (not parts_given or isinstance(parts_given[0], dict) and "type" in parts_given[0]):
+    if isinstance(parts_given, list) and (not parts_given or (isinstance(parts_given[0], dict) and "type" in parts_given[0])):
         return {"role": said, "parts": [p for p in item["parts"] if isinstance(p, dict)]}
     if isinstance(item.get("parts"), list):  # genai Content
         return {"role": said, "parts": _blocks(item["parts"])}
