@@ -43,9 +43,11 @@ def read(span: RawSpan, record: SlimSpan) -> None:
     elif kind == "TOOL":
         record.kind, record.tool_name = TOOL, _text(attributes.get("tool.name")) or span.name
         record.tool_call_id = _text(attributes.get("tool_call.id"))
-        arguments = attributes.get("tool.parameters") if isinstance(parsed(attributes.get("input.value")), str) \
-            or parsed(attributes.get("input.value")) is None else attributes.get("input.value")
-        fill_tool(record, arguments, attributes.get("output.value"), span.failed, span.status_message)
+        # input.value is the arguments when the tool took an object; LangChain's single-argument tools
+        # record the bare value ("Paris"), and then the arguments come from the model's call.
+        arguments = parsed(attributes.get("input.value"))
+        fill_tool(record, arguments if isinstance(arguments, dict) else None, attributes.get("output.value"),
+                  span.failed, span.status_message)
     else:
         record.kind = BOOKKEEPING
 
