@@ -52,7 +52,8 @@ def _root(
 def run(
     paths: List[str] = typer.Argument(..., metavar="PATH", help="Eval set files, folders, or file.json:case1,case2"),
     config: Optional[str] = typer.Option(None, "--config", "--config_file_path", metavar="FILE", help="EvalConfig file (JSON or YAML)"),
-    agent: Optional[str] = typer.Option(None, "--agent", metavar="SPEC", help="module:attr, file.py:attr, ADK agent folder, cmd:COMMAND, http(s)://URL, adk-server:URL/APP or replay:RESULT.json"),
+    agent: Optional[str] = typer.Option(None, "--agent", metavar="SPEC", help="module:attr, file.py:attr, ADK agent folder, cmd:COMMAND, http(s)://URL, adk-server:URL/APP, a2a:URL or replay:RESULT.json"),
+    header: Optional[List[str]] = typer.Option(None, "--header", metavar="'NAME: VALUE'", help="Send this header with every request to an http(s)://, adk-server: or a2a: agent (repeatable; never written to a file)"),
     jobs: Optional[str] = typer.Option(None, "--jobs", "-j", metavar="N|auto", show_default=False, help=f"Cases run at once: 'auto' adapts to the agent, a number fixes it [default: {defaults.DEFAULT_JOBS}]"),
     json_out: Optional[Path] = typer.Option(None, "--json", metavar="FILE", help="Write the result file here"),
     junit: Optional[Path] = typer.Option(None, "--junit", metavar="FILE", help="Write a JUnit XML report here"),
@@ -77,6 +78,7 @@ def run(
     significance: Optional[float] = typer.Option(None, "--significance", metavar="LEVEL", help="With --baseline: count a regression only when it is significant at LEVEL, such as 0.05"),
     gate_scores: bool = typer.Option(False, "--gate-scores", help="With --significance: a significant drop of a criterion's mean score also exits 1"),
     quarantine: Optional[Path] = typer.Option(None, "--quarantine", metavar="FILE", help="Known-flaky cases (JSON or YAML list of case, until, reason): run and reported, not counted in the exit code until their date"),
+    min_coverage: Optional[float] = typer.Option(None, "--min-coverage", metavar="RATIO", help="Exit 1 when fewer than this share of the agent's tools were called, such as 0.8 (see docs/coverage.md)"),
 ) -> None:
     """Run the agent on the eval cases, score them, and exit 0 only if every case passed."""
     from evalkit.engine.idle_cores import mark_start
@@ -90,7 +92,8 @@ def run(
         baseline=baseline, tolerance=tolerance, pass_rate=pass_rate, use_cache=False if no_cache else None, timeout=timeout, quiet=quiet,
         judge_jobs=judge_jobs, detailed=print_detailed_results, debug=debug.on, cassettes=cassettes,
         cassette_mode=cassette_mode, processes=processes, max_repeat=max_repeat, confidence=confidence,
-        significance=significance, gate_scores=gate_scores, quarantine=quarantine,
+        significance=significance, gate_scores=gate_scores, quarantine=quarantine, min_coverage=min_coverage,
+        headers=header or [],
     )
     raise typer.Exit(guarded(lambda: run_command(request)))
 
@@ -176,12 +179,13 @@ def merge(
     markdown: Optional[Path] = typer.Option(None, "--markdown", metavar="FILE", help="Write a Markdown summary here"),
     html: Optional[Path] = typer.Option(None, "--html", metavar="FILE", help="Write a self-contained HTML report here"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line"),
+    min_coverage: Optional[float] = typer.Option(None, "--min-coverage", metavar="RATIO", help="Exit 1 when the shards together called fewer than this share of the agent's tools (default: the shards' own setting)"),
 ) -> None:
     """Combine shard results into one result file, with the exit code of one whole run."""
     from evalkit.commands.merge import merge_command
 
     raise typer.Exit(guarded(lambda: merge_command(files, json_out=json_out, junit=junit, markdown=markdown,
-                                                   html=html, quiet=quiet)))
+                                                   html=html, quiet=quiet, min_coverage=min_coverage)))
 
 
 @app.command(cls=EvalkitCommand)

@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from evalkit.engine.coverage import gate_ratio
 from evalkit.engine.evaluation import exit_code
 from evalkit.errors import EvalkitError, ExitCode, UsageError
 from evalkit.report.console import make_console
@@ -62,6 +63,8 @@ class RunRequest:
     significance: float | None = None  # with baseline: a regression counts only when significant at this level
     gate_scores: bool = False  # with significance: a significant drop of a criterion's mean score fails too
     quarantine: Path | None = None  # known-flaky cases that do not set the exit code (evalkit.quarantine)
+    min_coverage: float | None = None  # exit 1 below this share of the agent's tools called (docs/coverage.md)
+    headers: list[str] = field(default_factory=list)  # `--header 'Name: value'`, for agents reached over HTTP
 
 
 def run_command(request: RunRequest, plan: Plan | None = None, agent: Agent | None = None) -> int:
@@ -136,11 +139,24 @@ def run_command(request: RunRequest, plan: Plan | None = None, agent: Agent | No
     for warning in outcome.quarantine.warnings() if outcome.quarantine is not None else ():
         print(f"evalkit: warning: {warning}", file=sys.stderr)
     code = ExitCode.TERMINATED if outcome.terminated else exit_code(result)
+    if not interrupted and not settings.shard and report_coverage_gate(result, gate_ratio(settings, plan)) \
+            and code == ExitCode.OK:
+        code = ExitCode.FAILED
     if comparison is not None:
         regressed = report_baseline(comparison, result, request, console)
         if regressed and code == ExitCode.OK:
             code = ExitCode.FAILED
     return code
+
+
+def report_coverage_gate(result: RunResult, requested: float | None) -> bool:
+    """Say why the coverage gate fails, on stderr; True when it does."""
+    from evalkit.results.coverage import gate_message
+
+    message = gate_message(result.coverage, requested)
+    if message is not None:
+        print(f"evalkit: {message}", file=sys.stderr)
+    return message is not None
 
 
 def start_live_progress(plan: Plan, settings: RunSettings, progress: RunProgress,
@@ -179,7 +195,8 @@ def run_settings(request: RunRequest) -> RunSettings:
                           jobs=request.jobs, judge_jobs=request.judge_jobs, timeout=request.timeout,
                           repeat=request.repeat, pass_rate=request.pass_rate, use_cache=request.use_cache,
                           confidence=request.confidence, max_repeat=request.max_repeat,
-                          quarantine=request.quarantine)
+                          quarantine=request.quarantine, min_coverage=request.min_coverage,
+                          headers=request.headers or None)
 
 
 def check_loop_options(request: RunRequest) -> None:

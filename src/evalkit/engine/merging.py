@@ -13,6 +13,7 @@ from pathlib import Path
 
 from evalkit.engine.sharding import Shard
 from evalkit.errors import InputError, Problem
+from evalkit.results.coverage import merged_coverage
 from evalkit.schema.results import CaseResult, JudgeStatistics, RunResult, Summary
 
 
@@ -48,6 +49,7 @@ def merge_results(results: list[tuple[Path, RunResult]]) -> RunResult:
         repeat=first.repeat,
         pass_rate=first.pass_rate,
         shards=sorted(shards, key=lambda s: Shard.parse(s).index) or None,
+        coverage=merged_coverage(r.coverage for _, r in results),  # one inventory, the calls of every shard
     )
 
 

@@ -45,6 +45,11 @@ def render(result: RunResult, console: Console, *, debug: bool = False) -> None:
     elif not debug and any(c.error_detail for case in result.cases for c in case.criteria):
         console.print(Text(CRITERION_DETAIL_HINT, style="dim"), soft_wrap=True)
     console.print(Text(summary_line(result), style="bold"))
+    if result.coverage is not None:
+        from evalkit.results.coverage import coverage_lines
+
+        for line in coverage_lines(result.coverage):
+            console.print(line, highlight=False, markup=False, soft_wrap=True)
     for line in flaky_lines(result.cases) + quarantine_lines(result.cases):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
     if any(case.repeat is not None and case.repeat.flaky and case.status is not Status.PASSED

@@ -10,7 +10,9 @@ from collections.abc import Sequence
 from enum import Enum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+
+from evalkit.schema.coverage import Coverage
 
 
 class Status(str, Enum):
@@ -126,6 +128,9 @@ class CaseResult(ResultModel):
     runs: list[CaseResult] | None = Field(default=None, description="each repeated run, in the order they finished")
     quarantined: bool | None = Field(
         default=None, description="true: listed in --quarantine and in force; reported, but not in the exit code")
+    exercised: dict[str, Any] | None = Field(
+        default=None, description="what the agent's adapter saw the case use: {tools, arguments, agents} "
+                                  "(ADK agents; docs/coverage.md)")
 
 
 class Summary(ResultModel):
@@ -256,3 +261,14 @@ class RunResult(ResultModel):
     agent: str | None = Field(default=None, description="the agent spec the run used (--agent or the config's)")
     cassettes: dict[str, Any] | None = Field(
         default=None, description="with --cassettes: the folder (absolute) and the mode the model calls came from")
+    coverage: Coverage | None = Field(
+        default=None, description="the tools and sub-agents the agent declares and which of them the run used "
+                                  "(docs/coverage.md); absent when evalkit does not know the agent's tools")
+
+    @model_serializer(mode="wrap")
+    def _without_unknown_coverage(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # No inventory, no coverage object: the key is left out rather than written as null.
+        data = handler(self)
+        if data.get("coverage", 0) is None:
+            del data["coverage"]
+        return data

@@ -44,6 +44,11 @@ const api = {
     if (byId.length === 1) return byId[0].index;
     throw new NotFound(evalId);
   },
+  coverage(runId) {
+    const id = encodeURIComponent(runId);
+    return MODE === "static" ? getJson(`data/runs/${id}/coverage.json`) : getJson(`api/runs/${id}/coverage`);
+  },
+  historyCoverage() { return MODE === "static" ? getJson("data/coverage.json") : getJson("api/coverage"); },
   compare(base, next) {
     if (MODE === "static") return getJson(`data/compare/${encodeURIComponent(base)}/${encodeURIComponent(next)}.json`);
     return getJson(`api/compare?${new URLSearchParams({base: base, new: next})}`);
