@@ -259,8 +259,10 @@ def summary_line(result: RunResult) -> str:
         parts.append(f"{s.quarantined} quarantined")
     if result.repeat_auto:
         auto = result.repeat_auto
-        parts.append(f"up to {result.repeat} runs each (auto): {auto.get('agent_runs')} agent runs, "
-                     f"{auto.get('runs_saved')} fewer than --repeat {result.repeat}")
+        same_as = auto.get("same_as_repeat", result.repeat)
+        counts = (f": {auto['agent_runs']} agent runs, {auto.get('runs_saved')} fewer than --repeat {same_as}, "
+                  "the same verdicts" if "agent_runs" in auto else "")
+        parts.append(f"up to {same_as} runs each (auto){counts}")
     elif result.repeat > 1:
         parts.append(f"{result.repeat} runs each")
     if s.run_pass_rate is not None and s.run_pass_rate_ci:

@@ -82,6 +82,9 @@ class RepeatStats(ResultModel):
     pass_rate_ci: list[float] | None = Field(
         default=None, description="95% Wilson interval of the pass rate, [low, high] (docs/repeats.md)")
     stability: str | None = Field(default=None, description="stable_pass, flaky or stable_fail")
+    # With `--repeat auto` only (engine/repeats.py adds them as extra fields, so other runs'
+    # files are unchanged): `pass_rate_unbiased`, the pass rate estimated without the bias of
+    # stopping early, and `pass_rate_ci_exact`, its exact 95% interval given the stopping rule.
 
 
 class InvocationScore(ResultModel):
@@ -250,7 +253,8 @@ class RunResult(ResultModel):
     confidence: float | None = Field(
         default=None, description="--confidence: a case passes when its Wilson interval's low end reaches pass_rate")
     repeat_auto: dict[str, Any] | None = Field(
-        default=None, description="--repeat auto: max_repeat, agreeing_runs, agent_runs, runs_saved (repeat is the cap)")
+        default=None, description="--repeat auto: max_repeat, agreeing_runs, rule, required_passes, same_as_repeat, "
+                                  "agent_runs, runs_saved (repeat is the cap; docs/repeats.md)")
     shard: str | None = Field(default=None, description="K/N when this run was one shard (--shard)")
     concurrency: dict[str, Any] | None = Field(
         default=None, description="cases in flight (--jobs): mode, initial/peak/final level, overloads and back-offs")
