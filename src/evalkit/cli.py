@@ -62,7 +62,7 @@ def run(
     repeat: Optional[str] = typer.Option(None, "--repeat", metavar="N|auto", show_default=False, help=f"Run each case N times, or 'auto': again only while its verdict is uncertain [default: {defaults.DEFAULT_REPEAT}]"),
     case: Optional[List[str]] = typer.Option(None, "--case", metavar="ID", help="Only this eval id (repeatable)"),
     shard: Optional[str] = typer.Option(None, "--shard", metavar="K/N", help="K/N: run the K-th of N stable slices of the cases; auto: the slice from the CI's parallel-job variables"),
-    baseline: Optional[str] = typer.Option(None, "--baseline", metavar="FILE|last", help="Compare with an earlier result file (evalkit's or ADK's), or 'last' for the previous run; regressions exit 1"),
+    baseline: Optional[str] = typer.Option(None, "--baseline", metavar="FILE|last|history[:N]", help="Compare with an earlier result file (evalkit's or ADK's), 'last' for the previous run, or 'history' for the last 20 runs pooled (history:N for N); regressions exit 1"),
     tolerance: Optional[float] = typer.Option(None, "--tolerance", metavar="DELTA", help="With --baseline: a score may drop this much before it counts as a regression (default 0)"),
     pass_rate: Optional[float] = typer.Option(None, "--pass-rate", metavar="RATE", help="With --repeat: share of the runs a case needs to pass (default: all)"),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the judge cache"),
@@ -78,6 +78,7 @@ def run(
     significance: Optional[float] = typer.Option(None, "--significance", metavar="LEVEL", help="With --baseline: count a regression only when it is significant at LEVEL, such as 0.05"),
     gate_scores: bool = typer.Option(False, "--gate-scores", help="With --significance: a significant drop of a criterion's mean score also exits 1"),
     quarantine: Optional[Path] = typer.Option(None, "--quarantine", metavar="FILE", help="Known-flaky cases (JSON or YAML list of case, until, reason): run and reported, not counted in the exit code until their date"),
+    gate: Optional[str] = typer.Option(None, "--gate", metavar="thresholds|regressions|both", show_default=False, help="What exits 1: failed thresholds, regressions against --baseline, or both [default: both with --baseline, else thresholds]"),
     min_coverage: Optional[float] = typer.Option(None, "--min-coverage", metavar="RATIO", help="Exit 1 when fewer than this share of the agent's tools were called, such as 0.8 (see docs/coverage.md)"),
 ) -> None:
     """Run the agent on the eval cases, score them, and exit 0 only if every case passed."""
@@ -92,7 +93,7 @@ def run(
         baseline=baseline, tolerance=tolerance, pass_rate=pass_rate, use_cache=False if no_cache else None, timeout=timeout, quiet=quiet,
         judge_jobs=judge_jobs, detailed=print_detailed_results, debug=debug.on, cassettes=cassettes,
         cassette_mode=cassette_mode, processes=processes, max_repeat=max_repeat, confidence=confidence,
-        significance=significance, gate_scores=gate_scores, quarantine=quarantine, min_coverage=min_coverage,
+        significance=significance, gate_scores=gate_scores, quarantine=quarantine, min_coverage=min_coverage, gate=gate,
         headers=header or [],
     )
     raise typer.Exit(guarded(lambda: run_command(request)))
@@ -108,6 +109,19 @@ def proxy(
     from evalkit.commands.proxy import proxy_command
 
     raise typer.Exit(guarded(lambda: proxy_command(cassettes, cassette_mode, port)))
+
+
+@app.command(cls=EvalkitCommand)
+def mcp(
+    server_command: Optional[List[str]] = typer.Argument(None, metavar="-- COMMAND [ARGS...]", help="The stdio MCP server to stand in for"),
+    cassettes: Path = typer.Option(..., "--cassettes", metavar="DIR", help="Folder of the cassettes (the server's is DIR/mcp/NAME.mcp.json)"),
+    cassette_mode: str = typer.Option("replay", "--cassette-mode", metavar="MODE", help="replay (COMMAND never starts), record or auto"),
+    name: Optional[str] = typer.Option(None, "--name", metavar="NAME", help="The cassette's name (default: the command's words without their folders)"),
+) -> None:
+    """Serve MCP on stdin/stdout in place of the server COMMAND, recording or replaying its tools."""
+    from evalkit.commands.mcp import mcp_command
+
+    raise typer.Exit(guarded(lambda: mcp_command(cassettes, cassette_mode, list(server_command or ()), name)))
 
 
 @app.command(cls=EvalkitCommand)

@@ -173,12 +173,9 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
         progress.repeat, progress.pass_rate = settings.repeat, settings.pass_rate
         progress.confidence = settings.confidence
     if settings.auto_repeat:
-        from evalkit.defaults import DEFAULT_AUTO_REPEAT_ALPHA
         from evalkit.engine.repeats import AutoRepeat
-        from evalkit.stats.stability import agreeing_runs_needed
 
-        auto = progress.auto_repeat = AutoRepeat(settings.repeat, agreeing_runs_needed(DEFAULT_AUTO_REPEAT_ALPHA),
-                                                 settings.passes_required, progress.add)
+        auto = progress.auto_repeat = AutoRepeat(settings.stopping_rule(), settings.repeat, progress.add)
         on_case_done = auto.add
     elif settings.repeat > 1:
         from evalkit.engine.repeats import RepeatCollector, repeated

@@ -36,6 +36,7 @@ FLAKY_HINT = ("(a flaky case passes or fails by chance: let it pass on a share o
 
 def render(result: RunResult, console: Console, *, debug: bool = False) -> None:
     from evalkit.report.case_table import print_case_table
+    from evalkit.report.tool_sources import tool_source_lines
 
     columns = gating_criterion_names(result.cases)
     if result.cases:  # an interrupted run shows what finished: maybe nothing, then no empty table
@@ -47,6 +48,8 @@ def render(result: RunResult, console: Console, *, debug: bool = False) -> None:
     elif not debug and any(c.error_detail for case in result.cases for c in case.criteria):
         console.print(Text(CRITERION_DETAIL_HINT, style="dim"), soft_wrap=True)
     console.print(Text(summary_line(result), style="bold"))
+    for line in tool_source_lines(result):
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
     if result.coverage is not None:
         from evalkit.results.coverage import coverage_lines
 
@@ -268,8 +271,10 @@ def summary_line(result: RunResult) -> str:
         parts.append(f"{s.quarantined} quarantined")
     if result.repeat_auto:
         auto = result.repeat_auto
-        parts.append(f"up to {result.repeat} runs each (auto): {auto.get('agent_runs')} agent runs, "
-                     f"{auto.get('runs_saved')} fewer than --repeat {result.repeat}")
+        same_as = auto.get("same_as_repeat", result.repeat)
+        counts = (f": {auto['agent_runs']} agent runs, {auto.get('runs_saved')} fewer than --repeat {same_as}, "
+                  "the same verdicts" if "agent_runs" in auto else "")
+        parts.append(f"up to {same_as} runs each (auto){counts}")
     elif result.repeat > 1:
         parts.append(f"{result.repeat} runs each")
     if s.run_pass_rate is not None and s.run_pass_rate_ci:

@@ -83,6 +83,9 @@ class RepeatStats(ResultModel):
         default=None, min_length=2, max_length=2,
         description="95% Wilson interval of the pass rate, [low, high] (docs/repeats.md)")
     stability: str | None = Field(default=None, description="stable_pass, flaky or stable_fail")
+    # With `--repeat auto` only (engine/repeats.py adds them as extra fields, so other runs'
+    # files are unchanged): `pass_rate_unbiased`, the pass rate estimated without the bias of
+    # stopping early, and `pass_rate_ci_exact`, its exact 95% interval given the stopping rule.
 
 
 class InvocationScore(ResultModel):
@@ -125,6 +128,9 @@ class CaseResult(ResultModel):
         default=None, description="calls to a faked tool that no tool_mocks entry matched: {invocation_index, name, args}")
     final_state: dict[str, Any] | None = Field(
         default=None, description="the session state the agent left, when it reports one")
+    tool_calls: list[dict[str, Any]] | None = Field(
+        default=None, description="where each tool call's answer came from, in call order: {invocation_index, name, "
+        "source}, source one of recorded, replayed, mocked, live (in-process ADK agents)")
     repeat: RepeatStats | None = None
     runs: list[CaseResult] | None = Field(default=None, description="each repeated run, in the order they finished")
     quarantined: bool | None = Field(
@@ -250,7 +256,8 @@ class RunResult(ResultModel):
     confidence: float | None = Field(
         default=None, description="--confidence: a case passes when its Wilson interval's low end reaches pass_rate")
     repeat_auto: dict[str, Any] | None = Field(
-        default=None, description="--repeat auto: max_repeat, agreeing_runs, agent_runs, runs_saved (repeat is the cap)")
+        default=None, description="--repeat auto: max_repeat, agreeing_runs, rule, required_passes, same_as_repeat, "
+                                  "agent_runs, runs_saved (repeat is the cap; docs/repeats.md)")
     shard: str | None = Field(default=None, description="K/N when this run was one shard (--shard)")
     concurrency: dict[str, Any] | None = Field(
         default=None, description="cases in flight (--jobs): mode, initial/peak/final level, overloads and back-offs")
