@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import IO, Any
 
 from evalkit.errors import InputError, Problem
-from evalkit.foundation.documents import loads
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -93,9 +92,13 @@ def _open_text(path: Path, gzipped: bool) -> IO[str]:
 
 def _loads(text: str, path: Path, where: str) -> Any:
     try:
-        return loads(text)  # within evalkit's limits on depth and numbers (foundation/documents.py)
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
     except RecursionError:
         raise InputError(Problem(str(path), where, "JSON nested too deeply to be OTLP traces")) from None
+    except ValueError as error:  # an integer past Python's limit on digits
+        raise InputError(Problem(str(path), where, f"a number too long to read ({error})")) from None
 
 
 def _parsed(text: IO[str], path: Path, notes: ReadNotes) -> Iterator[tuple[int, Any]]:
