@@ -5,12 +5,13 @@ Rendered with rich; on a terminal with colour, elsewhere (CI logs, pipes) as pla
 
 from __future__ import annotations
 
-import json
 import re
 
 from rich.console import Console
 from rich.text import Text
 
+from evalkit.results.notation import call_text
+from evalkit.results.reasoning import judge_reasoning
 from evalkit.schema.results import CaseResult, CriterionResult, JudgeStatistics, RunResult, Status
 
 _STYLE = {
@@ -172,7 +173,7 @@ def unmatched_tool_lines(cases: list[CaseResult]) -> list[str]:
         calls = [call for run in (case.runs or [case]) for call in run.unmatched_tool_calls or ()]
         if calls:
             shown = ", ".join(
-                f"turn {c['invocation_index'] + 1} {c['name']}({json.dumps(c['args'], sort_keys=True)})" for c in calls[:3])
+                f"turn {c['invocation_index'] + 1} {call_text(c['name'], c['args'])}" for c in calls[:3])
             more = f" and {len(calls) - 3} more" if len(calls) > 3 else ""
             lines.append(f"? {case.eval_set_id}/{case.eval_id}: no tool_mocks entry matched {shown}{more}; "
                          "these calls were not faked: add entries that match them")
@@ -234,6 +235,11 @@ def first_difference(criterion: CriterionResult) -> str:
             return f"\n    turn {index + 1}: expected {details['expected']!r}\n    {'':{len(str(index + 1)) + 6}}got      {details['actual']!r}"
         if details.get("reason"):
             return f"\n    turn {index + 1}: {details['reason']}"
+        if details.get("failed_checks"):
+            return "".join(f"\n    turn {index + 1}: {check}" for check in details["failed_checks"])
+        reasons = judge_reasoning(details)
+        if reasons:
+            return "".join(f"\n    turn {index + 1}: the judge: {reason}" for reason in reasons[:1])
         return f"\n    turn {index + 1}: score {turn.score if turn.score is not None else 'n/a'}"
     return ""
 

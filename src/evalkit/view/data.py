@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from evalkit.view.index import Run, RunIndex
 from evalkit.view.live import LIVE_ID_PREFIX, LiveRun, LiveRuns
 from evalkit.view.query import CaseQuery, select
+from evalkit.view.rows import history_entry, judge_reasons
 
 if TYPE_CHECKING:
     from evalkit.results.reader import ScoredRun
@@ -68,10 +69,24 @@ class ViewData:
         run = self.find(run_id)
         if run is None or not 0 <= index < len(run.rows) or (isinstance(run, Run) and run.failure):
             return None
+        return self.case_of(run, index)
+
+    def case_of(self, run: Run | LiveRun, index: int) -> dict[str, Any]:
+        """One case of a run in full, with what the case page shows beside it."""
         case = run.cases[index] if isinstance(run, LiveRun) else run.case(index)
-        return {"case": case, "index": index, "run": run_id, "labels": self.case_labels(case),
-                "judged": judged_criteria(case),
+        return {"case": case, "index": index, "run": run.id, "labels": self.case_labels(case),
+                "judged": judged_criteria(case), "reasons": judge_reasons(case),
                 "live": isinstance(run, LiveRun), "cassette": None if isinstance(run, LiveRun) else cassette_of(run, case)}
+
+    def history(self, eval_set_id: str, eval_id: str) -> dict[str, Any] | None:
+        """`GET /api/cases/{eval_set_id}/{eval_id}/history`: that case in every run of the history, newest first."""
+        found = []
+        for run in self.index.runs():
+            row = next((row for row in run.snapshot()[0]
+                        if row["eval_id"] == eval_id and row["eval_set_id"] == eval_set_id), None)
+            if row is not None:
+                found.append(history_entry(run.id, run.header.get("started_at"), row))
+        return {"runs": found} if found else None
 
     def locate(self, run_id: str, eval_set_id: str, eval_id: str) -> int | None:
         """The index of a case in a run: by eval set and id, else by an id unique in the run (as compare pairs them)."""

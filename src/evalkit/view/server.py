@@ -51,6 +51,10 @@ def create_app(data: ViewData) -> Starlette:
         index = data.locate(request.path_params["run_id"], params.get("eval_set_id", ""), params.get("eval_id", ""))
         return _missing("no such case") if index is None else _json({"index": index})
 
+    def history(request: Request) -> Response:
+        found = data.history(request.path_params["eval_set_id"], request.path_params["eval_id"])
+        return _missing("no run of the history has this case") if found is None else _json(found)
+
     def compare(request: Request) -> Response:
         found = data.compare(request.query_params.get("base", ""), request.query_params.get("new", ""))
         return _missing("no such run (compare takes two finished runs)") if found is None else _json(found)
@@ -78,6 +82,7 @@ def create_app(data: ViewData) -> Starlette:
         Route("/api/runs/{run_id}/cases/{index:int}", case),
         Route("/api/runs/{run_id}/locate", locate),
         Route("/api/compare", compare),
+        Route("/api/cases/{eval_set_id}/{eval_id:path}/history", history),
         Route("/api/labels", label, methods=["POST"]),
         Mount("/static", static),
     ]

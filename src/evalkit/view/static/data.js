@@ -44,6 +44,10 @@ const api = {
     if (byId.length === 1) return byId[0].index;
     throw new NotFound(evalId);
   },
+  history(setId, evalId) {  // a static copy has no server to gather a case across runs
+    if (MODE === "static") return Promise.resolve(null);
+    return getJson(`api/cases/${encodeURIComponent(setId)}/${encodeURIComponent(evalId)}/history`);
+  },
   compare(base, next) {
     if (MODE === "static") return getJson(`data/compare/${encodeURIComponent(base)}/${encodeURIComponent(next)}.json`);
     return getJson(`api/compare?${new URLSearchParams({base: base, new: next})}`);

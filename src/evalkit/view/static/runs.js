@@ -43,7 +43,7 @@ function drawRuns(page, data) {
     }}});
     return el("tr", {class: run.live ? "live-row" : ""},
       el("td", {}, box),
-      el("td", {}, el("a", {href: route("run", run.id)}, fmtWhen(run.started_at)),
+      el("td", {}, el("a", {href: route("run", run.id)}, whenParts(run.started_at)),
         run.live ? el("span", {class: "tag live"}, run.stopped ? "stopped" : "running") : null,
         run.interrupted ? el("span", {class: "tag warn"}, "interrupted") : null),
       el("td", {}, (run.eval_set_ids || []).join(", ")),
@@ -54,7 +54,7 @@ function drawRuns(page, data) {
       el("td", {class: "git wide-only"}, gitText(run.git)),
       el("td", {}, previous ? el("a", {href: route("compare", previous.id, run.id), title: "what changed since the run before it"}, "changes since previous") : ""));
   });
-  page.replaceChildren(
+  page.replaceChildren(...[  // replaceChildren writes a null as the text "null": leave absent parts out
     el("h1", {}, `Runs (${runs.length})`),
     el("p", {class: "muted"}, "Newest first, from ", (data.looked_in || []).join(", "), ". Click a run to see its cases; pick two to compare them, or follow \u201cchanges since previous\u201d."),
     trends(finished),
@@ -62,7 +62,7 @@ function drawRuns(page, data) {
     tableWrap(el("table", {class: "runs"},
       el("thead", {}, el("tr", {}, el("th", {}, ""), el("th", {}, "When"), el("th", {}, "Eval sets"), el("th", {class: "wide-only"}, "Agent"),
         el("th", {}, "Cases"), el("th", {class: "wide-only"}, "Cost"), el("th", {class: "wide-only"}, "Duration"), el("th", {class: "wide-only"}, "Git"), el("th", {}, ""))),
-      el("tbody", {}, rows))));
+      el("tbody", {}, rows)))].filter(Boolean));
 }
 
 function previousRun(finished, run) {
