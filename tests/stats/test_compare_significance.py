@@ -103,3 +103,29 @@ def test_a_narrow_terminal_shows_the_p_value_under_the_criteria(width, own_colum
     assert ("p = 0.016 (10/10 → 5/10)" in text) is not own_column
     assert "significant" in text
     assert all(len(line) <= width for line in text.splitlines() if "│" in line)  # the table fits the terminal
+
+
+def test_cases_pair_by_eval_set_and_eval_id_only():
+    # Set `b` was renamed `b2`; set `a` has a case with the same eval id. Nothing really
+    # changed: `b`'s case went 5/10 → 4/10, and it must not be tested against `a`'s 10/10.
+    base, new = ScoredRun(label="base", kind="evalkit"), ScoredRun(label="new", kind="evalkit")
+    base.cases[("a", "x")] = ScoredCase("a", "x", Status.PASSED, runs=10, passed_runs=10)
+    base.cases[("b", "x")] = ScoredCase("b", "x", Status.FAILED, runs=10, passed_runs=5)
+    new.cases[("a", "x")] = ScoredCase("a", "x", Status.PASSED, runs=10, passed_runs=10)
+    new.cases[("b2", "x")] = ScoredCase("b2", "x", Status.FAILED, runs=10, passed_runs=4)
+    comparison = compare_runs(base, new)
+    kinds = {(c.eval_set_id, c.eval_id): c.kind for c in comparison.cases}
+    assert kinds == {("a", "x"): "unchanged", ("b", "x"): "removed", ("b2", "x"): "added"}
+    add_significance(comparison, base, new, 0.05)
+    assert not comparison.fails_gate
+    assert all(c.significance is None for c in comparison.cases if c.kind in ("added", "removed"))
+    assert comparison.significance is not None and comparison.significance.p_value == 1.0
+
+
+def test_a_renamed_set_is_added_and_removed_even_when_its_ids_are_unique():
+    base = run("base", {"a": (1, 1)})
+    new = ScoredRun(label="new", kind="evalkit")
+    new.cases[("renamed", "a")] = ScoredCase("renamed", "a", Status.FAILED)
+    comparison = compare_runs(base, new)
+    assert comparison.counts()["removed"] == 1 and comparison.counts()["added"] == 1
+    assert not comparison.fails_gate

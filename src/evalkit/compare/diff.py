@@ -10,13 +10,10 @@ are not regressions (a shard, a `--case` run or an edited eval set leaves some o
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING
 
+from evalkit.compare.significance_results import CaseSignificance, Significance
 from evalkit.results.reader import CaseKey, ScoredCase, ScoredCriterion, ScoredRun
 from evalkit.schema.results import Status
-
-if TYPE_CHECKING:
-    from evalkit.compare.significance import CaseSignificance, Significance
 
 # Scores are floats from different machines and libraries; differences below this are noise.
 _EPSILON = 1e-9
@@ -128,20 +125,16 @@ def compare_runs(base: ScoredRun, new: ScoredRun, tolerance: float = 0.0) -> Com
 
 
 def _match(base: ScoredRun, new: ScoredRun) -> dict[CaseKey, CaseKey]:
-    """Base key → new key: by eval set and eval id, else by an eval id unique on both sides."""
-    pairs = {key: key for key in base.cases if key in new.cases}
-    lonely_new: dict[str, list[CaseKey]] = {}
-    for key in new.cases:
-        if key not in pairs:
-            lonely_new.setdefault(key[1], []).append(key)
-    lonely_base: dict[str, list[CaseKey]] = {}
-    for key in base.cases:
-        if key not in pairs:
-            lonely_base.setdefault(key[1], []).append(key)
-    for eval_id, keys in lonely_base.items():
-        if len(keys) == 1 and len(lonely_new.get(eval_id, [])) == 1:
-            pairs[keys[0]] = lonely_new[eval_id][0]
-    return pairs
+    """Base key → new key: the same eval set id and eval id, and nothing else. A case of a
+    renamed eval set is removed on one side and added on the other, never paired with a
+    case that only shares its eval id (another set may well have one)."""
+    return {key: key for key in base.cases if key in new.cases}
+
+
+def paired_cases(comparison: Comparison, base: ScoredRun, new: ScoredRun) -> list[tuple[ScoredCase, ScoredCase]]:
+    """The cases the comparison found on both sides, base and new side by side, in its order."""
+    return [(base.cases[key], new.cases[key]) for key in
+            ((c.eval_set_id, c.eval_id) for c in comparison.cases if c.kind not in (ADDED, REMOVED))]
 
 
 def _compare_case(base: ScoredCase, new: ScoredCase, tolerance: float) -> CaseChange:

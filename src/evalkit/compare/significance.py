@@ -19,10 +19,15 @@ against LEVEL.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
-from evalkit.compare.diff import ADDED, REMOVED, Comparison
+from evalkit.compare.diff import Comparison, paired_cases
+from evalkit.compare.significance_results import (
+    FISHER,
+    MCNEMAR,
+    SIGN_TEST,
+    CaseSignificance,
+    CriterionSignificance,
+    Significance,
+)
 from evalkit.errors import UsageError
 from evalkit.results.reader import ScoredCase, ScoredRun
 from evalkit.stats.exact_tests import (
@@ -35,73 +40,8 @@ from evalkit.stats.exact_tests import (
 from evalkit.stats.multiple import holm_adjusted, tarone_holm_adjusted
 from evalkit.stats.paired import paired_better, paired_worse
 
-MCNEMAR, SIGN_TEST, FISHER, SIGN_FLIP = "mcnemar_exact", "sign_test_exact", "fisher_exact", "paired_sign_flip"
-
 # Pass rates are ratios of small counts: differences below this are equal.
 _EPSILON = 1e-9
-
-
-@dataclass
-class CaseSignificance:
-    test: str
-    p_value: float
-    p_adjusted: float
-    significant: bool
-    base_passed: int
-    base_runs: int
-    new_passed: int
-    new_runs: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"p_value": _round(self.p_value), "p_adjusted": _round(self.p_adjusted), "significant": self.significant,
-                "test": self.test, "base_passed": self.base_passed, "base_runs": self.base_runs,
-                "new_passed": self.new_passed, "new_runs": self.new_runs}
-
-
-@dataclass
-class CriterionSignificance:
-    name: str
-    cases: int  # cases in common with a score on both sides
-    base_mean: float
-    new_mean: float
-    p_worse: float
-    p_better: float
-    significant: bool  # a significant drop (Holm over the criteria)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "test": SIGN_FLIP, "cases": self.cases, "base_mean": _round(self.base_mean),
-                "new_mean": _round(self.new_mean), "p_worse": _round(self.p_worse),
-                "p_better": _round(self.p_better), "significant": self.significant}
-
-
-@dataclass
-class Significance:
-    level: float
-    test: str  # the overall test
-    p_value: float
-    p_adjusted: float
-    regressed: int  # cases whose pass rate went down
-    improved: int  # cases whose pass rate went up
-    gate_scores: bool = False
-    criteria: list[CriterionSignificance] = field(default_factory=list)
-
-    @property
-    def overall_significant(self) -> bool:
-        return self.p_adjusted <= self.level
-
-    @property
-    def fails_gate(self) -> bool:
-        return self.overall_significant or (self.gate_scores and any(c.significant for c in self.criteria))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "significance": self.level,
-            "overall": {"test": self.test, "p_value": _round(self.p_value), "p_adjusted": _round(self.p_adjusted),
-                        "regressed": self.regressed, "improved": self.improved,
-                        "significant": self.overall_significant},
-            "criteria_tests": [c.to_dict() for c in self.criteria],
-            "gate_scores": self.gate_scores,
-        }
 
 
 def check_level(level: float | None) -> float | None:
@@ -113,7 +53,7 @@ def check_level(level: float | None) -> float | None:
 def add_significance(comparison: Comparison, base: ScoredRun, new: ScoredRun, level: float,
                      gate_scores: bool = False) -> None:
     """Test the comparison's changes at `level`, in place."""
-    pairs = _pairs(comparison, base, new)
+    pairs = paired_cases(comparison, base, new)
     worse = [fisher_worse(b.passes, b.runs, n.passes, n.runs) for b, n in pairs]
     floors = [fisher_worse_floor(b.passes, b.runs, n.passes, n.runs) for b, n in pairs]
     down = sum(1 for b, n in pairs if _rate(n) < _rate(b) - _EPSILON)
@@ -124,7 +64,7 @@ def add_significance(comparison: Comparison, base: ScoredRun, new: ScoredRun, le
     comparison.significance = Significance(level=level, test=MCNEMAR if once else SIGN_TEST, p_value=overall_p,
                                            p_adjusted=adjusted[-1], regressed=down, improved=up,
                                            gate_scores=gate_scores, criteria=_criteria_tests(pairs, level))
-    by_name = {(c.eval_set_id, c.eval_id): c for c in comparison.cases if c.kind not in (ADDED, REMOVED)}
+    by_name = {(c.eval_set_id, c.eval_id): c for c in comparison.cases}
     for index, (b, n) in enumerate(pairs):
         change = by_name[(n.eval_set_id, n.eval_id)]
         p_value, p_adjusted = worse[index], adjusted[index]
@@ -133,21 +73,6 @@ def add_significance(comparison: Comparison, base: ScoredRun, new: ScoredRun, le
             p_adjusted = min(1.0, p_value * len(adjusted))
         change.significance = CaseSignificance(FISHER, p_value, p_adjusted, p_adjusted <= level,
                                                b.passes, b.runs, n.passes, n.runs)
-
-
-def _pairs(comparison: Comparison, base: ScoredRun, new: ScoredRun) -> list[tuple[ScoredCase, ScoredCase]]:
-    """The cases in common, base and new side by side, in the comparison's order."""
-    base_by_id = {(c.eval_set_id, c.eval_id): c for c in base.cases.values()}
-    new_by_id = {(c.eval_set_id, c.eval_id): c for c in new.cases.values()}
-    pairs = []
-    for change in comparison.cases:
-        if change.kind in (ADDED, REMOVED):
-            continue
-        new_case = new_by_id[(change.eval_set_id, change.eval_id)]
-        base_case = base_by_id.get((change.eval_set_id, change.eval_id)) or next(
-            c for c in base.cases.values() if c.eval_id == change.eval_id)  # matched by eval id alone
-        pairs.append((base_case, new_case))
-    return pairs
 
 
 def _criteria_tests(pairs: list[tuple[ScoredCase, ScoredCase]], level: float) -> list[CriterionSignificance]:
@@ -170,6 +95,3 @@ def _criteria_tests(pairs: list[tuple[ScoredCase, ScoredCase]], level: float) ->
 def _rate(case: ScoredCase) -> float:
     return case.passes / case.runs if case.runs else 0.0
 
-
-def _round(p: float) -> float:
-    return float(f"{p:.6g}")
