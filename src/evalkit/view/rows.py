@@ -94,7 +94,8 @@ def judge_reasons(case: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     for criterion in case.get("criteria") or []:
         if not isinstance(criterion, dict) or criterion.get("status") not in ("failed", "error"):
             continue
-        found = [{"turn": None, "text": text} for text in judge_reasoning(criterion.get("details") or {})]
+        found: list[dict[str, Any]] = [{"turn": None, "text": text}
+                                       for text in judge_reasoning(criterion.get("details") or {})]
         for number, turn in enumerate(criterion.get("invocations") or [], start=1):
             if isinstance(turn, dict) and turn.get("status") in ("failed", "error", None):
                 found += [{"turn": number, "text": text} for text in judge_reasoning(turn.get("details") or {})]
