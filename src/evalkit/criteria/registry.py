@@ -54,6 +54,7 @@ _BUILT_IN: dict[str, str] = {
     "tool_trajectory_match_v1": "evalkit.criteria.extended.tool_trajectory_match:ToolTrajectoryMatchCriterion",
     "final_session_state_v1": "evalkit.criteria.extended.final_session_state:FinalSessionStateCriterion",
     "cost_v1": "evalkit.criteria.extended.cost:CostCriterion",
+    "response_checks_v1": "evalkit.criteria.extended.response_checks:ResponseChecksCriterion",
 }
 
 _registered: dict[str, type[Criterion]] = {}

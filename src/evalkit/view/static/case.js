@@ -46,7 +46,7 @@ function whyBox(c, reasons) {
     el("ul", {}, bad.map(x => el("li", {},
       el("strong", {}, x.name), ` scored ${fmtScore(x.score)}`, x.threshold != null ? `, below its threshold ${fmtScore(x.threshold)}` : "",
       x.error ? [": ", x.error] : null,
-      el("ul", {}, (x.invocations || []).map((inv, i) => explain(inv.details) ? el("li", {}, `turn ${i + 1}: `, explain(inv.details)) : null),
+      el("ul", {}, (x.invocations || []).map((inv, i) => turnFailed(inv) && explain(inv.details) ? el("li", {}, `turn ${i + 1}: `, explain(inv.details)) : null),
         explain(x.details) ? el("li", {}, explain(x.details)) : null,
         judgeSaid(reasons[x.name] || [], x)),
       checksFailed(x)))));
@@ -190,3 +190,5 @@ function flipNote(what, statuses) {
   const newly = verdicts[0] !== "passed" && verdicts.slice(1).every(s => s === "passed") ? " (newly broken: it passed in every earlier run)" : "";
   return `${what} passed in ${passed} of ${verdicts.length} runs and flipped ${flips} time${flips === 1 ? "" : "s"}${newly ? newly : ": flaky, or changed back and forth"}.`;
 }
+
+function turnFailed(inv) { return !inv.status || inv.status === "failed" || inv.status === "error"; }
