@@ -4,6 +4,7 @@ the runs page of a first run says nothing it should not (Chromium through Playwr
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -130,3 +131,37 @@ def test_a_first_run_page_says_no_null(page: Any, tmp_path: Path):
         text = page.locator("main").inner_text()
         assert "null" not in text.split() and "null" not in text
         screenshot(page, "first-run")
+
+
+def test_the_just_finished_run_appears_whole(page: Any, tmp_path: Path):
+    """A 2,500-case run finishes while the runs page is open: its row never reads "0 passed 0 failed"."""
+    from evalkit.engine.history import run_stamp
+    from evalkit.engine.progress_file import ProgressFile
+
+    runs = tmp_path / "runs"
+    write_result(runs / "run-20260101T000000000000Z-aaaaaa.json",
+                 result([case("s", f"c{i}") for i in range(2500)], started_at="2026-01-01T00:00:00+00:00"))
+    stamp = run_stamp()
+    live = ProgressFile.start(runs, {"started_at": "2026-01-02T03:04:05+00:00", "eval_set_ids": ["s"], "total": 2500},
+                              stamp)
+    assert live is not None
+    with ViewServer("runs", cwd=tmp_path) as server:
+        page.goto(server.url)
+        page.wait_for_selector("table.runs tr.live-row")
+        page.evaluate("""() => { window.__seen = [];
+          new MutationObserver(() => document.querySelectorAll('table.runs tbody tr').forEach(
+            row => window.__seen.push(row.innerText))).observe(document.querySelector('main'), {childList: true, subtree: true}); }""")
+        finished = [case("s", f"c{i}", "failed" if i % 3 else "passed", response="x" * 1500) for i in range(2500)]
+        write_result(runs / f"run-{stamp}.json", result(finished, started_at="2026-01-02T03:04:05+00:00"))
+        live.close()
+        page.wait_for_function("() => !document.querySelector('table.runs tr.live-row') && "
+                               "document.querySelector('table.runs tbody tr').innerText.includes('1666 failed')")
+        first = page.locator("table.runs tbody tr").first
+        page.wait_for_function("() => document.querySelector('table.runs tbody tr').innerText.includes('changes since previous')")
+        assert "834 passed" in first.inner_text()
+        seen = page.evaluate("window.__seen")
+        finished_rows = [text for text in seen if "of 2500 cases" not in text]  # the live row counts from 0
+        assert finished_rows and not [text for text in finished_rows if re.search(r"(?<!\d)0 passed 0 failed", text)]
+        first.get_by_role("link", name="changes since previous").click()
+        page.wait_for_selector(".kind-counts")
+        assert "1666 regressed" in page.locator(".kind-counts").inner_text()

@@ -66,6 +66,7 @@ class RunRequest:
 
 def run_command(request: RunRequest, plan: Plan | None = None, agent: Agent | None = None) -> int:
     """Run and report; `evalkit rescore` passes the plan and the replay agent it built itself."""
+    from evalkit.engine.history import run_stamp
     from evalkit.engine.run import load_plan, run
     from evalkit.report.console import render
     from evalkit.report.progress import live_progress
@@ -78,11 +79,12 @@ def run_command(request: RunRequest, plan: Plan | None = None, agent: Agent | No
     baseline = load_run_baseline(request, {s.evalset.eval_set_id for s in plan.sets})  # before this run is recorded
     console = make_console()
     live: list[ProgressFile] = []  # the run's progress file for `evalkit view`, opened as the run starts
+    stamp = run_stamp()  # names both that file and the run's file in the history
     planned = plan
     spec = None if agent is not None else settings.agent or plan.agent_from_config() or None
 
     def watch(progress: RunProgress) -> AbstractContextManager[object]:
-        progress_file = start_live_progress(planned, settings, progress, spec)
+        progress_file = start_live_progress(planned, settings, progress, spec, stamp)
         if progress_file is not None:
             live.append(progress_file)
         return live_progress(console, progress, enabled=not request.quiet and console.is_terminal)
@@ -111,7 +113,7 @@ def run_command(request: RunRequest, plan: Plan | None = None, agent: Agent | No
     except EvalkitError as failure:
         write_failure = failure
     if not interrupted:
-        record_history(result, settings, full_cases() if full_cases else None)
+        record_history(result, settings, full_cases() if full_cases else None, stamp)
     close_live_progress(live)  # after the history has the finished run, so the viewer never loses it
     try:
         if request.quiet:
@@ -144,7 +146,7 @@ def run_command(request: RunRequest, plan: Plan | None = None, agent: Agent | No
 
 
 def start_live_progress(plan: Plan, settings: RunSettings, progress: RunProgress,
-                        spec: str | None) -> ProgressFile | None:
+                        spec: str | None, stamp: str | None = None) -> ProgressFile | None:
     """The run's progress file for `evalkit view`, in the history's folder (None when history is off).
 
     Each case the run's progress hears of is appended to it as it finishes; `spec` is the
@@ -159,7 +161,7 @@ def start_live_progress(plan: Plan, settings: RunSettings, progress: RunProgress
         plan = shard_plan(plan, parse_shard(settings.shard))
     header = {"started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "agent": spec,
               "eval_set_ids": [s.evalset.eval_set_id for s in plan.sets], "total": plan.case_count}
-    progress_file = ProgressFile.start(settings.environment.runs_dir, header)
+    progress_file = ProgressFile.start(settings.environment.runs_dir, header, stamp)
     if progress_file is not None:
         progress.listeners.append(lambda case: progress_file.add(case, progress.total))
     return progress_file
@@ -260,11 +262,13 @@ def check_statistics_options(request: RunRequest, settings: RunSettings) -> None
                          f"{settings.pass_rate:g}); use --repeat {needed} or more, or a lower --pass-rate or --confidence")
 
 
-def record_history(result: RunResult, settings: RunSettings, cases: Iterable[CaseResult] | None = None) -> None:
+def record_history(result: RunResult, settings: RunSettings, cases: Iterable[CaseResult] | None = None,
+                   stamp: str | None = None) -> None:
     from evalkit.engine import history
 
     folder = settings.environment.runs_dir
     try:
-        history.record(result, directory=folder, limit=settings.environment.history_limit, cases=cases)
+        history.record(result, directory=folder, limit=settings.environment.history_limit, cases=cases,
+                       stamp=stamp)
     except (OSError, EvalkitError) as error:  # history is a convenience: never fail a run over it
         print(f"evalkit: could not record this run in {folder}: {error}", file=sys.stderr)

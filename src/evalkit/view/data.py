@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalkit.view.index import Run, RunIndex
-from evalkit.view.live import LIVE_ID_PREFIX, LiveRun, LiveRuns
+from evalkit.view.live import FINISHED_ID_PREFIX, LIVE_ID_PREFIX, LiveRun, LiveRuns
 from evalkit.view.query import CaseQuery, select
 from evalkit.view.rows import history_entry, judge_reasons
 
@@ -56,10 +56,14 @@ class ViewData:
         return {**page, "run": header, "criteria": run.criterion_names(), "complete": complete}
 
     def finished_run(self, live_id: str) -> str | None:
-        """The history's run that a run seen in progress became: same eval sets, started then or just after."""
+        """The history's run that a run seen in progress became: the file its stamp names (`run-<stamp>.json`);
+        for progress files named before runs shared one stamp, the run of the same eval sets started then or just after."""
         header = self.live.finished.get(live_id)
         if header is None:
             return None
+        named = self.index.run(FINISHED_ID_PREFIX + live_id.removeprefix(LIVE_ID_PREFIX))
+        if named is not None:
+            return named.id
         started, sets = str(header.get("started_at") or ""), header.get("eval_set_ids") or []
         later = [run for run in self.index.runs() if run.complete and run.eval_set_ids == sets
                  and str(run.header.get("started_at") or "") >= started]

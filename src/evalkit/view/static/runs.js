@@ -35,8 +35,9 @@ function drawRuns(page, data) {
     const [a, b] = [...selected].map(id => finished.find(r => r.id === id)).sort((x, y) => String(x.started_at).localeCompare(String(y.started_at)));
     location.hash = route("compare", a.id, b.id);
   });
+  const whole = finished.filter(r => r.complete !== false);  // a large file still being read joins when read
   const rows = runs.map(run => {
-    const previous = run.live ? null : previousRun(finished, run);
+    const previous = run.live || run.complete === false ? null : previousRun(whole, run);
     const box = run.live ? "" : el("input", {type: "checkbox", "aria-label": `select run ${run.id} to compare`, on: {change: event => {
       if (event.target.checked) selected.add(run.id); else selected.delete(run.id);
       compareButton.disabled = selected.size !== 2;
@@ -45,7 +46,8 @@ function drawRuns(page, data) {
       el("td", {}, box),
       el("td", {}, el("a", {href: route("run", run.id)}, whenParts(run.started_at)),
         run.live ? el("span", {class: "tag live"}, run.stopped ? "stopped" : "running") : null,
-        run.interrupted ? el("span", {class: "tag warn"}, "interrupted") : null),
+        run.interrupted ? el("span", {class: "tag warn"}, "interrupted") : null,
+        run.complete === false ? el("span", {class: "tag"}, "reading the file…") : null),
       el("td", {}, (run.eval_set_ids || []).join(", ")),
       el("td", {class: "agent wide-only"}, run.agent || ""),
       el("td", {}, run.live ? [counts(run.summary), " ", el("span", {class: "muted"}, `${run.summary.cases} of ${run.total || "?"} cases`)] : counts(run.summary)),
@@ -57,7 +59,7 @@ function drawRuns(page, data) {
   page.replaceChildren(...[  // replaceChildren writes a null as the text "null": leave absent parts out
     el("h1", {}, `Runs (${runs.length})`),
     el("p", {class: "muted"}, "Newest first, from ", (data.looked_in || []).join(", "), ". Click a run to see its cases; pick two to compare them, or follow \u201cchanges since previous\u201d."),
-    trends(finished),
+    trends(whole),
     el("div", {class: "toolbar"}, compareButton),
     tableWrap(el("table", {class: "runs"},
       el("thead", {}, el("tr", {}, el("th", {}, ""), el("th", {}, "When"), el("th", {}, "Eval sets"), el("th", {class: "wide-only"}, "Agent"),
