@@ -2,7 +2,8 @@
 
 Each case shows its turns (the user's message, the agent's answer, the expected one),
 the judge's per-turn verdicts with its rationale, and the criterion's verdict. A key
-answers: `a` agree, `d` disagree, `s` skip, `n` add a note, `q` quit. Each answer is
+answers: `y` the judge is right, `n` it is wrong, `s` skip, `c` add a comment (a note), `q` quit
+(foundation/answer_keys.py, the keys of `evalkit accept --interactive` too). Each answer is
 saved to the labels file at once, so quitting (or Ctrl-C) loses nothing, and the next
 walk starts at the first case not labelled yet.
 """
@@ -18,9 +19,11 @@ from typing import IO, Any, Protocol
 
 from evalkit.calibration.judged import JudgedCriterion
 from evalkit.calibration.labels import Label, LabelKey, Verdict, save_label
+from evalkit.foundation.answer_keys import COMMENT, NO, QUIT, SKIP, YES
 from evalkit.schema.results import Status
 
-KEYS_HELP = "[a]gree  [d]isagree  [s]kip  [n]ote  [q]uit"
+KEYS_HELP = (f"[{YES}]es, the judge is right  [{NO}]o, it is wrong  [{SKIP}]kip  "
+             f"[{COMMENT}]omment  [{QUIT}]uit")
 _RATIONALE_KEYS = ("reasoning", "rationale", "explanation", "reason")
 _LONGEST_TEXT = 600
 
@@ -45,13 +48,13 @@ class TerminalKeys:
         if self.stream.isatty():
             typed = _one_key(self.stream)
             if typed in ("", "\x04"):  # Ctrl-D, or the terminal went away
-                return "q"
+                return QUIT
             self.out.write(typed.strip() + "\n")
             self.out.flush()
         else:
             line = self.stream.readline()
             if not line:
-                return "q"  # the end of the input ends the walk
+                return QUIT  # the end of the input ends the walk
             typed = line.strip()[:1]
         return typed.lower()
 
@@ -93,21 +96,21 @@ def walk(items: list[JudgedCriterion], labels_path: Path, keys: Keys, say: Calla
         note: str | None = None
         while True:
             typed = keys.key(f"{KEYS_HELP} > ")
-            if typed in ("a", "d"):
-                verdict = _human_verdict(item, agrees=typed == "a")
+            if typed in (YES, NO):
+                verdict = _human_verdict(item, agrees=typed == YES)
                 save_label(labels_path, Label(eval_set_id=item.case.eval_set_id, eval_id=item.case.eval_id,
                                               criterion=item.result.name, verdict=verdict, note=note))
                 summary.labelled += 1
-                say(f"saved: {verdict} ({'agrees with' if typed == 'a' else 'differs from'} the judge)")
+                say(f"saved: {verdict} ({'agrees with' if typed == YES else 'differs from'} the judge)")
                 break
-            if typed == "s":
+            if typed == SKIP:
                 summary.skipped += 1
                 break
-            if typed == "n":
+            if typed == COMMENT:
                 note = keys.line("note: ").strip() or None
-                say("note kept; now a or d to save it with your verdict")
+                say(f"note kept; now {YES} or {NO} to save it with your verdict")
                 continue
-            if typed == "q":
+            if typed == QUIT:
                 summary.quit = True
                 summary.left = len(items) - position + 1
                 return summary
