@@ -165,3 +165,16 @@ def test_the_just_finished_run_appears_whole(page: Any, tmp_path: Path):
         first.get_by_role("link", name="changes since previous").click()
         page.wait_for_selector(".kind-counts")
         assert "1666 regressed" in page.locator(".kind-counts").inner_text()
+
+
+def test_a_folder_without_result_files_says_why_each_file_was_skipped(page: Any, tmp_path: Path):
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "settings.json").write_text('{"theme": "dark"}')
+    (tmp_path / "runs" / "broken.json").write_text("{not json")
+    with ViewServer("runs", cwd=tmp_path) as server:
+        page.goto(server.url)
+        page.wait_for_selector("#skipped")
+        text = page.locator("main").inner_text()
+        assert "No runs yet" in text and "2 files were not read as result files:" in text
+        assert "settings.json: not an evalkit result file (no summary, started_at and cases)" in text
+        assert "broken.json: not JSON" in text

@@ -196,6 +196,12 @@ def check_loop_options(request: RunRequest) -> None:
     if request.tolerance is not None and not request.baseline:
         raise UsageError(f"--tolerance {request.tolerance:g}: only means something with --baseline; "
                          "add --baseline FILE (or last), or drop --tolerance")
+    if request.cassettes is None and request.cassette_mode != "replay":
+        from evalkit.cassettes.deck import MODES
+
+        known = "" if request.cassette_mode in MODES else f" (and it is not a mode: expected one of {', '.join(MODES)})"
+        raise UsageError(f"--cassette-mode {request.cassette_mode}: only means something with --cassettes DIR{known}; "
+                         "add --cassettes, or drop --cassette-mode")
 
 
 def load_run_baseline(request: RunRequest, eval_set_ids: set[str]) -> ScoredRun | None:

@@ -24,6 +24,7 @@ function drawRuns(page, data) {
     page.replaceChildren(el("div", {class: "notice"},
       el("h1", {}, "No runs yet"),
       el("p", {}, "Looked for result files in: ", (data.looked_in || []).join(", ") || "(nothing given)"),
+      skippedFiles(data.skipped),
       el("p", {}, "Make a run, then reload this page: every evalkit run is kept in .evalkit/runs/ of the folder it ran in."),
       el("pre", {}, "evalkit run evalsets/ --agent SPEC\nevalkit view                     # from the same folder\nevalkit view result.json         # or name result files and folders")));
     return;
@@ -65,6 +66,15 @@ function drawRuns(page, data) {
       el("thead", {}, el("tr", {}, el("th", {}, ""), el("th", {}, "When"), el("th", {}, "Eval sets"), el("th", {class: "wide-only"}, "Agent"),
         el("th", {}, "Cases"), el("th", {class: "wide-only"}, "Cost"), el("th", {class: "wide-only"}, "Duration"), el("th", {class: "wide-only"}, "Git"), el("th", {}, ""))),
       el("tbody", {}, rows)))].filter(Boolean));
+}
+
+// Files that were looked at and are not result files, each with the reason (a run's --json is one).
+function skippedFiles(skipped) {
+  const entries = Object.entries(skipped || {});
+  if (!entries.length) return null;
+  return el("div", {id: "skipped"}, el("p", {}, `${entries.length} file${entries.length === 1 ? " was" : "s were"} not read as result files:`),
+    el("ul", {}, entries.map(([name, why]) => el("li", {}, el("code", {}, name), `: ${why}`))),
+    el("p", {class: "muted"}, "A result file is what evalkit run --json writes, or what a run keeps in .evalkit/runs/."));
 }
 
 function previousRun(finished, run) {
