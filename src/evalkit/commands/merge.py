@@ -10,9 +10,10 @@ cannot be one run: a case found in two files, shards of different splits (1/3 wi
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-from evalkit.engine.merging import merge_results, shard_index
+from evalkit.engine.merging import agent_warning, merge_results, shard_index
 
 
 def merge_command(files: list[Path], *, json_out: Path | None = None, junit: Path | None = None,
@@ -25,6 +26,9 @@ def merge_command(files: list[Path], *, json_out: Path | None = None, junit: Pat
     loaded = [(path, read_result(path)) for path in files]
     loaded.sort(key=lambda item: shard_index(item[1]))
     merged = merge_results(loaded)
+    warning = agent_warning(loaded)
+    if warning:
+        print(f"evalkit: warning: {warning}", file=sys.stderr)
     write_reports(merged, json_out=json_out, junit=junit, markdown=markdown, html=html)
     console = make_console()
     if quiet:

@@ -48,7 +48,18 @@ def merge_results(results: list[tuple[Path, RunResult]]) -> RunResult:
         repeat=first.repeat,
         pass_rate=first.pass_rate,
         shards=sorted(shards, key=lambda s: Shard.parse(s).index) or None,
+        agent=first.agent if len({r.agent for _, r in results}) == 1 else None,
     )
+
+
+def agent_warning(results: list[tuple[Path, RunResult]]) -> str | None:
+    """When the shards name different agents: a merged run would mix their answers, so say which ran where."""
+    agents = {r.agent for _, r in results}
+    if len(agents) <= 1:
+        return None
+    listing = ", ".join(f"{path} ({r.agent or 'an agent object'})" for path, r in results)
+    return (f"the results were run with different agents: {listing}; the merged run mixes their answers "
+            "(merge the shards of one agent's run)")
 
 
 def _planned(results: list[RunResult]) -> int | None:
