@@ -10,6 +10,7 @@ import re
 from rich.console import Console
 from rich.text import Text
 
+from evalkit.report.hanging import print_hanging
 from evalkit.results.notation import call_text
 from evalkit.results.reasoning import judge_reasoning
 from evalkit.schema.results import CaseResult, CriterionResult, JudgeStatistics, RunResult, Status
@@ -40,7 +41,7 @@ def render(result: RunResult, console: Console, *, debug: bool = False) -> None:
     if result.cases:  # an interrupted run shows what finished: maybe nothing, then no empty table
         print_case_table(result.cases, columns, console, _cell, _status)
     for line in failure_lines(result.cases, debug=debug) + unmatched_tool_lines(result.cases):
-        console.print(line, highlight=False, markup=False, soft_wrap=True)
+        print_hanging(console, line)
     if not debug and any(case.error_detail for case in result.cases):
         console.print(Text(DETAIL_HINT, style="dim"), soft_wrap=True)
     elif not debug and any(c.error_detail for case in result.cases for c in case.criteria):
