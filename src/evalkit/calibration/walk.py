@@ -10,7 +10,6 @@ walk starts at the first case not labelled yet.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,11 +19,11 @@ from typing import IO, Any, Protocol
 from evalkit.calibration.judged import JudgedCriterion
 from evalkit.calibration.labels import Label, LabelKey, Verdict, save_label
 from evalkit.foundation.answer_keys import COMMENT, NO, QUIT, SKIP, YES
+from evalkit.results.reasoning import reply_reason
 from evalkit.schema.results import Status
 
 KEYS_HELP = (f"[{YES}]es, the judge is right  [{NO}]o, it is wrong  [{SKIP}]kip  "
              f"[{COMMENT}]omment  [{QUIT}]uit")
-_RATIONALE_KEYS = ("reasoning", "rationale", "explanation", "reason")
 _LONGEST_TEXT = 600
 
 
@@ -174,18 +173,7 @@ def _turn_verdict(status: Status, score: float | None, details: dict[str, Any]) 
 
 def rationale(reply: str) -> str:
     """The judge's stated reason in a reply (its JSON reasoning field), else the reply itself."""
-    text = reply.strip()
-    if text.startswith("```"):
-        text = text.strip("`").removeprefix("json").strip()
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return reply
-    if isinstance(data, dict):
-        for key in _RATIONALE_KEYS:
-            if isinstance(data.get(key), str):
-                return data[key]
-    return reply
+    return reply_reason(reply) or reply
 
 
 def _short(text: str) -> str:

@@ -53,18 +53,19 @@ def _reply_reasons(details: dict[str, Any]) -> list[str]:
     replies, votes = list(details.get("judge_replies") or ()), details.get("votes")
     if isinstance(votes, list) and len(votes) == len(replies) and any(v in _VOTES_AGAINST for v in votes):
         replies = [reply for reply, vote in zip(replies, votes) if vote in _VOTES_AGAINST]
-    reasons = []
-    for reply in replies:
-        if not isinstance(reply, str):
-            continue
-        found = _JSON_OBJECT.search(reply)
-        try:
-            answer = json.loads(found.group(0)) if found else None
-        except ValueError:
-            answer = None
-        if isinstance(answer, dict):
-            reasons += [str(answer[key]) for key in _REASON_KEYS if isinstance(answer.get(key), str) and answer[key]][:1]
-    return reasons
+    return [reason for reply in replies if isinstance(reply, str) and (reason := reply_reason(reply))]
+
+
+def reply_reason(reply: str) -> str | None:
+    """The reason a judge's reply states in its JSON object (`reasoning`, `rationale`, …); None without one."""
+    found = _JSON_OBJECT.search(reply)
+    try:
+        answer = json.loads(found.group(0)) if found else None
+    except ValueError:
+        return None
+    if not isinstance(answer, dict):
+        return None
+    return next((answer[key] for key in _REASON_KEYS if isinstance(answer.get(key), str) and answer[key]), None)
 
 
 def _short(text: str) -> str:
