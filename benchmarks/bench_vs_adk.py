@@ -15,7 +15,9 @@ is then that of the whole process tree's largest member, as `ru_maxrss` reports 
 
 With `--adk-server`, evalkit also evaluates the same agent served by `adk api_server`
 (started once, on 127.0.0.1, with in-memory sessions) through `--agent adk-server:`;
-the server's own memory is not in the peak figure.
+the server's own memory is not in the peak figure. With `--a2a`, likewise through
+`--agent a2a:`, the agent served by ADK's `to_a2a` under uvicorn (needs a2a-sdk). The
+table's "turn" column is the median time of one turn as evalkit measured it.
 
 The ADK command defaults to `adk` on PATH (`--adk /path/to/venv/bin/adk`); evalkit
 runs as `python -m evalkit` with this interpreter unless `--evalkit` says otherwise.
@@ -27,8 +29,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -63,6 +67,7 @@ class Measurement:
     peak_mb: float
     exit_code: int
     verdicts: dict[str, bool] = field(default_factory=dict)
+    turn_ms: float | None = None  # the median turn's duration in evalkit's result file
 
     @property
     def passed(self) -> int:
@@ -106,7 +111,7 @@ def run_adk(adk: list[str], workdir: Path, evalset: Path, config: Path, env: dic
 def run_evalkit(evalkit: list[str], jobs: int | None, workdir: Path, evalset: Path, config: Path, env: dict[str, str],
                 server: str | None = None, processes: int = 1, agent: str | None = None) -> Measurement:
     """`agent`: another agent spec than the ADK agent folder (or its `adk-server:` form)."""
-    name = f"evalkit-{jobs or 'default'}-p{processes}" + ("-" + agent.replace(":", "-") if agent else "")
+    name = f"evalkit-{jobs or 'default'}-p{processes}" + ("-" + re.sub(r"[^\w.]+", "-", agent) if agent else "")
     result = workdir / f"{name}.json"
     agent = agent or (f"adk-server:{server}/{AGENT_FOLDER}" if server else str(workdir / AGENT_FOLDER))
     command = [*evalkit, "run", str(evalset), "--agent", agent, "--config", str(config),
@@ -120,11 +125,13 @@ def run_evalkit(evalkit: list[str], jobs: int | None, workdir: Path, evalset: Pa
         raise SystemExit(f"evalkit wrote no result file (exit {code}); see {workdir}/{name}.log")
     document = json.loads(result.read_text())
     verdicts = {case["eval_id"]: case["status"] == "passed" for case in document["cases"]}
-    tool = "evalkit run, adk-server:" if server else "evalkit run"
+    tool = "evalkit run, adk-server:" if server else "evalkit run, a2a:" if agent.startswith("a2a:") else "evalkit run"
     if processes > 1:
         tool += f" --processes {processes}"
+    durations = [i["actual"]["duration"] for case in document["cases"] for i in case["invocations"]
+                 if (i.get("actual") or {}).get("duration") is not None]
     return Measurement(tool, str(jobs) if jobs else describe_auto(document.get("concurrency")), wall, peak,
-                       code, verdicts)
+                       code, verdicts, statistics.median(durations) * 1000 if durations else None)
 
 
 def describe_auto(figures: dict | None) -> str:
@@ -136,32 +143,44 @@ def describe_auto(figures: dict | None) -> str:
 
 def start_api_server(adk: list[str], workdir: Path, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
     """`adk api_server` serving the agent folder, once it answers; in-memory sessions."""
-    import socket
-    import urllib.request
-
     served = workdir / "served"
     served.mkdir(exist_ok=True)
     if not (served / AGENT_FOLDER).exists():
         shutil.copytree(workdir / AGENT_FOLDER, served / AGENT_FOLDER)
+    return _serve(lambda port: [*adk, "api_server", "--host", "127.0.0.1", "--port", str(port), "--no-reload",
+                                "--log_level", "warning", "--session_service_uri", "memory://",
+                                "--artifact_service_uri", "memory://", str(served)],
+                  "/list-apps", workdir, env, "api_server")
+
+
+def start_a2a_server(workdir: Path, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
+    """The agent folder served by ADK's `to_a2a` under uvicorn (the test suite's server), once its card answers."""
+    serve = HERE.parent / "tests" / "fixtures" / "a2a" / "serve_adk.py"
+    return _serve(lambda port: [sys.executable, str(serve), str(workdir / AGENT_FOLDER), str(port)],
+                  "/.well-known/agent-card.json", workdir, env, "a2a_server")
+
+
+def _serve(command, probe_path: str, workdir: Path, env: dict[str, str], name: str) -> tuple[subprocess.Popen, str]:
+    """Start `command(port)` on a free port; return it and its URL once `probe_path` answers."""
+    import socket
+    import urllib.request
+
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    log = (workdir / "api_server.log").open("w")
-    process = subprocess.Popen(
-        [*adk, "api_server", "--host", "127.0.0.1", "--port", str(port), "--no-reload", "--log_level", "warning",
-         "--session_service_uri", "memory://", "--artifact_service_uri", "memory://", str(served)],
-        cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT)
+    log = (workdir / f"{name}.log").open("w")
+    process = subprocess.Popen(command(port), cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     for _ in range(600):
         try:
-            with urllib.request.urlopen(f"{url}/list-apps", timeout=1):
+            with urllib.request.urlopen(url + probe_path, timeout=1):
                 return process, url
         except OSError:
             if process.poll() is not None:
                 break
             time.sleep(0.2)
     process.kill()
-    raise SystemExit(f"adk api_server did not start; see {workdir / 'api_server.log'}")
+    raise SystemExit(f"{name} did not start; see {workdir / (name + '.log')}")
 
 
 def fastest(repeat: int, run) -> Measurement:
@@ -186,12 +205,14 @@ def prepare(workdir: Path, cases: int) -> tuple[Path, Path]:
 
 def table(rows: list[Measurement], baseline: Measurement | None) -> str:
     lines = [
-        "| tool | jobs | wall time (s) | peak memory (MB) | passed | failed | speed-up vs adk eval |",
-        "|---|---|---:|---:|---:|---:|---:|",
+        "| tool | jobs | wall time (s) | turn (ms) | peak memory (MB) | passed | failed | speed-up vs adk eval |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for row in rows:
         ratio = f"{baseline.wall_s / row.wall_s:.1f}×" if baseline and row is not baseline else "1.0×" if baseline else "n/a"
-        lines.append(f"| {row.tool} | {row.jobs} | {row.wall_s:.2f} | {row.peak_mb:.0f} | {row.passed} | {row.failed} | {ratio} |")
+        turn = f"{row.turn_ms:.1f}" if row.turn_ms is not None else ""
+        lines.append(f"| {row.tool} | {row.jobs} | {row.wall_s:.2f} | {turn} | {row.peak_mb:.0f} | {row.passed} "
+                     f"| {row.failed} | {ratio} |")
     return "\n".join(lines)
 
 
@@ -220,6 +241,8 @@ def main() -> int:
     parser.add_argument("--skip-adk", action="store_true", help="measure evalkit only")
     parser.add_argument("--adk-server", action="store_true",
                         help="also run evalkit against the agent served by `adk api_server` (adk-server:)")
+    parser.add_argument("--a2a", action="store_true",
+                        help="also run evalkit against the agent served by ADK's to_a2a (a2a:)")
     parser.add_argument("--processes", type=int, action="append", default=[],
                         help="also run evalkit's default with --processes N (repeatable)")
     parser.add_argument("--workdir", type=Path, help="keep the files here (default: a temporary folder)")
@@ -248,6 +271,15 @@ def main() -> int:
             for jobs in args.jobs or [64, 0]:
                 rows.append(fastest(args.repeat, lambda: run_evalkit(
                     shlex.split(args.evalkit), jobs or None, workdir, evalset, config, env, server=url)))
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+    if args.a2a:
+        process, url = start_a2a_server(workdir, env)
+        try:
+            for jobs in args.jobs or [64, 0]:
+                rows.append(fastest(args.repeat, lambda: run_evalkit(
+                    shlex.split(args.evalkit), jobs or None, workdir, evalset, config, env, agent=f"a2a:{url}")))
         finally:
             process.terminate()
             process.wait(timeout=30)

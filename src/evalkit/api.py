@@ -13,7 +13,7 @@ following the callable protocol, an ADK agent or App. Without it, the config's
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -46,17 +46,19 @@ def run_evals(
     pass_rate: float | None = None,
     judge_jobs: int | str | None = None,
     use_cache: bool | None = None,
+    headers: Mapping[str, str] | Sequence[str] | None = None,
     settings: RunSettings | None = None,
 ) -> RunResult:
     """Load, run and score, as `evalkit run` does, and return the result (no files written).
 
     Options left at None take the defaults of `evalkit.settings.RunSettings`; `settings`
-    gives them all at once instead.
+    gives them all at once instead. `headers` (name → value, or "Name: value" strings) go
+    with every request to an http(s)://, adk-server: or a2a: agent, as `--header` does.
     """
     from evalkit.engine.run import run
 
     given = {"jobs": jobs, "timeout": timeout, "repeat": repeat, "pass_rate": pass_rate, "judge_jobs": judge_jobs,
-             "use_cache": use_cache}
+             "use_cache": use_cache, "headers": headers}
     if settings is None:
         settings = RunSettings.of(**given)
     elif any(value is not None for value in given.values()):

@@ -52,7 +52,8 @@ def _root(
 def run(
     paths: List[str] = typer.Argument(..., metavar="PATH", help="Eval set files, folders, or file.json:case1,case2"),
     config: Optional[str] = typer.Option(None, "--config", "--config_file_path", metavar="FILE", help="EvalConfig file (JSON or YAML)"),
-    agent: Optional[str] = typer.Option(None, "--agent", metavar="SPEC", help="module:attr, file.py:attr, ADK agent folder, cmd:COMMAND, http(s)://URL, adk-server:URL/APP or replay:RESULT.json"),
+    agent: Optional[str] = typer.Option(None, "--agent", metavar="SPEC", help="module:attr, file.py:attr, ADK agent folder, cmd:COMMAND, http(s)://URL, adk-server:URL/APP, a2a:URL or replay:RESULT.json"),
+    header: Optional[List[str]] = typer.Option(None, "--header", metavar="'NAME: VALUE'", help="Send this header with every request to an http(s)://, adk-server: or a2a: agent (repeatable; never written to a file)"),
     jobs: Optional[str] = typer.Option(None, "--jobs", "-j", metavar="N|auto", show_default=False, help=f"Cases run at once: 'auto' adapts to the agent, a number fixes it [default: {defaults.DEFAULT_JOBS}]"),
     json_out: Optional[Path] = typer.Option(None, "--json", metavar="FILE", help="Write the result file here"),
     junit: Optional[Path] = typer.Option(None, "--junit", metavar="FILE", help="Write a JUnit XML report here"),
@@ -90,7 +91,7 @@ def run(
         baseline=baseline, tolerance=tolerance, pass_rate=pass_rate, use_cache=False if no_cache else None, timeout=timeout, quiet=quiet,
         judge_jobs=judge_jobs, detailed=print_detailed_results, debug=debug.on, cassettes=cassettes,
         cassette_mode=cassette_mode, processes=processes, max_repeat=max_repeat, confidence=confidence,
-        significance=significance, gate_scores=gate_scores, quarantine=quarantine,
+        significance=significance, gate_scores=gate_scores, quarantine=quarantine, headers=header or [],
     )
     raise typer.Exit(guarded(lambda: run_command(request)))
 

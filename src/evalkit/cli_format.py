@@ -35,4 +35,5 @@ SETTING_FLAGS = {"jobs": "--jobs", "judge_jobs": "--judge-jobs", "timeout": "--t
                  "pass_rate": "--pass-rate", "use_cache": "--no-cache", "agent": "--agent", "case_ids": "--case",
                  "config": "--config", "shard": "--shard", "cassettes": "--cassettes", "cassette_mode": "--cassette-mode",
                  "processes": "--processes", "tolerance": "--tolerance", "confidence": "--confidence",
-                 "max_repeat": "--max-repeat", "quarantine": "--quarantine", "baseline": "--baseline"}
+                 "max_repeat": "--max-repeat", "quarantine": "--quarantine", "headers": "--header",
+                 "baseline": "--baseline"}

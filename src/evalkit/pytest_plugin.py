@@ -74,6 +74,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="EvalConfig for every eval set (default: test_config.json beside each)")
     group.addoption("--evalkit-quarantine", dest="evalkit_quarantine", metavar="FILE",
                     help="Known-flaky cases (as `evalkit run --quarantine`): xfail instead of failing until their date")
+    group.addoption("--evalkit-header", action="append", default=[], dest="evalkit_headers", metavar="'NAME: VALUE'",
+                    help="A header for every request to an http(s)://, adk-server: or a2a: agent (as `evalkit run "
+                         "--header`; repeatable; on the command line only, so no file holds it)")
     parser.addini("evalkit_paths", "eval set files or folders collected as tests", type="paths", default=[])
     parser.addini("evalkit_agent", "the agent under test (SPEC as for `evalkit run --agent`)", default="")
     parser.addini("evalkit_config", "EvalConfig file for every eval set", default="")
@@ -146,7 +149,8 @@ class EvalSetFile(pytest.File):
         plan = Plan([replace(s, cases=[c for c in s.cases if c.eval_id in chosen]) for s in self.plan.sets])
         try:
             quarantine = self.config.stash.get(_QUARANTINE, None)
-            settings = RunSettings.of(quarantine=Path(quarantine.file) if quarantine is not None else None)
+            settings = RunSettings.of(quarantine=Path(quarantine.file) if quarantine is not None else None,
+                                      headers=self.config.getoption("evalkit_headers") or None)
             outcome = run(settings, agent=_agent_spec(self.config), plan=plan, full=True)
         except EvalkitError as error:
             problem = "evalkit: " + "\nevalkit: ".join(_lines(error))
@@ -219,7 +223,7 @@ def describe_failure(case: CaseResult) -> str:
 
 
 # The option of each setting the plugin takes, so errors name what the user wrote.
-OPTIONS = {"agent": "--evalkit-agent", "config": "--evalkit-config"}
+OPTIONS = {"agent": "--evalkit-agent", "config": "--evalkit-config", "headers": "--evalkit-header"}
 
 
 def _lines(error: EvalkitError) -> list[str]:

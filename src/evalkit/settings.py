@@ -13,8 +13,10 @@ built in, so the engine, the judge and the history take them from there.
 
 from __future__ import annotations
 
+import json
 import math
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -45,6 +47,45 @@ def parse_processes(value: object) -> ProcessesSetting:
 
 
 Processes = Annotated[ProcessesSetting, BeforeValidator(parse_processes)]
+
+# A header field name: an HTTP token (RFC 9110, section 5.6.2).
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+
+
+def parse_headers(value: object) -> tuple[tuple[str, str], ...]:
+    """`headers`: "Name: value" strings (`--header`, repeatable) or a mapping name → value (the Python API).
+
+    Header values are often credentials: a ValueError here names the header, never its value.
+    """
+    if value is None:
+        return ()
+    if isinstance(value, Mapping):
+        pairs = [(str(name), str(text)) for name, text in value.items()]
+    elif isinstance(value, str):
+        pairs = [_split_header(value)]
+    else:
+        # (name, value) pairs as well: what RunSettings holds, and its JSON for a worker (lists)
+        pairs = [(str(item[0]), str(item[1])) if isinstance(item, (tuple, list)) and len(item) == 2
+                 else _split_header(str(item)) for item in value]  # type: ignore[attr-defined]
+    for name, text in pairs:
+        if not _HEADER_NAME.fullmatch(name):
+            raise ValueError(f"{name[:40]!r} is not a header name; write --header 'Name: value', "
+                             "such as --header 'Authorization: Bearer TOKEN'")
+        if "\r" in text or "\n" in text:
+            raise ValueError(f"the value of header {name} holds a line break; give it on one line")
+    return tuple((name, text.strip()) for name, text in pairs)
+
+
+def _split_header(text: str) -> tuple[str, str]:
+    name, colon, value = text.partition(":")
+    if not colon:
+        # Only what comes before a space is shown: the rest may be a credential.
+        raise ValueError(f"{text.split(' ')[0][:40]!r}… has no colon; write --header 'Name: value', "
+                         "such as --header 'Authorization: Bearer TOKEN'")
+    return name.strip(), value
+
+
+Headers = Annotated[tuple[tuple[str, str], ...], BeforeValidator(parse_headers)]
 
 _REASONS = {
     "jobs": "expected 'auto' or a whole number of cases at a time, at least 1, such as 16",
@@ -106,6 +147,9 @@ _ENVIRONMENT_REASONS = {
 }
 
 
+WORKER_HEADERS_VARIABLE = "EVALKIT_WORKER_HEADERS"  # set by a run for its `--processes` workers only
+
+
 class RunSettings(BaseModel):
     """One run: what it runs and its knobs. Frozen: what the run started with is what it ran with."""
 
@@ -132,6 +176,9 @@ class RunSettings(BaseModel):
     confidence: float | None = Field(default=None, gt=0, lt=1)  # with pass_rate: judge by the interval's low end
     auto_repeat: bool = False  # `--repeat auto`: `repeat` is then the most runs a case gets (engine/repeats.py)
     quarantine: Path | None = None  # known-flaky cases left out of the exit code until their date (evalkit.quarantine)
+    # `--header`: (name, value) sent with every request to http(s)://, adk-server: and a2a: agents. Never
+    # serialized (a `--processes` worker gets them in its environment: engine/processes.py) nor shown.
+    headers: Headers = Field(default=(), exclude=True, repr=False)
 
     @classmethod
     def of(cls, **given: Any) -> RunSettings:
@@ -152,8 +199,20 @@ class RunSettings(BaseModel):
         except ValidationError as error:
             first = error.errors()[0]
             name = str(first["loc"][0]) if first["loc"] else "settings"
+            if name == "headers":  # worded without the value, which may be a credential
+                raise SettingError(name, "…", str(first.get("ctx", {}).get("error", first["msg"]))) from None
             reason = _REASONS.get(name, first["msg"])
             raise SettingError(name, chosen.get(name), reason) from None
+
+    def worker_environment(self) -> dict[str, str]:
+        """What a `--processes` worker's environment adds: the headers, which its settings file leaves out."""
+        return {WORKER_HEADERS_VARIABLE: json.dumps(self.headers)} if self.headers else {}
+
+    def with_worker_environment(self) -> RunSettings:
+        """In a worker: these settings with the headers its parent passed (taken out of the environment,
+        so that processes the agent starts do not inherit them)."""
+        given = os.environ.pop(WORKER_HEADERS_VARIABLE, None)
+        return self.model_copy(update={"headers": parse_headers(json.loads(given))}) if given else self
 
     @property
     def most_jobs_in_flight(self) -> int:

@@ -41,12 +41,7 @@ def start_adk_server(workdir: Path, environment: dict[str, str | None]) -> AdkSe
     for name in SERVED_AGENTS:
         shutil.copytree(FIXTURES / "adk_agents" / name, agents_dir / name)
     port = free_port()
-    env = {**os.environ}
-    for name, value in environment.items():
-        if value is None:
-            env.pop(name, None)
-        else:
-            env[name] = value
+    env = environment_with(environment)
     adk = Path(sys.executable).with_name("adk")
     log = open(workdir / "server.log", "wb")  # noqa: SIM115 (closed with the process)
     process = subprocess.Popen(
@@ -59,6 +54,17 @@ def start_adk_server(workdir: Path, environment: dict[str, str | None]) -> AdkSe
         return AdkServer(url, agents_dir, process)
     process.kill()
     raise RuntimeError(f"adk api_server did not start: {(workdir / 'server.log').read_text()[-2000:]}")
+
+
+def environment_with(changes: dict[str, str | None]) -> dict[str, str]:
+    """This process's environment with `changes` applied (None: the variable unset), for a server."""
+    env = {**os.environ}
+    for name, value in changes.items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
+    return env
 
 
 def serving(url: str, process: subprocess.Popen[bytes], log: Path, name: str, timeout_s: float) -> bool:

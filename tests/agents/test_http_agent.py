@@ -42,6 +42,7 @@ class WeatherServer(ThreadingHTTPServer):
         self.memory: dict[str, str] = {}
         self.ended: list[str] = []
         self.client_ports: set[int] = set()
+        self.headers_seen: list[dict[str, str]] = []
         self.release = threading.Event()
         self.lock = threading.Lock()
 
@@ -89,6 +90,7 @@ class WeatherHandler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         with self.server.lock:
             self.server.client_ports.add(self.client_address[1])
+            self.server.headers_seen.append(dict(self.headers))
         request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         status, body = self.server.answer(request)
         try:

@@ -7,6 +7,7 @@ from importlib.metadata import entry_points
 
 import pytest
 
+from tests.agents.test_http_agent import server  # noqa: F401 (an HTTP agent that records headers)
 from tests.conftest import ROOT
 
 pytest_plugins = ["pytester"]
@@ -137,3 +138,14 @@ def test_a_malformed_quarantine_file_is_a_usage_error(project):
     result = project.runpytest("--evalkit", "evals", "--evalkit-quarantine", "quarantine.json", *plugin_args())
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*evalkit: quarantine.json: [[]0].until: expected the last day of the quarantine*"])
+
+
+def test_headers_reach_an_http_agent_and_a_malformed_one_is_named_by_its_option(project, server):
+    result = project.runpytest("--evalkit", "evals", "--evalkit-agent", server.url,
+                               "--evalkit-header", "X-Api-Key: k-123", *plugin_args())
+    assert server.headers_seen and {h.get("X-Api-Key") for h in server.headers_seen} == {"k-123"}
+
+    result = project.runpytest("--evalkit", "evals", "--evalkit-agent", server.url,
+                               "--evalkit-header", "Bearer k-123", *plugin_args())
+    result.assert_outcomes(passed=1, errors=3)
+    result.stdout.fnmatch_lines(["evalkit: --evalkit-header …: 'Bearer'… has no colon; write --header 'Name: value'*"])

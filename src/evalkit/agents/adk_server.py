@@ -82,8 +82,9 @@ def parse_spec(spec: str) -> ServerSpec:
 
 class AdkServerAgent(Agent):
     def __init__(self, server: ServerSpec, *, max_connections: int, timeout: float | None = None,
-                 agents: dict[str, AgentDetails] | None = None):
+                 agents: dict[str, AgentDetails] | None = None, headers: dict[str, str] | None = None):
         self.server = server
+        self.headers = dict(headers or {})  # `--header`: sent with every request, never recorded
         self.description = f"{PREFIX}{server.base_url}/{server.app}"
         self.max_connections = max(1, max_connections)
         self.timeout = timeout
@@ -91,11 +92,12 @@ class AdkServerAgent(Agent):
         self._client: Any = None
 
     @classmethod
-    def connect(cls, spec: str, *, max_connections: int, timeout: float | None = None) -> AdkServerAgent:
+    def connect(cls, spec: str, *, max_connections: int, timeout: float | None = None,
+                headers: dict[str, str] | None = None) -> AdkServerAgent:
         """Parse SPEC and check, before any case runs, that the server is up and serves the app."""
         server = parse_spec(spec)
-        agents = probe(server, spec)
-        return cls(server, max_connections=max_connections, timeout=timeout, agents=agents)
+        agents = probe(server, spec, headers or {})
+        return cls(server, max_connections=max_connections, timeout=timeout, agents=agents, headers=headers)
 
     def _http(self) -> Any:
         if self._client is None:  # made inside the run's event loop, closed with the run
@@ -107,7 +109,7 @@ class AdkServerAgent(Agent):
                 timeout=httpx.Timeout(read, connect=CONNECT_TIMEOUT_S),
                 limits=httpx.Limits(max_connections=self.max_connections,
                                     max_keepalive_connections=self.max_connections),
-                headers={"user-agent": "evalkit"},
+                headers={"user-agent": "evalkit", **self.headers},
             )
         return self._client
 
@@ -261,13 +263,14 @@ async def sse_data(lines: Any) -> AsyncIterator[str]:
         yield "\n".join(data)
 
 
-def probe(server: ServerSpec, spec: str) -> dict[str, AgentDetails] | None:
+def probe(server: ServerSpec, spec: str, headers: dict[str, str]) -> dict[str, AgentDetails] | None:
     """Ask the server for its apps (exit 2 when it is down or lacks the app); return the app's agents if it says."""
     import httpx
 
     where = str(spec)
     try:
-        with httpx.Client(base_url=server.base_url, timeout=PROBE_TIMEOUT_S, headers={"user-agent": "evalkit"}) as client:
+        with httpx.Client(base_url=server.base_url, timeout=PROBE_TIMEOUT_S,
+                          headers={"user-agent": "evalkit", **headers}) as client:
             response = client.get("/list-apps")
             apps = response.json() if response.is_success else None
             if not isinstance(apps, list):

@@ -31,8 +31,10 @@ BACKSTOP_MARGIN_S = 5.0  # the client gives up this long after the runner would 
 
 
 class HttpAgent(TurnProtocolAgent):
-    def __init__(self, url: str, max_connections: int = most_in_flight(DEFAULT_JOBS), timeout: float | None = None):
+    def __init__(self, url: str, max_connections: int = most_in_flight(DEFAULT_JOBS), timeout: float | None = None,
+                 headers: dict[str, str] | None = None):
         self.url = url
+        self.headers = dict(headers or {})  # `--header`: sent with every request, never recorded
         self.description = url
         self.max_connections = max(1, max_connections)
         self.timeout = timeout
@@ -48,7 +50,7 @@ class HttpAgent(TurnProtocolAgent):
         return httpx.AsyncClient(
             timeout=httpx.Timeout(read, connect=CONNECT_TIMEOUT_S),
             limits=httpx.Limits(max_connections=self.max_connections, max_keepalive_connections=self.max_connections),
-            headers={"user-agent": "evalkit"},
+            headers={"user-agent": "evalkit", **self.headers},
         )
 
     def _http(self) -> Any:

@@ -45,19 +45,29 @@ def _command(target: str, settings: RunSettings) -> Agent:
 def _adk_server(target: str, settings: RunSettings) -> Agent:
     from evalkit.agents.adk_server import AdkServerAgent
 
-    return AdkServerAgent.connect(target, max_connections=settings.most_jobs_in_flight, timeout=settings.timeout)
+    return AdkServerAgent.connect(target, max_connections=settings.most_jobs_in_flight, timeout=settings.timeout,
+                                  headers=dict(settings.headers))
 
 
 def _http(url: str, settings: RunSettings) -> Agent:
     from evalkit.agents.http_agent import HttpAgent
 
-    return HttpAgent(url, max_connections=settings.most_jobs_in_flight, timeout=settings.timeout)
+    return HttpAgent(url, max_connections=settings.most_jobs_in_flight, timeout=settings.timeout,
+                     headers=dict(settings.headers))
+
+
+def _a2a(target: str, settings: RunSettings) -> Agent:
+    from evalkit.agents.a2a_agent import A2aAgent
+
+    return A2aAgent.connect(target, headers=dict(settings.headers), max_connections=settings.most_jobs_in_flight,
+                            timeout=settings.timeout)
 
 
 # prefix → (loader, whether the prefix is part of what the loader gets, how to write it)
 PREFIXES: dict[str, tuple[Loader, bool, str]] = {
     "cmd:": (_command, False, "cmd:COMMAND"),
     "adk-server:": (_adk_server, True, "adk-server:URL/APP"),
+    "a2a:": (_a2a, True, "a2a:URL"),
     "http://": (_http, True, "http(s)://URL"),
     "https://": (_http, True, "http(s)://URL"),
     "replay:": (_replay, False, "replay:RESULT.json"),

@@ -2,7 +2,7 @@
 
 The run's proxy reaches an agent through the environment: in-process agents read the
 variables after evalkit sets them, `cmd:` workers inherit them. An agent already
-running in a server of its own (`http(s)://`, `adk-server:`) never sees them, so its
+running in a server of its own (`http(s)://`, `adk-server:`, `a2a:`) never sees them, so its
 recording would be empty and its "replay" would call the live model. Such a run is
 refused before it starts, with the way that works: `evalkit proxy` beside the agent's
 server. See docs/cassettes.md, "An agent you start yourself".
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from evalkit.errors import UsageError
 
-STARTED_ELSEWHERE = ("adk-server:", "http://", "https://")
+STARTED_ELSEWHERE = ("adk-server:", "a2a:", "http://", "https://")
 
 
 def refuse_agents_started_elsewhere(spec: str | None, folder: Path, mode: str) -> None:

@@ -62,6 +62,7 @@ class RunRequest:
     significance: float | None = None  # with baseline: a regression counts only when significant at this level
     gate_scores: bool = False  # with significance: a significant drop of a criterion's mean score fails too
     quarantine: Path | None = None  # known-flaky cases that do not set the exit code (evalkit.quarantine)
+    headers: list[str] = field(default_factory=list)  # `--header 'Name: value'`, for agents reached over HTTP
 
 
 def run_command(request: RunRequest, plan: Plan | None = None, agent: Agent | None = None) -> int:
@@ -181,7 +182,7 @@ def run_settings(request: RunRequest) -> RunSettings:
                           jobs=request.jobs, judge_jobs=request.judge_jobs, timeout=request.timeout,
                           repeat=request.repeat, pass_rate=request.pass_rate, use_cache=request.use_cache,
                           confidence=request.confidence, max_repeat=request.max_repeat,
-                          quarantine=request.quarantine)
+                          quarantine=request.quarantine, headers=request.headers or None)
 
 
 def check_loop_options(request: RunRequest) -> None:

@@ -90,12 +90,14 @@ class ForkedWorker:
                 pass
 
 
-def fork_worker(argv: list[str], log: Path) -> ForkedWorker:
-    """Fork a worker running `evalkit.engine.worker.main(argv)`, its stderr to `log`, its stdout nowhere."""
+def fork_worker(argv: list[str], log: Path, environment: dict[str, str] | None = None) -> ForkedWorker:
+    """Fork a worker running `evalkit.engine.worker.main(argv)`, its stderr to `log`, its stdout nowhere,
+    with `environment` added to its variables."""
     for stream in (sys.stdout, sys.stderr):  # or the child would write the parent's buffered output again
         stream.flush()
     pid = os.fork()
     if pid == 0:
+        os.environ.update(environment or {})
         _be_the_worker(argv, log)
     return ForkedWorker(pid)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -62,11 +63,14 @@ def run_in_processes(settings: RunSettings, count: int,
             preload_adk()  # once here rather than once in every process
         for k, (out, log) in enumerate(zip(outputs, logs), start=2):
             argv = worker_argv(settings, f"{k}/{count}", Path(folder), out)
+            # The headers go through the environment: the settings file holds no header values.
+            environment = settings.worker_environment()
             if can_fork():  # no interpreter start-up or evalkit imports to pay again (engine/forked_worker.py)
-                workers.append(fork_worker(argv[3:], log))
+                workers.append(fork_worker(argv[3:], log, environment))
                 continue
             with log.open("w", encoding="utf-8") as stderr:  # a file, not a pipe: nobody reads it while the run runs
-                workers.append(subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=stderr))
+                workers.append(subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=stderr,
+                                                env={**os.environ, **environment} if environment else None))
         try:
             progress, stopped, terminated = run_here(settings.model_copy(update={"shard": f"1/{count}", "processes": 1}))
         except BaseException:  # this shard could not run (an agent that cannot load): neither can theirs

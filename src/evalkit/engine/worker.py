@@ -24,7 +24,7 @@ from evalkit.settings import RunSettings
 
 
 def work(settings_file: Path, out: Path) -> int:
-    settings = RunSettings.model_validate_json(settings_file.read_text(encoding="utf-8"))
+    settings = RunSettings.model_validate_json(settings_file.read_text(encoding="utf-8")).with_worker_environment()
     outcome = run(settings)
     write_shard_lines(outcome.result, outcome.full_cases() if outcome.full_cases is not None else outcome.result.cases,
                       out)

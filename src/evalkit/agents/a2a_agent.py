@@ -1,0 +1,240 @@
+"""`a2a:URL`: an agent served over the Agent2Agent protocol (A2A 0.3 and 1.0), through the a2a-sdk client.
+
+URL is the agent's base URL, whose card is at `/.well-known/agent-card.json` (or, on
+servers of the 0.x protocol, `/.well-known/agent.json`), or the card's own URL. The card
+is read before any case runs: an agent that does not answer, or a card that cannot be
+read, is an input error (exit 2). The SDK's client then uses the interface the card
+prefers among JSON-RPC and HTTP+JSON, in the protocol version the card declares (its
+0.3 transports for 0.3 servers), and streams (`message/stream`) when the card says the
+agent can.
+
+Per case, every turn is one user message of text parts in one `contextId` (the case's
+session id, or the one the agent answers with); while the agent's task waits for input
+(`input-required`), the next turn continues it with its `taskId`. The first turn of a
+case with `session_input` carries it in the request's metadata (docs/agents.md, "A2A
+agents"). What comes back is read by `a2a_turn`. A task that ends failed, rejected,
+canceled or auth-required, a JSON-RPC or HTTP error, or a stream that stops before the
+task reaches a final state makes the case `error`; HTTP 429 and 503 are overloads (the
+case runs again later). `--header` values go with every request, the card's included.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from evalkit.agents.a2a_turn import INPUT_REQUIRED, STILL_RUNNING, TurnAnswer
+from evalkit.agents.base import Agent, AgentSession, SessionSpec
+from evalkit.agents.http_agent import BACKSTOP_MARGIN_S, CONNECT_TIMEOUT_S, error_reason
+from evalkit.agents.worker_pool import snippet
+from evalkit.errors import AgentError, AgentLoadError, AgentOverloaded, MissingExtraError
+from evalkit.foundation.overloads import OVERLOAD_STATUSES
+from evalkit.foundation.retry_after import parse_retry_after
+from evalkit.schema.content import Content
+from evalkit.schema.evalset import Invocation
+
+PREFIX = "a2a:"
+CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")  # 1.0 and 0.3, then 0.2 and before
+BINDINGS = ("JSONRPC", "HTTP+JSON")  # gRPC needs the SDK's grpc extra and a channel: not offered
+
+
+def import_sdk() -> None:
+    """The a2a-sdk client, or the install hint (exit 2)."""
+    try:
+        import a2a.client  # noqa: F401
+    except ModuleNotFoundError as error:
+        if error.name in (None, "a2a", "a2a.client"):
+            raise MissingExtraError("Running an A2A agent", "a2a", "a2a-sdk", "a2a-sdk>=1.0,<2") from None
+        raise
+
+
+def card_urls(url: str) -> list[str]:
+    """Where the card may be: the URL itself when it names a JSON file, else the well-known paths under it."""
+    parts = urlsplit(url)
+    if parts.path.endswith(".json"):
+        return [url]
+    base = parts.path.rstrip("/")
+    return [urlunsplit((parts.scheme, parts.netloc, base + path, "", "")) for path in CARD_PATHS]
+
+
+def read_card(spec: str, headers: dict[str, str]) -> tuple[Any, str]:
+    """The agent's card (the SDK's AgentCard) and where it was found; an AgentLoadError (exit 2) when there is none."""
+    import httpx
+    from a2a.client.card_resolver import parse_agent_card
+    from google.protobuf.json_format import ParseError
+
+    url = spec.removeprefix(PREFIX).strip()
+    if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc:
+        raise AgentLoadError(spec, "expected a2a:http(s)://HOST[:PORT][/PATH], the agent's base URL or its card's URL")
+    tried = []
+    with httpx.Client(timeout=CONNECT_TIMEOUT_S, headers={"user-agent": "evalkit", **headers},
+                      follow_redirects=True) as client:
+        for card_url in card_urls(url):
+            try:
+                response = client.get(card_url)
+            except httpx.HTTPError as error:
+                raise AgentLoadError(spec, f"cannot reach the A2A agent at {card_url} ({error_reason(error)}); "
+                                     "start its server first, or fix the URL") from None
+            if response.status_code == 404:
+                tried.append(card_url)
+                continue
+            if not response.is_success:
+                raise AgentLoadError(spec, f"{card_url} answered HTTP {response.status_code} "
+                                     f"{snippet(response.content)}{_auth_hint(response.status_code)}")
+            try:
+                card = parse_agent_card(response.json())
+            except (ValueError, ParseError) as error:  # not JSON, or JSON that is no agent card
+                raise AgentLoadError(spec, f"{card_url} holds no readable agent card ({error_reason(error)}): "
+                                     f"{snippet(response.content)}") from None
+            _check_interfaces(spec, card_url, card)
+            return card, card_url
+    raise AgentLoadError(spec, f"no agent card at {' or '.join(tried)} (HTTP 404); give the agent's base URL "
+                         "or its card's URL")
+
+
+def _check_interfaces(spec: str, card_url: str, card: Any) -> None:
+    offered = [i.protocol_binding for i in card.supported_interfaces]
+    if not any(binding in BINDINGS for binding in offered):
+        raise AgentLoadError(spec, f"the card at {card_url} offers {', '.join(offered) or 'no interface'}; evalkit "
+                             f"speaks {' and '.join(BINDINGS)}: serve the agent over one of them")
+
+
+def _auth_hint(status: int) -> str:
+    return "; give the credentials it wants with --header 'Name: value'" if status in (401, 403) else ""
+
+
+class A2aAgent(Agent):
+    def __init__(self, spec: str, card: Any, card_url: str, *, headers: dict[str, str], max_connections: int,
+                 timeout: float | None = None):
+        self.spec = spec
+        self.card = card
+        self.card_url = card_url
+        self.description = spec
+        self.name = card.name or "agent"  # the author of what the agent says, when its updates name none
+        self.headers = headers
+        self.max_connections = max(1, max_connections)
+        self.timeout = timeout
+        self._http: Any = None
+        self._client: Any = None
+
+    @classmethod
+    def connect(cls, spec: str, *, headers: dict[str, str], max_connections: int,
+                timeout: float | None = None) -> A2aAgent:
+        """Read the agent's card before any case runs (exit 2 when it cannot be read)."""
+        import_sdk()
+        card, card_url = read_card(spec, headers)
+        return cls(spec, card, card_url, headers=headers, max_connections=max_connections, timeout=timeout)
+
+    @property
+    def streams(self) -> bool:
+        return bool(self.card.capabilities.streaming)
+
+    def client(self) -> Any:
+        """The SDK's client, made inside the run's event loop on first use and closed with the run."""
+        if self._client is None:
+            import httpx
+            from a2a.client import ClientConfig, ClientFactory
+
+            read = None if self.timeout is None else self.timeout + BACKSTOP_MARGIN_S
+            self._http = httpx.AsyncClient(
+                timeout=httpx.Timeout(read, connect=CONNECT_TIMEOUT_S),
+                limits=httpx.Limits(max_connections=self.max_connections, max_keepalive_connections=self.max_connections),
+                headers={"user-agent": "evalkit", **self.headers},
+            )
+            # use_client_preference=False: the first interface of the card that evalkit speaks.
+            config = ClientConfig(streaming=True, httpx_client=self._http, supported_protocol_bindings=list(BINDINGS))
+            self._client = ClientFactory(config).create(self.card)
+        return self._client
+
+    async def open_session(self, spec: SessionSpec) -> AgentSession:
+        return A2aSession(self, spec)
+
+    async def aclose(self) -> None:
+        client, http, self._client, self._http = self._client, self._http, None, None
+        if client is not None:
+            await client.close()
+        if http is not None:
+            await http.aclose()
+
+
+class A2aSession(AgentSession):
+    no_state_reason = "an A2A agent does not report its session state"
+
+    def __init__(self, agent: A2aAgent, spec: SessionSpec):
+        self.agent = agent
+        self.spec = spec
+        self.context_id = spec.session_id
+        self.task_id: str | None = None  # the task waiting for input, which the next turn continues
+        self.seen_messages: set[str] = set()
+        self.seen_artifacts: set[str] = set()
+
+    async def run_turn(self, user_content: Content, index: int) -> Invocation:
+        where = f"case {self.spec.case.eval_id!r}, turn {index + 1}"
+        answer = TurnAnswer(self.agent.name, self.seen_messages, self.seen_artifacts)
+        started_at = time.time()
+        try:
+            await self._send(self._request(user_content, index), answer)
+        except AgentError:
+            raise
+        except Exception as error:  # the SDK's errors: JSON-RPC errors, HTTP and transport failures
+            raise _turn_error(error, where, self.agent.spec) from None
+        failure = answer.failure(where)
+        if failure is not None:
+            raise failure
+        # `message/send` waits for a final state or input-required (the request does not ask
+        # to return at once), so a task still running in its answer is one the agent gave up on.
+        if answer.state is None or answer.state in STILL_RUNNING:
+            how = "the stream ended" if self.agent.streams else "the agent answered"
+            raise AgentError(f"{where}: {how} before the task reached a final state "
+                             f"(last state: {_state_word(answer.state)})")
+        if answer.state not in ("message", "TASK_STATE_COMPLETED", INPUT_REQUIRED):
+            raise AgentError(f"{where}: the A2A agent's task ended in the unknown state {answer.state}")
+        self.context_id = answer.context_id or self.context_id
+        self.spec.session_id = self.context_id  # the result file names the context as the agent knows it
+        self.task_id = answer.task_id if answer.state == INPUT_REQUIRED else None
+        return answer.invocation(user_content, index, started_at)
+
+    def _request(self, user_content: Content, index: int) -> Any:
+        from a2a.types import Message, Part, Role, SendMessageRequest
+
+        texts = [p.text for p in user_content.parts or () if p.text]
+        message = Message(role=Role.ROLE_USER, message_id=str(uuid.uuid4()), context_id=self.context_id,
+                          parts=[Part(text=text) for text in texts] or [Part(text="")])
+        if self.task_id:
+            message.task_id = self.task_id
+        request = SendMessageRequest(message=message)
+        given = self.spec.case.session_input
+        if index == 0 and given is not None:
+            request.metadata.update({"session_input": given.model_dump(mode="json", exclude_none=True)})
+        return request
+
+    async def _send(self, request: Any, answer: TurnAnswer) -> None:
+        from google.protobuf.json_format import MessageToDict
+
+        async for response in self.agent.client().send_message(request):
+            answer.add(MessageToDict(response))
+
+
+def _turn_error(error: Exception, where: str, spec: str) -> AgentError:
+    """An SDK error → the case's error: an overload for HTTP 429/503, else the agent's message."""
+    import httpx
+
+    cause = error.__cause__
+    if isinstance(cause, httpx.HTTPStatusError):
+        response = cause.response
+        text = f"{where}: the A2A agent answered HTTP {response.status_code}: {snippet(response.content)}"
+        if response.status_code in OVERLOAD_STATUSES:
+            return AgentOverloaded(text, retry_after=parse_retry_after(response.headers.get("retry-after")))
+        return AgentError(text + _auth_hint(response.status_code))
+    if isinstance(cause, httpx.TimeoutException):
+        return AgentError(f"{where}: no answer from {spec.removeprefix(PREFIX)} (HTTP client timeout)")
+    if isinstance(cause, httpx.HTTPError):
+        return AgentError(f"{where}: the A2A agent at {spec.removeprefix(PREFIX)} cannot be reached: {error_reason(cause)}")
+    message = " ".join(str(getattr(error, "message", None) or error).split())
+    return AgentError(f"{where}: the A2A agent answered with an error: {type(error).__name__}: {message}")
+
+
+def _state_word(state: str | None) -> str:
+    return "none" if state is None else state.removeprefix("TASK_STATE_").lower().replace("_", "-")
