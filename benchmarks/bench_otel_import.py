@@ -14,6 +14,9 @@ turns and users say one of 30 things, so, as in production, most conversations r
 one another: they collapse into at most 900 distinct cases (and the few the end of the
 file cuts short).
 
+With `--without-ids` no span records its conversation (as Strands' and Agent Framework's
+defaults leave it): turns are linked by the history rule alone.
+
 It then runs `evalkit import otel FILE --out ...` as a child process and prints file
 size, spans, wall time, CPU time (wall time follows the machine's load, CPU time much
 less), throughput per CPU second and the child's peak resident memory as a Markdown
@@ -96,7 +99,7 @@ def _conversation(rng: random.Random, number: int, clock: list[int]) -> Iterator
         history = [*asked, {"role": "assistant", "parts": [{"type": "text", "content": answer}]}]
 
 
-def write_traces(path: Path, megabytes: int) -> int:
+def write_traces(path: Path, megabytes: int, with_ids: bool = True) -> int:
     """A Collector-style file of about `megabytes` MB; returns the number of spans."""
     rng = random.Random(25)
     clock = [1_790_000_000_000_000_000]
@@ -115,6 +118,8 @@ def write_traces(path: Path, megabytes: int) -> int:
                     number += 1
                     live[slot] = _conversation(rng, CONCURRENT + number, clock)
                     continue
+                if not with_ids:
+                    span["attributes"] = [a for a in span["attributes"] if a["key"] != "gen_ai.conversation.id"]
                 batch.append(span)
             document = {"resourceSpans": [{"resource": {"attributes": [_attr("service.name", "weather-desk")]},
                                            "scopeSpans": [{"scope": {"name": "gcp.vertex.agent"}, "spans": batch}]}]}
@@ -128,6 +133,7 @@ def write_traces(path: Path, megabytes: int) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=int, action="append", help="file sizes in MB (repeatable; default 100 and 1000)")
+    parser.add_argument("--without-ids", action="store_true", help="no span records its conversation")
     parser.add_argument("--evalkit", default=f"{shlex.quote(sys.executable)} -m evalkit", help="the evalkit command")
     args = parser.parse_args()
     lines = ["| file (MB) | spans | wall time (s) | CPU time (s) | MB/s of CPU | peak memory (MB) | cases |",
@@ -135,7 +141,7 @@ def main() -> int:
     for megabytes in args.mb or [100, 1000]:
         with tempfile.TemporaryDirectory(prefix="evalkit-bench-otel-") as folder:
             traces = Path(folder) / "traces.jsonl"
-            spans = write_traces(traces, megabytes)
+            spans = write_traces(traces, megabytes, with_ids=not args.without_ids)
             size = traces.stat().st_size / 1e6
             out = Path(folder) / "imported.evalset.json"
             started = time.perf_counter()

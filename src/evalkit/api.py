@@ -46,6 +46,7 @@ def run_evals(
     pass_rate: float | None = None,
     judge_jobs: int | str | None = None,
     use_cache: bool | None = None,
+    min_coverage: float | None = None,
     headers: Mapping[str, str] | Sequence[str] | None = None,
     settings: RunSettings | None = None,
 ) -> RunResult:
@@ -58,7 +59,7 @@ def run_evals(
     from evalkit.engine.run import run
 
     given = {"jobs": jobs, "timeout": timeout, "repeat": repeat, "pass_rate": pass_rate, "judge_jobs": judge_jobs,
-             "use_cache": use_cache, "headers": headers}
+             "use_cache": use_cache, "min_coverage": min_coverage, "headers": headers}
     if settings is None:
         settings = RunSettings.of(**given)
     elif any(value is not None for value in given.values()):
@@ -80,15 +81,22 @@ def assert_passes(
     config: str | Path | None = None,
     **options: Any,
 ) -> RunResult:
-    """Run like `run_evals`; raise `EvalFailed` (an AssertionError) unless every case passed."""
+    """Run like `run_evals`; raise `EvalFailed` (an AssertionError) unless every case passed (and,
+    with `min_coverage`, the cases called that share of the agent's tools)."""
     # pytest shows the failing cases and their reasons at the user's line, not this frame.
     __tracebackhide__ = True
     from evalkit.report.console import failure_lines, summary_line
 
+    from evalkit.results.coverage import gate_message
+
     result = run_evals(paths, agent, config, **options)
-    if result.summary.cases and all(case.status is Status.PASSED for case in result.cases):
+    settings = options.get("settings")
+    requested = options.get("min_coverage", settings.min_coverage if settings is not None else None)
+    coverage_problem = gate_message(result.coverage, requested if requested is not None else
+                                    result.coverage.min_ratio if result.coverage is not None else None)
+    if result.summary.cases and all(case.status is Status.PASSED for case in result.cases) and not coverage_problem:
         return result
-    lines = [summary_line(result), *failure_lines(result.cases)]
+    lines = [summary_line(result), *failure_lines(result.cases), *([coverage_problem] if coverage_problem else [])]
     raise EvalFailed("\n".join(lines), result)
 
 

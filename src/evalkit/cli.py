@@ -62,7 +62,7 @@ def run(
     repeat: Optional[str] = typer.Option(None, "--repeat", metavar="N|auto", show_default=False, help=f"Run each case N times, or 'auto': again only while its verdict is uncertain [default: {defaults.DEFAULT_REPEAT}]"),
     case: Optional[List[str]] = typer.Option(None, "--case", metavar="ID", help="Only this eval id (repeatable)"),
     shard: Optional[str] = typer.Option(None, "--shard", metavar="K/N", help="K/N: run the K-th of N stable slices of the cases; auto: the slice from the CI's parallel-job variables"),
-    baseline: Optional[str] = typer.Option(None, "--baseline", metavar="FILE|last", help="Compare with an earlier result file (evalkit's or ADK's), or 'last' for the previous run; regressions exit 1"),
+    baseline: Optional[str] = typer.Option(None, "--baseline", metavar="FILE|last|history[:N]", help="Compare with an earlier result file (evalkit's or ADK's), 'last' for the previous run, or 'history' for the last 20 runs pooled (history:N for N); regressions exit 1"),
     tolerance: Optional[float] = typer.Option(None, "--tolerance", metavar="DELTA", help="With --baseline: a score may drop this much before it counts as a regression (default 0)"),
     pass_rate: Optional[float] = typer.Option(None, "--pass-rate", metavar="RATE", help="With --repeat: share of the runs a case needs to pass (default: all)"),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the judge cache"),
@@ -78,6 +78,8 @@ def run(
     significance: Optional[float] = typer.Option(None, "--significance", metavar="LEVEL", help="With --baseline: count a regression only when it is significant at LEVEL, such as 0.05"),
     gate_scores: bool = typer.Option(False, "--gate-scores", help="With --significance: a significant drop of a criterion's mean score also exits 1"),
     quarantine: Optional[Path] = typer.Option(None, "--quarantine", metavar="FILE", help="Known-flaky cases (JSON or YAML list of case, until, reason): run and reported, not counted in the exit code until their date"),
+    gate: Optional[str] = typer.Option(None, "--gate", metavar="thresholds|regressions|both", show_default=False, help="What exits 1: failed thresholds, regressions against --baseline, or both [default: both with --baseline, else thresholds]"),
+    min_coverage: Optional[float] = typer.Option(None, "--min-coverage", metavar="RATIO", help="Exit 1 when fewer than this share of the agent's tools were called, such as 0.8 (see docs/coverage.md)"),
 ) -> None:
     """Run the agent on the eval cases, score them, and exit 0 only if every case passed."""
     from evalkit.engine.idle_cores import mark_start
@@ -91,7 +93,8 @@ def run(
         baseline=baseline, tolerance=tolerance, pass_rate=pass_rate, use_cache=False if no_cache else None, timeout=timeout, quiet=quiet,
         judge_jobs=judge_jobs, detailed=print_detailed_results, debug=debug.on, cassettes=cassettes,
         cassette_mode=cassette_mode, processes=processes, max_repeat=max_repeat, confidence=confidence,
-        significance=significance, gate_scores=gate_scores, quarantine=quarantine, headers=header or [],
+        significance=significance, gate_scores=gate_scores, quarantine=quarantine, min_coverage=min_coverage, gate=gate,
+        headers=header or [],
     )
     raise typer.Exit(guarded(lambda: run_command(request)))
 
@@ -177,12 +180,13 @@ def merge(
     markdown: Optional[Path] = typer.Option(None, "--markdown", metavar="FILE", help="Write a Markdown summary here"),
     html: Optional[Path] = typer.Option(None, "--html", metavar="FILE", help="Write a self-contained HTML report here"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line"),
+    min_coverage: Optional[float] = typer.Option(None, "--min-coverage", metavar="RATIO", help="Exit 1 when the shards together called fewer than this share of the agent's tools (default: the shards' own setting)"),
 ) -> None:
     """Combine shard results into one result file, with the exit code of one whole run."""
     from evalkit.commands.merge import merge_command
 
     raise typer.Exit(guarded(lambda: merge_command(files, json_out=json_out, junit=junit, markdown=markdown,
-                                                   html=html, quiet=quiet)))
+                                                   html=html, quiet=quiet, min_coverage=min_coverage)))
 
 
 @app.command(cls=EvalkitCommand)

@@ -56,13 +56,14 @@ def import_otel(
     max_cases: Optional[int] = typer.Option(None, "--max-cases", metavar="N", help="At most N cases, the earliest conversations first"),
     sample: Optional[float] = typer.Option(None, "--sample", metavar="FRACTION", help="Keep this fraction of the conversations, chosen by a hash of their id and --seed"),
     seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help=f"Which conversations --sample keeps (default {defaults.DEFAULT_SAMPLE_SEED})"),
+    group_by: Optional[str] = typer.Option(None, "--group-by", metavar="ATTR", help="The span attribute that names a conversation (default: gen_ai.conversation.id, session.id, the framework's thread or group id, else the history rule)"),
 ) -> None:
-    """Turn OpenTelemetry traces of an agent (GenAI conventions or ADK's spans) into an eval set of what happened."""
+    """Turn OpenTelemetry traces of an agent (GenAI conventions, OpenInference, ADK, older names) into an eval set of what happened."""
     from evalkit.commands.import_otel import import_otel_command
 
     lines = guarded(lambda: import_otel_command(files, out, since=since, until=until, services=services,
                                                 conversations=conversations, max_cases=max_cases, sample=sample,
-                                                seed=seed))
+                                                seed=seed, group_by=group_by))
     for line in lines:
         typer.echo(line)
 

@@ -13,7 +13,7 @@ DEFAULT_TIMEOUT_S = 300.0  # seconds allowed for one agent turn
 DEFAULT_REPEAT = 1  # runs per case
 DEFAULT_PROCESSES = "auto"  # worker processes the cases are spread over (run --processes): chosen, or a number
 DEFAULT_MAX_REPEAT = 10  # with --repeat auto: the most runs a case gets (--max-repeat)
-DEFAULT_AUTO_REPEAT_ALPHA = 0.05  # --repeat auto calls agreeing runs stable after 2^-k <= this (stats/stability.py)
+DEFAULT_AUTO_REPEAT_ALPHA = 0.05  # --repeat auto calls k agreeing runs stable once 2^(1-k) <= this (stats/sequential.py)
 DEFAULT_VIEW_PORT = 8018  # evalkit view's port on 127.0.0.1; when taken, a free one is used instead
 VIEW_PAGE_SIZE = 100  # cases per page of a run's table in evalkit view
 VIEW_POLL_S = 1.0  # how often evalkit view's pages look for runs in progress

@@ -12,6 +12,10 @@ given explicit test paths, they only count for eval set files among those paths,
 --quarantine` does: a quarantined case that does not pass is reported as xfail, not as a
 failure, until its date; expired and unknown entries are named in the summary.
 
+`--evalkit-min-coverage RATIO` (or `evalkit_min_coverage`, or the configs' `min_coverage`)
+fails the session when the eval cases of all its eval set files together called fewer
+than that share of the agent's tools (docs/coverage.md); the summary names the rest.
+
 The cases of one eval set file run together (concurrently, one agent) when its first
 selected item is set up; each item then reports its own case. `-k` and `-m evalkit`
 select cases like any test. A failing case shows its criteria and the first difference.
@@ -64,6 +68,29 @@ _TARGETS = pytest.StashKey[Targets]()
 _QUARANTINE = pytest.StashKey[Any]()
 
 
+@dataclass
+class CoverageGate:
+    """`--evalkit-min-coverage` (or the configs' `min_coverage`) over the whole session: each eval set
+    file's run adds its coverage; the session fails when all of them together fall below it."""
+
+    requested: float | None
+    parts: list[Any] = field(default_factory=list)  # each run's `coverage` (None: the agent's tools unknown)
+    message: str | None = None
+
+    def judge(self) -> str | None:
+        from evalkit.results.coverage import gate_message, merged_coverage
+
+        coverage = merged_coverage(self.parts)
+        requested = self.requested if self.requested is not None else (coverage.min_ratio if coverage else None)
+        if coverage is not None and requested is not None:
+            coverage.min_ratio = requested
+        self.message = gate_message(coverage, requested) if self.parts else None
+        return self.message
+
+
+_COVERAGE = pytest.StashKey[CoverageGate]()
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("evalkit", "evalkit: eval cases as tests")
     group.addoption("--evalkit", action="append", default=[], dest="evalkit_paths", metavar="PATH",
@@ -74,6 +101,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="EvalConfig for every eval set (default: test_config.json beside each)")
     group.addoption("--evalkit-quarantine", dest="evalkit_quarantine", metavar="FILE",
                     help="Known-flaky cases (as `evalkit run --quarantine`): xfail instead of failing until their date")
+    group.addoption("--evalkit-min-coverage", dest="evalkit_min_coverage", metavar="RATIO",
+                    help="Fail the session when the eval cases called fewer than this share of the agent's tools")
     group.addoption("--evalkit-header", action="append", default=[], dest="evalkit_headers", metavar="'NAME: VALUE'",
                     help="A header for every request to an http(s)://, adk-server: or a2a: agent (as `evalkit run "
                          "--header`; repeatable; on the command line only, so no file holds it)")
@@ -81,6 +110,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("evalkit_agent", "the agent under test (SPEC as for `evalkit run --agent`)", default="")
     parser.addini("evalkit_config", "EvalConfig file for every eval set", default="")
     parser.addini("evalkit_quarantine", "quarantine file of known-flaky cases", default="")
+    parser.addini("evalkit_min_coverage", "least share of the agent's tools the eval cases must call", default="")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -97,6 +127,7 @@ def pytest_configure(config: pytest.Config) -> None:
             config.stash[_QUARANTINE] = load_quarantine(Path(quarantine_file))
         except InputError as error:
             raise pytest.UsageError("evalkit: " + "\nevalkit: ".join(error.lines())) from None
+    config.stash[_COVERAGE] = CoverageGate(_min_coverage(config))
     extra = given if config.args_source is config.ArgsSource.ARGS else given + from_ini
     covered = [Path(arg.split("::")[0]).resolve() for arg in config.args]
     for path in extra:
@@ -149,8 +180,9 @@ class EvalSetFile(pytest.File):
         plan = Plan([replace(s, cases=[c for c in s.cases if c.eval_id in chosen]) for s in self.plan.sets])
         try:
             quarantine = self.config.stash.get(_QUARANTINE, None)
+            gate = self.config.stash[_COVERAGE]
             settings = RunSettings.of(quarantine=Path(quarantine.file) if quarantine is not None else None,
-                                      headers=self.config.getoption("evalkit_headers") or None)
+                                      min_coverage=gate.requested, headers=self.config.getoption("evalkit_headers") or None)
             outcome = run(settings, agent=_agent_spec(self.config), plan=plan, full=True)
         except EvalkitError as error:
             problem = "evalkit: " + "\nevalkit: ".join(_lines(error))
@@ -158,6 +190,7 @@ class EvalSetFile(pytest.File):
             if outcome.interrupted:
                 raise KeyboardInterrupt
             self.results = {case.eval_id: case for case in outcome.result.cases}
+            gate.parts.append(outcome.result.coverage)
             if quarantine is not None:  # the session's list learns which of its entries this file's cases meet
                 list(quarantine.marked(outcome.result.cases))
             return
@@ -195,8 +228,20 @@ class EvalCaseItem(pytest.Item):
         return self.path, None, f"eval case {self.eval_set_id}/{self.name}"
 
 
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """The coverage gate, over every eval set file the session ran: below it, the session fails."""
+    gate = session.config.stash.get(_COVERAGE, None)
+    if gate is not None and gate.judge() is not None and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    """Quarantine entries that expired (their cases counted again) or named no collected case."""
+    """The coverage gate's verdict; quarantine entries that expired (their cases counted again) or named no
+    collected case."""
+    gate = config.stash.get(_COVERAGE, None)
+    if gate is not None and gate.message is not None:
+        terminalreporter.section("evalkit coverage")
+        terminalreporter.write_line(f"evalkit: {gate.message}")
     quarantine = config.stash.get(_QUARANTINE, None)
     if quarantine is None:
         return
@@ -223,7 +268,21 @@ def describe_failure(case: CaseResult) -> str:
 
 
 # The option of each setting the plugin takes, so errors name what the user wrote.
-OPTIONS = {"agent": "--evalkit-agent", "config": "--evalkit-config", "headers": "--evalkit-header"}
+OPTIONS = {"agent": "--evalkit-agent", "config": "--evalkit-config", "headers": "--evalkit-header",
+           "min_coverage": "--evalkit-min-coverage"}
+
+
+def _min_coverage(config: pytest.Config) -> float | None:
+    """`--evalkit-min-coverage` (or `evalkit_min_coverage`), checked as a run checks `--min-coverage`."""
+    value = config.getoption("evalkit_min_coverage") or config.getini("evalkit_min_coverage")
+    if not value:
+        return None
+    from evalkit.settings import RunSettings
+
+    try:
+        return RunSettings.of(min_coverage=value).min_coverage
+    except EvalkitError as error:
+        raise pytest.UsageError("evalkit: " + "\nevalkit: ".join(_lines(error))) from None
 
 
 def _lines(error: EvalkitError) -> list[str]:

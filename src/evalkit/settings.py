@@ -19,7 +19,7 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
@@ -28,6 +28,9 @@ from evalkit.defaults import (DEFAULT_JOBS, DEFAULT_JUDGE_JOBS, DEFAULT_MAX_REPE
                               DEFAULT_TIMEOUT_S)
 from evalkit.foundation.concurrency import JobsSetting, most_in_flight, parse_jobs
 from evalkit.errors import SettingError, UsageError
+
+if TYPE_CHECKING:
+    from evalkit.stats.sequential import StoppingRule
 
 # How many things run at once: a whole number ≥ 1 or "auto" (the adaptive controller of
 # `evalkit.foundation.concurrency`), parsed here for the CLI, the Python API and the plugin.
@@ -98,6 +101,7 @@ _REASONS = {
     "confidence": "expected a confidence above 0 and below 1, such as 0.95",
     "quarantine": "expected a quarantine file (JSON or YAML; see docs/repeats.md)",
     "processes": "expected 'auto' or a whole number of worker processes, at least 1",
+    "min_coverage": "expected a share of the agent's tools from 0 to 1, such as 0.8 (see docs/coverage.md)",
 }
 
 
@@ -176,6 +180,7 @@ class RunSettings(BaseModel):
     confidence: float | None = Field(default=None, gt=0, lt=1)  # with pass_rate: judge by the interval's low end
     auto_repeat: bool = False  # `--repeat auto`: `repeat` is then the most runs a case gets (engine/repeats.py)
     quarantine: Path | None = None  # known-flaky cases left out of the exit code until their date (evalkit.quarantine)
+    min_coverage: float | None = Field(default=None, ge=0, le=1)  # fail below this share of tools called (coverage)
     # `--header`: (name, value) sent with every request to http(s)://, adk-server: and a2a: agents. Never
     # serialized (a `--processes` worker gets them in its environment: engine/processes.py) nor shown.
     headers: Headers = Field(default=(), exclude=True, repr=False)
@@ -224,6 +229,17 @@ class RunSettings(BaseModel):
     def required_passes(self) -> int:
         """How many of the `repeat` runs of a case must pass: all, or ceil(pass_rate × runs)."""
         return self.passes_required(self.repeat)
+
+    def stopping_rule(self) -> StoppingRule:
+        """`--repeat auto`'s rule (stats/sequential.py): curtail `--repeat repeat` with its
+        pass rule; without `--pass-rate`, the stability rule, which needs at most the runs
+        that make a half-passing case look stable with chance at most 0.05."""
+        from evalkit.defaults import DEFAULT_AUTO_REPEAT_ALPHA
+        from evalkit.stats.sequential import PASS_RATE, STABILITY, StoppingRule, agreeing_runs_needed
+
+        if self.pass_rate is None:
+            return StoppingRule(STABILITY, min(self.repeat, agreeing_runs_needed(DEFAULT_AUTO_REPEAT_ALPHA)))
+        return StoppingRule(PASS_RATE, self.repeat, self.required_passes)
 
     def passes_required(self, runs: int) -> int:
         """Passing runs a case needs out of `runs`: all of them; ceil(pass_rate × runs); or,

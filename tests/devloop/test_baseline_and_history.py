@@ -147,7 +147,10 @@ def test_with_significance_single_score_drops_are_within_noise(demo_result, tmp_
     done = evalkit("run", WEATHER, "--agent", REGRESSED, "--config", str(config), "--baseline", str(base_path),
                    "--significance", "0.05", "--json", str(out), tmp_path=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "overall (mcnemar_exact): 0 case(s) worse, 0 better, p = 1.000 (adjusted 1.000): within noise at 0.05" in done.stdout
+    assert ("overall (mcnemar_exact, 3 run(s) on the base side, 3 on the new): 0 case(s) worse, 0 better, "
+            "p = 1.000 (adjusted 1.000): within noise at 0.05") in done.stdout
+    # Three cases run once on each side: nothing could have been caught, and the console says so.
+    assert "This comparison could not have caught any drop: too few runs on one side" in done.stdout
     assert "0 significant regression(s), overall within noise" in done.stdout
     comparison = json.loads(out.read_text())["comparison"]
     assert comparison["significance"] == 0.05 and comparison["summary"]["regressed"] == 2
@@ -192,3 +195,72 @@ def test_a_malformed_quarantine_file_stops_before_running(tmp_path):
     assert done.returncode == 2
     assert done.stderr.strip() == (f"evalkit: {bad}: [0].until: expected the last day of the quarantine "
                                    "as YYYY-MM-DD (UTC)")
+
+
+def _fill_history(tmp_path: Path, result: dict, runs: int, failing_every: int = 0) -> list[str]:
+    """`runs` earlier results of the weather set in the history; with `failing_every` k, every
+    k-th of them has paris and london_then_tokyo failing."""
+    folder = tmp_path / "runs"
+    folder.mkdir(exist_ok=True)
+    ids = []
+    for index in range(runs):
+        data = json.loads(json.dumps(result))
+        if failing_every and index % failing_every == 0:
+            for case in data["cases"]:
+                if case["eval_id"] != "no_city":
+                    case["status"] = "failed"
+        run_id = f"run-20260101T0000{index:02d}000000Z-00000{index % 10}"
+        save(data, folder / f"{run_id}.json")
+        ids.append(run_id)
+    return ids
+
+
+def test_baseline_history_tests_one_run_against_twenty(demo_result, tmp_path):
+    _, base = demo_result
+    ids = _fill_history(tmp_path, base, 20)
+    out = tmp_path / "r.json"
+    # Two cases passed in each of the last 20 runs and fail now; thresholds alone do not gate.
+    done = evalkit("run", WEATHER, "--agent", REGRESSED, "--baseline", "history", "--significance", "0.05",
+                   "--gate", "regressions", "--json", str(out), tmp_path=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    comparison = json.loads(out.read_text())["comparison"]
+    assert comparison["baseline_runs"] == ids
+    assert comparison["base"] == "the last 20 run(s) in the history"
+    regressed = [c for c in comparison["cases"] if c["kind"] == "regressed"]
+    assert [(c["base_passed"], c["base_runs"], c["new_passed"], c["new_runs"]) for c in regressed] == [(20, 20, 0, 1)] * 2
+    assert [c["p_value"] for c in regressed] == [round(1 / 21, 6)] * 2
+    assert comparison["overall"]["test"] == "stratified_exact"
+    assert comparison["overall"]["p_value"] == float(f"{(1 / 21) ** 2:.6g}") and comparison["overall"]["significant"]
+    assert "overall (stratified_exact, 60 run(s) on the base side, 3 on the new): 2 case(s) worse" in done.stdout
+
+
+def test_baseline_history_n_and_a_case_that_passed_half_the_time(demo_result, tmp_path):
+    _, base = demo_result
+    _fill_history(tmp_path, base, 20, failing_every=2)  # the two cases passed 10 of 20 times
+    args = ("run", WEATHER, "--agent", REGRESSED, "--baseline", "history", "--significance", "0.05", "--quiet")
+    within_noise = evalkit(*args, "--gate", "regressions", tmp_path=tmp_path)
+    assert within_noise.returncode == 0, within_noise.stdout + within_noise.stderr
+    assert "overall within noise" in within_noise.stdout
+    both = evalkit(*args, tmp_path=tmp_path)  # the default with a baseline: thresholds too
+    assert both.returncode == 1
+    thresholds = evalkit("run", WEATHER, "--agent", REGRESSED, "--baseline", "history:3", "--gate", "thresholds",
+                         "--quiet", tmp_path=tmp_path)
+    assert thresholds.returncode == 1 and "the last 3 run(s) in the history" in thresholds.stdout
+
+
+def test_gate_and_history_mistakes_are_usage_errors(tmp_path):
+    for args, words in [
+        (["--gate", "regressions"], "--gate regressions: regressions need something to regress from"),
+        (["--gate", "sometimes"], "--gate sometimes: expected thresholds, regressions or both"),
+        (["--baseline", "history:0"], "--baseline history:0: expected history or history:N"),
+    ]:
+        done = evalkit("run", WEATHER, *args, tmp_path=tmp_path)
+        assert done.returncode == 2 and words in done.stderr, (args, done.stderr)
+
+
+def test_gate_scores_against_a_history_is_refused(demo_result, tmp_path):
+    _, base = demo_result
+    _fill_history(tmp_path, base, 3)
+    done = evalkit("run", WEATHER, "--baseline", "history", "--significance", "0.05", "--gate-scores",
+                   tmp_path=tmp_path)
+    assert done.returncode == 2 and "--gate-scores:" in done.stderr and "drop --gate-scores" in done.stderr

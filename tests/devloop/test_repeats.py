@@ -133,14 +133,32 @@ def test_repeat_auto_stops_a_flaky_case_early_and_says_what_it_saved(tmp_path):
     # paris disagrees on its second run (the agent fails every second Paris question): flaky, stopped there.
     paris = case(result, "paris")
     assert (paris["repeat"]["runs"], paris["repeat"]["stability"]) == (2, "flaky")
-    # The steady cases stop after five agreeing runs (2^-5 <= 0.05), not the cap of eight.
+    # The steady cases stop after six agreeing runs (a half-passing case agrees six times, either
+    # way, with chance 2^-5 <= 0.05), not the cap of eight: the verdicts of --repeat 6, in fewer runs.
     steady = case(result, "london_then_tokyo")
-    assert (steady["repeat"]["runs"], steady["repeat"]["stability"], steady["status"]) == (5, "stable_pass", "passed")
+    assert (steady["repeat"]["runs"], steady["repeat"]["stability"], steady["status"]) == (6, "stable_pass", "passed")
+    assert steady["repeat"]["pass_rate_unbiased"] == 1.0 and steady["repeat"]["pass_rate_ci_exact"][1] == 1.0
     assert result["repeat"] == 8
-    assert result["repeat_auto"] == {"max_repeat": 8, "agreeing_runs": 5, "agent_runs": 12, "runs_saved": 12}
-    assert "up to 8 runs each (auto): 12 agent runs, 12 fewer than --repeat 8" in done.stdout
+    assert result["repeat_auto"] == {"max_repeat": 8, "agreeing_runs": 6, "rule": "stability", "required_passes": 0,
+                                     "same_as_repeat": 6, "agent_runs": 14, "runs_saved": 4}
+    assert "up to 6 runs each (auto): 14 agent runs, 4 fewer than --repeat 6, the same verdicts" in done.stdout
     assert "flaky: weather/paris 1/2 (95% 0.09–0.91)" in done.stdout
     assert "hold it out with --quarantine until it is fixed" in done.stdout  # what to do about it
+
+
+def test_repeat_auto_with_a_pass_rate_runs_as_far_as_the_confidence_needs(tmp_path):
+    out = tmp_path / "r.json"
+    done = evalkit("run", WEATHER, "--agent", FLAKY, "--repeat", "auto", "--max-repeat", "20", "--pass-rate", "0.8",
+                   "--confidence", "0.95", "--json", str(out), tmp_path=tmp_path)
+    assert done.returncode == 1, done.stderr
+    result = load(out)
+    # 20 of 20 is the only count whose interval starts at 0.8: the steady cases run 20 times and pass.
+    steady = case(result, "london_then_tokyo")
+    assert (steady["repeat"]["runs"], steady["repeat"]["required"], steady["status"]) == (20, 20, "passed")
+    # paris fails every second run: its first failure settles it.
+    paris = case(result, "paris")
+    assert (paris["repeat"]["runs"], paris["status"]) == (2, "failed")
+    assert result["repeat_auto"]["rule"] == "pass_rate" and result["repeat_auto"]["required_passes"] == 20
 
 
 @pytest.mark.parametrize("args, words", [
@@ -150,6 +168,7 @@ def test_repeat_auto_stops_a_flaky_case_early_and_says_what_it_saved(tmp_path):
     (["--repeat", "3", "--confidence", "0.95"], "--confidence 0.95: only means something with --pass-rate"),
     (["--repeat", "10", "--pass-rate", "0.8", "--confidence", "0.95"],
      "no case can pass in 10 runs (even all passing leaves the interval's low end below 0.8); use --repeat 16 or more"),
+    (["--repeat", "auto", "--max-repeat", "10", "--pass-rate", "0.8", "--confidence", "0.95"], "use --max-repeat 16 or more"),
 ])
 def test_repeat_and_confidence_mistakes_are_usage_errors(tmp_path, args, words):
     done = evalkit("run", WEATHER, "--agent", FLAKY, *args, tmp_path=tmp_path)

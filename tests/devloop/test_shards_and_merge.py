@@ -78,6 +78,20 @@ def test_merge_refuses_a_missing_shard_or_a_case_twice(shard_files, tmp_path):
     assert mixed.returncode == 2 and "the shards come from different splits" in mixed.stderr
 
 
+def test_merge_keeps_the_repeat_auto_rule_and_refuses_mixed_rules(shard_files, tmp_path):
+    rule = {"max_repeat": 10, "agreeing_runs": 6, "rule": "stability", "required_passes": 0, "same_as_repeat": 6}
+    parts = [save({**load(f), "repeat": 10, "repeat_auto": {**rule, "agent_runs": 6, "runs_saved": 0}},
+                  tmp_path / f"auto{i}.json") for i, f in enumerate(shard_files)]
+    done = evalkit("merge", *map(str, parts), "--json", str(tmp_path / "all.json"), tmp_path=tmp_path)
+    assert done.returncode == 0, done.stderr
+    # compare reads the rule back to test the counts as the runs were made (docs/repeats.md).
+    assert load(tmp_path / "all.json")["repeat_auto"] == {**rule, "agent_runs": 18, "runs_saved": 0}
+    other = save({**load(parts[1]), "repeat_auto": {**rule, "rule": "pass_rate", "required_passes": 8}},
+                 tmp_path / "other.json")
+    mixed = evalkit("merge", str(parts[0]), str(other), str(parts[2]), tmp_path=tmp_path)
+    assert mixed.returncode == 2 and "different --repeat/--pass-rate settings" in mixed.stderr
+
+
 def test_more_shards_than_cases_leaves_empty_shards_that_pass(tmp_path):
     files = []
     for index in range(1, 5):

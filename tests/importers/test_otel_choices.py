@@ -198,7 +198,7 @@ def test_base64_ids_read_as_hex_ids(day, tmp_path):
 def test_bad_input_is_exit_2_naming_the_file_and_line(day, tmp_path):
     good = day[0].read_text().splitlines()[0]
     broken = tmp_path / "broken.jsonl"
-    broken.write_text(good + "\n" + good[:40] + "\n")
+    broken.write_text(good + "\n" + good[:40] + "\n" + good + "\n")  # a broken line with more after it
     not_otlp = tmp_path / "cases.json"
     not_otlp.write_text(json.dumps({"eval_set_id": "x", "eval_cases": []}, indent=2))
     logs = tmp_path / "logs.jsonl"

@@ -27,7 +27,7 @@ def _repeated(eval_id: str, *statuses: Status, quarantined: bool | None = None) 
 
 COMPARISON = {
     "base": "base.json", "new": "this run", "tolerance": 0.0, "significance": 0.05,
-    "overall": {"test": "sign_test_exact", "p_value": 0.25, "p_adjusted": 0.5, "regressed": 2, "improved": 0,
+    "overall": {"test": "stratified_exact", "p_value": 0.25, "p_adjusted": 0.5, "regressed": 2, "improved": 0,
                 "significant": False},
     "cases": [{"eval_set_id": "weather", "eval_id": "paris", "kind": "regressed", "p_value": 0.0163,
                "p_adjusted": 0.049, "significant": True, "test": "fisher_exact", "base_passed": 10, "base_runs": 10,
@@ -60,7 +60,7 @@ def test_markdown_shows_intervals_stability_quarantine_and_p_values(result):
     assert "- quarantined, not counted in the exit code: weather/oslo failed" in text
     assert "- regressed weather/paris 10/10 → 5/10, p = 0.016: significant" in text
     assert "- regressed weather/tokyo 10/10 → 9/10, p = 0.500: within noise" in text
-    assert "overall p = 0.250 (sign_test_exact): within noise" in text
+    assert "overall p = 0.250 (stratified_exact): within noise" in text
     assert "1 quarantined" in text and "runs passed 60% (95% 45%–74%)" in text
 
 

@@ -36,7 +36,9 @@ def test_ten_of_ten_to_five_of_ten_is_a_significant_regression():
     assert (regressed["base_passed"], regressed["base_runs"], regressed["new_passed"], regressed["new_runs"]) == (10, 10, 5, 10)
     unchanged = next(c for c in data["cases"] if c["eval_id"] == "b")
     assert "p_value" not in unchanged  # only regressed and improved cases carry one
-    assert data["overall"]["test"] == "sign_test_exact"
+    assert data["overall"]["test"] == "stratified_exact"
+    # The other case is 10/10 on both sides: it adds nothing, so the overall test is this case's.
+    assert data["overall"]["p_value"] == pytest.approx(3003 / 184756, rel=1e-5)
     assert (data["overall"]["regressed"], data["overall"]["improved"]) == (1, 0)
 
 
@@ -129,3 +131,39 @@ def test_a_renamed_set_is_added_and_removed_even_when_its_ids_are_unique():
     comparison = compare_runs(base, new)
     assert comparison.counts()["removed"] == 1 and comparison.counts()["added"] == 1
     assert not comparison.fails_gate
+
+
+def test_a_quarantined_case_takes_no_part_in_the_gate():
+    base, new = run("base", {"a": (10, 10), "b": (10, 10)}), run("new", {"a": (0, 10), "b": (10, 10)})
+    comparison = compare_runs(base, new)
+    add_significance(comparison, base, new, 0.05, held={("set", "a")})
+    case = next(c for c in comparison.cases if c.eval_id == "a")
+    assert case.significance is not None and case.significance.p_value < 1e-5  # its own test, still shown
+    assert not case.significance.significant and case.significance.p_adjusted == 1.0
+    assert not comparison.fails_gate and comparison.gate_regressions == []
+    from evalkit.compare.render import summary_line
+
+    assert "0 significant regression(s), overall within noise" in summary_line(comparison)
+
+
+def test_gate_scores_is_refused_when_the_sides_ran_differently():
+    from evalkit.errors import UsageError
+
+    base = run("base", {"a": (1, 1), "b": (1, 1)}, {"a": 0.9, "b": 0.9})
+    new = run("new", {"a": (5, 5), "b": (5, 5)}, {"a": 0.6, "b": 0.6})
+    comparison = compare_runs(base, new)
+    with pytest.raises(UsageError, match=r"set/a ran 1 time\(s\) in base and 5 in new"):
+        add_significance(comparison, base, new, 0.05, gate_scores=True)
+    add_significance(comparison, base, new, 0.05)  # the pass counts alone are fine
+
+
+def test_score_tests_share_the_gate_with_the_overall_test():
+    ids = [f"c{i}" for i in range(8)]
+    base = run("base", dict.fromkeys(ids, (1, 1)), dict.fromkeys(ids, 0.9))
+    new = run("new", dict.fromkeys(ids, (1, 1)), dict.fromkeys(ids, 0.6))
+    gated = compare_runs(base, new)
+    add_significance(gated, base, new, 0.05, gate_scores=True)
+    # Two tests in the first step (the overall test can never reach 0.05 here: it has nothing that
+    # moved, so Tarone leaves it out): the score test keeps its own p-value, 1/256.
+    (criterion,) = gated.significance.criteria
+    assert criterion.p_adjusted == pytest.approx(1 / 256) and gated.significance.family == 1

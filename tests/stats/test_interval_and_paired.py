@@ -9,7 +9,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from evalkit.stats.interval import wilson_interval
-from evalkit.stats.paired import EXACT_UP_TO, paired_better, paired_worse
+from evalkit.stats.paired import DRAWS, EXACT_UP_TO, paired_better, paired_floor, paired_worse
 
 
 @pytest.mark.parametrize("passed, runs", [(0, 1), (1, 1), (8, 10), (10, 10), (0, 10), (5, 10), (3, 7), (49, 50)])
@@ -81,3 +81,31 @@ def test_sign_flip_beyond_the_exact_range_stays_close_to_scipy():
         (np.array(new), np.array(base)), lambda x, y: np.mean(x - y), permutation_type="samples",
         alternative="less", n_resamples=20000, rng=np.random.default_rng(1)).pvalue
     assert paired_worse(base, new) == pytest.approx(expected, abs=0.01)
+
+
+def test_seventeen_cases_are_exact():
+    # 17 cases whose 0/1 score changed, 12 of them down: the exact tail is
+    # P(Binomial(17, 1/2) ≥ 12) = 9402/131072 ≈ 0.0717 (a normal approximation says 0.0448).
+    base, new = [1.0] * 12 + [0.0] * 5, [0.0] * 12 + [1.0] * 5
+    assert paired_worse(base, new) == pytest.approx(9402 / 131072, rel=1e-12)
+    assert paired_worse(base, new) == pytest.approx(
+        scipy_stats.binomtest(12, 17, 0.5, alternative="greater").pvalue, rel=1e-12)
+
+
+@pytest.mark.parametrize("n", [EXACT_UP_TO - 1, EXACT_UP_TO])
+def test_sign_flip_is_exact_up_to_the_limit(n):
+    drops = n * 2 // 3
+    base, new = [1.0] * drops + [0.0] * (n - drops), [0.0] * drops + [1.0] * (n - drops)
+    assert paired_worse(base, new) == pytest.approx(
+        scipy_stats.binomtest(drops, n, 0.5, alternative="greater").pvalue, rel=1e-9)
+    assert paired_floor(base, new) == 0.5 ** n
+
+
+def test_beyond_the_limit_the_sampled_p_value_is_never_below_its_floor_and_repeats():
+    n = EXACT_UP_TO + 10
+    base, new = [1.0] * n, [0.0] * n  # every case fell: the exact tail is 2^-40
+    assert paired_worse(base, new) == 1 / (DRAWS + 1) == paired_floor(base, new)
+    rng = random.Random(3)
+    base = [rng.random() for _ in range(n)]
+    new = [b - rng.uniform(-0.2, 0.25) for b in base]
+    assert paired_worse(base, new) == paired_worse(list(base), list(new))  # seeded by the data

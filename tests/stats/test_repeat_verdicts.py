@@ -8,7 +8,8 @@ from evalkit.engine.repeats import combine_runs
 from evalkit.schema.results import CaseResult, Status, Summary
 from evalkit.settings import RunSettings
 from evalkit.stats.interval import wilson_interval
-from evalkit.stats.stability import agreeing_runs_needed, another_run, stability
+from evalkit.stats.sequential import STABILITY, StoppingRule, agreeing_runs_needed
+from evalkit.stats.stability import stability
 
 
 def runs(*statuses: Status) -> list[CaseResult]:
@@ -55,8 +56,10 @@ def test_required_passes_with_a_confidence(repeat, pass_rate, confidence, requir
 
 def test_the_sequential_rule():
     agreeing = agreeing_runs_needed(0.05)
-    assert agreeing == 5 and 0.5**agreeing <= 0.05 < 0.5 ** (agreeing - 1)
-    assert another_run([True] * 4, 10, agreeing) and not another_run([True] * 5, 10, agreeing)
-    assert not another_run([True, False], 10, agreeing)  # flaky already
-    assert not another_run([True] * 3, 3, agreeing)  # the cap
+    # A half-passing case makes k runs agree, either way, with chance 2^(1-k): 6 runs are needed at 0.05.
+    assert agreeing == 6 and 0.5 ** (agreeing - 1) <= 0.05 < 0.5 ** (agreeing - 2)
+    rule = StoppingRule(STABILITY, min(10, agreeing))
+    assert not rule.stops(5, 5) and rule.stops(6, 6) and rule.stops(6, 0)
+    assert rule.stops(2, 1)  # flaky already
+    assert StoppingRule(STABILITY, 3).stops(3, 3)  # the cap
     assert stability([]) == "stable_fail" and stability([True, False]) == "flaky"

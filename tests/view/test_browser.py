@@ -260,6 +260,23 @@ def test_repeats_and_fields_of_newer_versions_show(page: Any, tmp_path: Path):
         page.problems[:] = [(when, text) for when, text in page.problems if "status of 404" not in text]  # the browser logs the 404 asked for
 
 
+def test_a_run_against_its_history_names_the_runs_it_was_tested_against(page: Any, tmp_path: Path):
+    for name, day in (("run-early", "01"), ("run-later", "02")):
+        write_result(tmp_path / f"{name}.json", result([case("s", "a")], started_at=f"2026-01-{day}T00:00:00+00:00"))
+    comparison = {"base": "the last 2 run(s) in the history", "new": "this run", "tolerance": 0.0, "cases": [],
+                  "summary": {}, "baseline_runs": ["run-early", "run-later"]}
+    write_result(tmp_path / "now.json", result([case("s", "a", "failed", 0.2)], started_at="2026-01-03T00:00:00+00:00",
+                                               comparison=comparison))
+    with ViewServer(".", cwd=tmp_path) as server:
+        page.goto(server.url + "#/run/now")
+        page.wait_for_selector(".baseline-runs")
+        assert page.locator(".baseline-runs").inner_text() == (
+            "Compared with the last 2 run(s) in the history: run-early, run-later")
+        page.locator(".baseline-runs a", has_text="run-early").click()
+        page.wait_for_selector("#cases tbody tr")
+        assert "2026" in page.locator("h1").inner_text() and page.url.endswith("#/run/run-early")
+
+
 def test_a_page_says_when_the_viewer_has_stopped(page: Any, tour_folder: Path):
     server = ViewServer(cwd=tour_folder)
     with server:

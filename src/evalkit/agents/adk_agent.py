@@ -28,6 +28,7 @@ from evalkit.agents.adk_events import TurnTiming, invocation_from_events, raise_
 from evalkit.agents.base import Agent, AgentSession, SessionSpec
 from evalkit.errors import AgentError, AgentLoadError, MissingExtraError
 from evalkit.schema.content import Content
+from evalkit.schema.coverage import Inventory
 from evalkit.schema.evalset import Invocation
 from evalkit.schema.tool_mocks import CaseToolFakes
 
@@ -154,6 +155,11 @@ class AdkAgent(Agent):
             raise AgentError(f"case {spec.case.eval_id!r}: creating the ADK session failed: {one_line(error)}") from error
         return AdkSession(spec, runner, plugin)
 
+    async def inventory(self) -> Inventory | None:
+        from evalkit.agents.adk_inventory import agent_tree_inventory
+
+        return await agent_tree_inventory(self.root_agent)
+
     async def aclose(self) -> None:
         # Toolsets (MCP connections and the like) and the App's plugins are closed once,
         # after the last case, rather than after every case as `adk eval` does, because
@@ -213,6 +219,9 @@ class AdkSession(AgentSession):
 
     def unmatched_tool_calls(self) -> list[dict[str, Any]]:
         return self.fakes.unmatched
+
+    def exercised(self) -> dict[str, Any] | None:
+        return self.plugin.activity.to_dict()
 
     async def final_state(self) -> dict[str, Any] | None:
         session = await self.runner.session_service.get_session(

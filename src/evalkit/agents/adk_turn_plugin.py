@@ -10,7 +10,10 @@ One instance serves one eval case, whose turns run one at a time. For each turn 
 - remembers the first model request of every agent that called a model, whose system
   instruction and tool declarations become the invocation's `app_details`;
 - gives model requests that have no HTTP retry options the ones `adk eval` adds, so a
-  passing rate limit or outage of the model provider does not fail a case.
+  passing rate limit or outage of the model provider does not fail a case;
+- counts, over the whole case, every tool called (with its argument names) and every
+  agent that ran, for coverage: an agent used as a tool (`AgentTool`) runs with the
+  parent's plugins, so what it does inside is counted too (docs/coverage.md).
 
 This module imports google-adk at its top; only the ADK adapter imports it.
 """
@@ -23,6 +26,7 @@ from typing import Any
 
 from google.adk.plugins.base_plugin import BasePlugin
 
+from evalkit.results.coverage import Activity
 from evalkit.schema.evalset import AgentDetails, AppDetails
 from evalkit.schema.tool_mocks import CaseToolFakes
 
@@ -82,6 +86,7 @@ class TurnRecorderPlugin(BasePlugin):
         self.turn = TurnRecord()
         self._model_started: dict[str, float] = {}
         self._tool_started: dict[str, float] = {}
+        self.activity = Activity()  # the case's tools, arguments and agents (evalkit.results.coverage)
 
     def begin_turn(self, fakes: CaseToolFakes, index: int) -> None:
         self.turn = TurnRecord(fakes=fakes, index=index)
@@ -124,8 +129,13 @@ class TurnRecorderPlugin(BasePlugin):
             self.turn.model_intervals.append((started, time.monotonic()))
         return None
 
+    async def before_agent_callback(self, *, agent: Any, callback_context: Any) -> None:
+        self.activity.ran(agent.name)
+        return None
+
     # Tool calls, keyed by the function call id that ADK gives every call.
     async def before_tool_callback(self, *, tool: Any, tool_args: dict[str, Any], tool_context: Any) -> dict | None:
+        self.activity.call(tool.name, tool_args or {})
         self._tool_started[_call_key(tool, tool_context)] = time.monotonic()
         answer = self.turn.fakes.answer(tool.name, tool_args, self.turn.index)
         if answer is None:

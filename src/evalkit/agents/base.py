@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalkit.schema.content import Content
+from evalkit.schema.coverage import Inventory
 from evalkit.schema.evalset import EvalCase, Invocation
 
 DEFAULT_APP_NAME = "EvaluationGenerator"  # ADK's app name when a case has no session_input
@@ -70,6 +71,11 @@ class AgentSession(ABC):
         """
         return None
 
+    def exercised(self) -> dict[str, Any] | None:
+        """What the case used, when the adapter sees more than the turns record (`{tools, arguments,
+        agents}`, counted as evalkit.results.coverage counts them), else None: read from the turns."""
+        return None
+
     async def close(self) -> None:
         """Release the session (the agent may forget it)."""
 
@@ -89,6 +95,12 @@ class Agent(ABC):
         """Raise AgentLoadError when the agent cannot serve at all (nothing listening, a process
         that exits as soon as it starts). The run starts beside this check; when it fails, the
         run stops and nothing it did counts (engine/evaluation.py)."""
+
+    async def inventory(self) -> Inventory | None:
+        """The tools and sub-agents this agent declares, when the adapter can tell (docs/coverage.md).
+
+        Asked once, after the cases ran and before `aclose`; None: unknown."""
+        return None
 
     async def aclose(self) -> None:
         """Release processes, clients and threads held for the whole run."""

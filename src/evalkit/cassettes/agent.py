@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from evalkit.agents.base import Agent, AgentSession, SessionSpec
 from evalkit.cassettes.deck import CassetteDeck
 from evalkit.cassettes.routing import CaseState
 from evalkit.errors import AgentError
 from evalkit.schema.content import Content, content_text
+from evalkit.schema.coverage import Inventory
 from evalkit.schema.evalset import Invocation
 
 if TYPE_CHECKING:
@@ -45,6 +46,9 @@ class CassetteAgent(Agent):
     async def check_ready(self) -> None:
         await self.inner.check_ready()
 
+    async def inventory(self) -> Inventory | None:
+        return await self.inner.inventory()
+
     async def aclose(self) -> None:
         await self.inner.aclose()
 
@@ -68,6 +72,9 @@ class CassetteSession(AgentSession):
 
     def recorded_turns(self) -> list[Invocation] | None:
         return self.inner.recorded_turns()
+
+    def exercised(self) -> dict[str, Any] | None:
+        return self.inner.exercised()
 
     def _raise_miss(self) -> None:
         if self.state.misses:

@@ -1,4 +1,5 @@
-"""`evalkit import otel FILE... [--out PATH] [--since] [--until] [--service] [--conversation] [--max-cases] [--sample] [--seed]`."""
+"""`evalkit import otel FILE... [--out PATH] [--since] [--until] [--service] [--conversation] [--max-cases] [--sample] [--seed]
+[--group-by ATTR]`."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 def import_otel_command(files: list[Path], out: Path | None, *, since: str | None = None, until: str | None = None,
                         services: list[str] | None = None, conversations: list[str] | None = None,
                         max_cases: int | None = None, sample: float | None = None,
-                        seed: int | None = None) -> list[str]:
+                        seed: int | None = None, group_by: str | None = None) -> list[str]:
     """Write the eval set; return the lines to print (what was written, left out and not placed)."""
     from evalkit.defaults import DEFAULT_SAMPLE_SEED
     from evalkit.importers.otel.importer import OtelFilter, import_otel, summary_lines
@@ -28,7 +29,10 @@ def import_otel_command(files: list[Path], out: Path | None, *, since: str | Non
         since_ns=_instant("--since", since), until_ns=_instant("--until", until),
         services=tuple(services or ()), conversations=tuple(conversations or ()),
         max_cases=max_cases, sample=sample, seed=DEFAULT_SAMPLE_SEED if seed is None else seed,
+        group_by=group_by.strip() if group_by else None,
     )
+    if group_by is not None and not group_by.strip():
+        raise UsageError("--group-by needs an attribute name, e.g. --group-by session.id")
     if chosen.since_ns is not None and chosen.until_ns is not None and chosen.since_ns >= chosen.until_ns:
         raise UsageError(f"--since {since} is not before --until {until}: nothing could be kept")
     return summary_lines(import_otel(files, out, chosen))

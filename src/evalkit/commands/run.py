@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from evalkit.engine.coverage import gate_ratio
 from evalkit.engine.evaluation import exit_code
 from evalkit.errors import EvalkitError, ExitCode, UsageError
 from evalkit.report.console import make_console
@@ -62,6 +63,8 @@ class RunRequest:
     significance: float | None = None  # with baseline: a regression counts only when significant at this level
     gate_scores: bool = False  # with significance: a significant drop of a criterion's mean score fails too
     quarantine: Path | None = None  # known-flaky cases that do not set the exit code (evalkit.quarantine)
+    gate: str | None = None  # thresholds, regressions or both: what sets exit 1 (None: both with a baseline)
+    min_coverage: float | None = None  # exit 1 below this share of the agent's tools called (docs/coverage.md)
     headers: list[str] = field(default_factory=list)  # `--header 'Name: value'`, for agents reached over HTTP
 
 
@@ -139,11 +142,38 @@ def run_command(request: RunRequest, plan: Plan | None = None, agent: Agent | No
     for warning in outcome.quarantine.warnings() if outcome.quarantine is not None else ():
         print(f"evalkit: warning: {warning}", file=sys.stderr)
     code = ExitCode.TERMINATED if outcome.terminated else exit_code(result)
+    gate = chosen_gate(request)
+    if gate == GATE_REGRESSIONS and code == ExitCode.FAILED:
+        code = ExitCode.OK  # failed thresholds alone do not fail this gate; errors (exit 3) still do
+    if not interrupted and not settings.shard and report_coverage_gate(result, gate_ratio(settings, plan)) \
+            and code == ExitCode.OK:
+        code = ExitCode.FAILED
     if comparison is not None:
         regressed = report_baseline(comparison, result, request, console)
-        if regressed and code == ExitCode.OK:
+        if regressed and gate != GATE_THRESHOLDS and code == ExitCode.OK:
             code = ExitCode.FAILED
     return code
+
+
+GATE_THRESHOLDS, GATE_REGRESSIONS, GATE_BOTH = "thresholds", "regressions", "both"
+GATES = (GATE_THRESHOLDS, GATE_REGRESSIONS, GATE_BOTH)
+
+
+def chosen_gate(request: RunRequest) -> str:
+    """`--gate`: what sets exit 1. Thresholds without a baseline, both with one."""
+    if request.gate is not None:
+        return request.gate
+    return GATE_BOTH if request.baseline else GATE_THRESHOLDS
+
+
+def report_coverage_gate(result: RunResult, requested: float | None) -> bool:
+    """Say why the coverage gate fails, on stderr; True when it does."""
+    from evalkit.results.coverage import gate_message
+
+    message = gate_message(result.coverage, requested)
+    if message is not None:
+        print(f"evalkit: {message}", file=sys.stderr)
+    return message is not None
 
 
 def start_live_progress(plan: Plan, settings: RunSettings, progress: RunProgress,
@@ -182,7 +212,8 @@ def run_settings(request: RunRequest) -> RunSettings:
                           jobs=request.jobs, judge_jobs=request.judge_jobs, timeout=request.timeout,
                           repeat=request.repeat, pass_rate=request.pass_rate, use_cache=request.use_cache,
                           confidence=request.confidence, max_repeat=request.max_repeat,
-                          quarantine=request.quarantine, headers=request.headers or None)
+                          quarantine=request.quarantine, min_coverage=request.min_coverage,
+                          headers=request.headers or None)
 
 
 def check_loop_options(request: RunRequest) -> None:
@@ -224,25 +255,24 @@ def compare_with_baseline(baseline: ScoredRun, result: RunResult, request: RunRe
     if request.significance is not None:
         from evalkit.compare.significance import add_significance
 
-        add_significance(comparison, baseline, this_run, request.significance, request.gate_scores)
+        held = {(case.eval_set_id, case.eval_id) for case in result.cases if case.quarantined}
+        add_significance(comparison, baseline, this_run, request.significance, request.gate_scores, held=held)
     return comparison
 
 
 def report_baseline(comparison: Comparison, result: RunResult, request: RunRequest, console: Console) -> bool:
     """Print what changed since the baseline; True when it fails the gate. A quarantined
-    case's own regression does not (the overall test still counts every case)."""
+    case does not (with `--significance` it is left out of the tests as well)."""
     from evalkit.compare.render import render_comparison, summary_line
 
     if request.quiet:
         console.print(summary_line(comparison), highlight=False, soft_wrap=True)
     else:
         render_comparison(comparison, console)
-    held = {(case.eval_set_id, case.eval_id) for case in result.cases if case.quarantined}
-    if not held:
+    if comparison.significance is not None:
         return comparison.fails_gate
-    counted = [c for c in comparison.gate_regressions if (c.eval_set_id, c.eval_id) not in held]
-    overall = comparison.significance is not None and comparison.significance.fails_gate
-    return bool(counted) or overall
+    held = {(case.eval_set_id, case.eval_id) for case in result.cases if case.quarantined}
+    return any((c.eval_set_id, c.eval_id) not in held for c in comparison.regressions)
 
 
 def check_statistics_options(request: RunRequest, settings: RunSettings) -> None:
@@ -253,6 +283,11 @@ def check_statistics_options(request: RunRequest, settings: RunSettings) -> None
     if request.significance is not None and not request.baseline:
         raise UsageError(f"--significance {request.significance:g}: only means something with --baseline; "
                          "add --baseline FILE (or last), or compare two result files with evalkit compare")
+    if request.gate is not None and request.gate not in GATES:
+        raise UsageError(f"--gate {request.gate}: expected thresholds, regressions or both (see docs/repeats.md)")
+    if request.gate in (GATE_REGRESSIONS, GATE_BOTH) and not request.baseline:
+        raise UsageError(f"--gate {request.gate}: regressions need something to regress from; add --baseline "
+                         "FILE, last or history, or use --gate thresholds")
     if request.gate_scores and request.significance is None:
         raise UsageError("--gate-scores: only means something with --significance LEVEL; "
                          "add --significance 0.05, or drop --gate-scores")
@@ -266,7 +301,8 @@ def check_statistics_options(request: RunRequest, settings: RunSettings) -> None
         needed = next(n for n in range(settings.repeat + 1, 100_000) if settings.passes_required(n) <= n)
         raise UsageError(f"--pass-rate {settings.pass_rate:g} --confidence {settings.confidence:g}: no case can pass "
                          f"in {settings.repeat} runs (even all passing leaves the interval's low end below "
-                         f"{settings.pass_rate:g}); use --repeat {needed} or more, or a lower --pass-rate or --confidence")
+                         f"{settings.pass_rate:g}); use {'--max-repeat' if settings.auto_repeat else '--repeat'} {needed} or more, "
+                         "or a lower --pass-rate or --confidence")
 
 
 def record_history(result: RunResult, settings: RunSettings, cases: Iterable[CaseResult] | None = None,

@@ -5,7 +5,8 @@ A PATH that is a config file (`test_config.json`, or any JSON/YAML document hold
 checked as configs on their own. An eval set without
 cases is valid (ADK accepts it); `run` still refuses to run nothing. Cases that a run
 would report `not_evaluated` (a conversation scenario without criteria for it) are
-warnings, not failures (docs/evalsets.md, "Checking files").
+warnings, not failures (docs/evalsets.md, "Checking files"), and so are expected tool calls
+of tools the config's `coverage` does not declare (docs/coverage.md).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ class Validation:
 
 
 def validate_command(paths: list[str], case_ids: list[str], config: str | None) -> Validation:
+    from evalkit.loading.coverage_check import undeclared_tool_warnings
     from evalkit.loading.plan import build_plan
 
     config_paths: list[str] = []
@@ -55,6 +57,7 @@ def validate_command(paths: list[str], case_ids: list[str], config: str | None) 
                                      f"criteria from {planned.config_file or 'defaults'}")
                 validation.warnings += [f"{planned.file}: eval case {eval_id!r}: will be not_evaluated: {reason}"
                                         for eval_id, reason in planned.not_evaluated.items()]
+                validation.warnings += undeclared_tool_warnings(planned)
     if problems:
         raise InputError(problems)
     return validation

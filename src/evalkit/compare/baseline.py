@@ -1,11 +1,11 @@
-"""The run to compare with: `--baseline FILE` or `--baseline last`, and the allowed score drop."""
+"""The run to compare with: `--baseline FILE`, `last` or `history[:N]`, and the allowed score drop."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-from evalkit.errors import SettingError
+from evalkit.errors import SettingError, UsageError
 from evalkit.results.reader import ScoredRun, read_scored_run
 
 LAST = "last"
@@ -18,8 +18,17 @@ def check_tolerance(tolerance: float) -> float:
 
 
 def load_baseline(spec: str, eval_set_ids: set[str] | None = None) -> ScoredRun | None:
-    """`--baseline FILE`, or `last` for the newest run in the history (of the same eval sets,
-    when `eval_set_ids` is given); None when there is none yet."""
+    """`--baseline FILE`, `last` for the newest run in the history, or `history[:N]` for the
+    newest N pooled (of the same eval sets, when `eval_set_ids` is given); None when there
+    is none yet."""
+    from evalkit.compare.history_baseline import parse_history
+
+    try:
+        history_runs = parse_history(spec)
+    except ValueError as error:
+        raise UsageError(f"--baseline {spec}: {error}") from None
+    if history_runs is not None:
+        return _history_baseline(history_runs, eval_set_ids)
     if spec.strip().lower() == LAST:
         from evalkit.engine import history
 
@@ -36,3 +45,18 @@ def load_baseline(spec: str, eval_set_ids: set[str] | None = None) -> ScoredRun 
         raise SettingError("baseline", spec, "no such file; give a result file (evalkit run --json writes one) "
                            "or `last` for the newest run in the history")
     return read_scored_run(Path(spec))
+
+
+def _history_baseline(count: int, eval_set_ids: set[str] | None) -> ScoredRun | None:
+    from evalkit.compare.history_baseline import pooled_baseline
+    from evalkit.engine import history
+
+    paths = history.runs_of(eval_set_ids)[-count:]
+    if not paths:
+        these = f" of these eval sets ({', '.join(sorted(eval_set_ids))})" if eval_set_ids else ""
+        print(f"evalkit: --baseline history: no earlier run{these} recorded in {history.runs_dir()}; "
+              "nothing to compare with (this run will be the first)", file=sys.stderr)
+        return None
+    baseline = pooled_baseline([read_scored_run(path) for path in paths], f"the last {len(paths)} run(s) in the history")
+    baseline.sources = [path.stem for path in paths]
+    return baseline

@@ -62,6 +62,7 @@ class Comparison:
     tolerance: float
     cases: list[CaseChange] = field(default_factory=list)
     significance: Significance | None = None  # `--significance LEVEL`: the tests (compare/significance.py)
+    baseline_runs: list[str] = field(default_factory=list)  # `--baseline history`: the runs pooled as the base
 
     def of_kind(self, kind: str) -> list[CaseChange]:
         return [c for c in self.cases if c.kind == kind]
@@ -98,6 +99,8 @@ class Comparison:
         # Without `--significance` the JSON is what it always was; with it, each regressed
         # or improved case carries its `p_value` and the run an `overall` test.
         del data["significance"]
+        if not self.baseline_runs:
+            del data["baseline_runs"]
         for case, change in zip(data["cases"], self.cases, strict=True):
             del case["significance"]
             if change.significance is not None and change.kind in (REGRESSED, IMPROVED):
@@ -108,7 +111,7 @@ class Comparison:
 
 
 def compare_runs(base: ScoredRun, new: ScoredRun, tolerance: float = 0.0) -> Comparison:
-    comparison = Comparison(base=base.label, new=new.label, tolerance=tolerance)
+    comparison = Comparison(base=base.label, new=new.label, tolerance=tolerance, baseline_runs=list(base.sources))
     matched_new = _match(base, new)
     for key, base_case in base.cases.items():
         new_key = matched_new.get(key)

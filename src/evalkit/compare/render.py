@@ -79,8 +79,10 @@ def significance_lines(comparison: Comparison) -> list[str]:
     if tested is None:
         return []
     verdict = "significant" if tested.overall_significant else "within noise"
-    overall = (f"overall ({tested.test}): {tested.regressed} case(s) worse, {tested.improved} better, "
-               f"p = {format_p(tested.p_value)} (adjusted {format_p(tested.p_adjusted)}): {verdict} at {tested.level:g}")
+    family = f" with {tested.family} test(s) in the gate" if tested.family > 1 else ""
+    overall = (f"overall ({tested.test}, {tested.base_runs} run(s) on the base side, {tested.new_runs} on the new): "
+               f"{tested.regressed} case(s) worse, {tested.improved} better, p = {format_p(tested.p_value)} "
+               f"(adjusted {format_p(tested.p_adjusted)}{family}): {verdict} at {tested.level:g}")
     lines = [overall]
     for criterion in tested.criteria:
         direction = "fell" if criterion.new_mean < criterion.base_mean else "rose" if criterion.new_mean > criterion.base_mean else "held"
@@ -91,10 +93,18 @@ def significance_lines(comparison: Comparison) -> list[str]:
                      f"{criterion.cases} case(s) ({direction}), p = {format_p(p_value)}: {note}{gating}")
     noise = [c for c in comparison.cases if c.kind == REGRESSED and c.significance is not None
              and not c.significance.significant]
-    if noise:
-        lines.append(f"{len(noise)} regression(s) within noise: a small real drop looks the same; to tell, run both "
-                     "sides with more --repeat runs (docs/repeats.md, \"How many repeats buy how much certainty\")")
+    if noise or not tested.overall_significant:
+        lines.append(f"{len(noise)} regression(s) within noise. {_could_see(tested.detectable_drop)}; to see smaller "
+                     "drops, run more --repeat runs or test against --baseline history (docs/repeats.md, "
+                     "\"What it can see\")")
     return lines
+
+
+def _could_see(drop: float | None) -> str:
+    if drop is None:
+        return "This comparison could not have caught any drop: too few runs on one side"
+    return (f"This comparison catches a drop of about {drop:.2f} in every case's pass rate 80% of the time "
+            "(a normal approximation)")
 
 
 def _p_value(case: CaseChange) -> str:

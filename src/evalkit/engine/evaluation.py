@@ -18,7 +18,10 @@ from evalkit import __version__
 from evalkit.errors import ExitCode
 from evalkit.agents.base import Agent
 from evalkit.loading.plan import Plan
+from evalkit.results.coverage import CoverageTally, coverage_of
 from evalkit.results.latency import RunFigures
+from evalkit.schema.coverage import Inventory
+from evalkit.engine.coverage import gate_ratio, run_inventory
 from evalkit.foundation.concurrency import AdaptiveLimit
 from evalkit.engine.case_store import CaseStore, StoredCases, slim
 from evalkit.engine.loop_load import BusyMeter
@@ -57,11 +60,15 @@ class RunProgress:
     quarantine: Quarantine | None = None  # `--quarantine FILE`: marks the cases it holds out, before they are stored
     auto_repeat: AutoRepeat | None = None  # `--repeat auto`: how many agent runs it took
     confidence: float | None = None  # `--confidence`
+    coverage: CoverageTally = field(default_factory=CoverageTally)  # what the cases exercised, fed as they finish
+    inventory: Inventory | None = None  # what the agent declares, asked once after the cases (engine/coverage.py)
+    min_coverage: float | None = None  # the coverage gate
 
     def add(self, result: CaseResult) -> None:
         if self.quarantine is not None:
             self.quarantine.mark(result)
         self.figures.add(result)
+        self.coverage.add(result)
         self.store.add(result)
         self.cases.append(slim(result))
         for listener in self.listeners:
@@ -95,6 +102,7 @@ class RunProgress:
             quarantine=self.quarantine.summary() if self.quarantine is not None else None,
             repeat_auto=self.auto_repeat.figures() if self.auto_repeat is not None else None,
             confidence=self.confidence,
+            coverage=coverage_of(self.inventory, self.coverage.activity, self.coverage.expected, self.min_coverage),
         )
         # Slim cases are read through a view, built one at a time: a list of them all is what grew per case.
         result.cases = list(self.stored_cases()) if full else self.cases.in_order(self._plan_order())  # type: ignore[assignment]
@@ -162,12 +170,9 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
         progress.repeat, progress.pass_rate = settings.repeat, settings.pass_rate
         progress.confidence = settings.confidence
     if settings.auto_repeat:
-        from evalkit.defaults import DEFAULT_AUTO_REPEAT_ALPHA
         from evalkit.engine.repeats import AutoRepeat
-        from evalkit.stats.stability import agreeing_runs_needed
 
-        auto = progress.auto_repeat = AutoRepeat(settings.repeat, agreeing_runs_needed(DEFAULT_AUTO_REPEAT_ALPHA),
-                                                 settings.passes_required, progress.add)
+        auto = progress.auto_repeat = AutoRepeat(settings.stopping_rule(), settings.repeat, progress.add)
         on_case_done = auto.add
     elif settings.repeat > 1:
         from evalkit.engine.repeats import RepeatCollector, repeated
@@ -190,6 +195,8 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
         await run_checked(runner.run(jobs), agent.check_ready() if jobs else None)
         while auto is not None and (jobs := auto.next_round(jobs)):  # the agent was checked in the first round
             await runner.run(jobs)
+        progress.inventory = await run_inventory(agent, plan)  # once, after the cases, before the agent closes
+        progress.min_coverage = gate_ratio(settings, plan)
     finally:
         progress.reruns = runner.reruns
         if collector is not None:
@@ -240,8 +247,13 @@ def exit_code(result: RunResult) -> int:
     if result.summary.errors or any(has_errors(case) for case in result.cases):
         return ExitCode.RUN_ERROR
     if result.summary.cases and result.summary.passed == result.summary.cases:
-        return ExitCode.OK
+        return ExitCode.FAILED if coverage_gate_fails(result) else ExitCode.OK
     return ExitCode.FAILED
+
+
+def coverage_gate_fails(result: RunResult) -> bool:
+    """Below its `min_coverage`; a shard's coverage is a part, so only a whole run (or a merge) is gated."""
+    return result.shard is None and result.coverage is not None and result.coverage.fails_gate
 
 
 def _exit_code_without_quarantined(result: RunResult) -> int:
@@ -249,4 +261,5 @@ def _exit_code_without_quarantined(result: RunResult) -> int:
     counted = [case for case in result.cases if not case.quarantined]
     if any(case.status is Status.ERROR or has_errors(case) for case in counted):
         return ExitCode.RUN_ERROR
-    return ExitCode.OK if all(case.status is Status.PASSED for case in counted) else ExitCode.FAILED
+    passed = all(case.status is Status.PASSED for case in counted) and not coverage_gate_fails(result)
+    return ExitCode.OK if passed else ExitCode.FAILED

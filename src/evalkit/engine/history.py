@@ -46,6 +46,12 @@ def previous_run(directory: Path | None = None, eval_set_ids: set[str] | None = 
     return None
 
 
+def runs_of(eval_set_ids: set[str] | None, directory: Path | None = None) -> list[Path]:
+    """The kept runs of exactly these eval sets (all of them when None), oldest first."""
+    runs = recorded_runs(directory)
+    return runs if eval_set_ids is None else [path for path in runs if _eval_set_ids(path) == eval_set_ids]
+
+
 def _eval_set_ids(path: Path) -> set[str] | None:
     import json
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from evalkit.engine.sharding import Shard
 from evalkit.errors import InputError, Problem
+from evalkit.results.coverage import merged_coverage
 from evalkit.schema.results import CaseResult, JudgeStatistics, RunResult, Summary
 
 
@@ -47,9 +48,33 @@ def merge_results(results: list[tuple[Path, RunResult]]) -> RunResult:
         judge=sum_judge_stats([r.judge for _, r in results]),
         repeat=first.repeat,
         pass_rate=first.pass_rate,
+        confidence=first.confidence,
+        repeat_auto=_merged_auto([r for _, r in results]),
         shards=sorted(shards, key=lambda s: Shard.parse(s).index) or None,
         agent=first.agent if len({r.agent for _, r in results}) == 1 else None,
+        coverage=merged_coverage(r.coverage for _, r in results),  # one inventory, the calls of every shard
     )
+
+
+_AUTO_COUNTS = ("agent_runs", "runs_saved")
+
+
+def _merged_auto(results: list[RunResult]) -> dict | None:
+    """`--repeat auto`: the rule (the same in every part, or the merge is refused), and the
+    parts' runs added up. `compare` reads the rule back to test the counts right."""
+    first = results[0].repeat_auto
+    if not first:
+        return None
+    merged = {key: value for key, value in first.items() if key not in _AUTO_COUNTS}
+    for key in _AUTO_COUNTS:
+        if all(r.repeat_auto and key in r.repeat_auto for r in results):
+            merged[key] = sum(r.repeat_auto[key] for r in results if r.repeat_auto)
+    return merged
+
+
+def _auto_rule(result: RunResult) -> tuple | None:
+    auto = result.repeat_auto
+    return None if not auto else tuple(sorted((k, str(v)) for k, v in auto.items() if k not in _AUTO_COUNTS))
 
 
 def agent_warning(results: list[tuple[Path, RunResult]]) -> str | None:
@@ -118,7 +143,7 @@ def _shard_problems(results: list[tuple[Path, RunResult]]) -> list[Problem]:
 
 
 def _setting_problems(results: list[tuple[Path, RunResult]]) -> list[Problem]:
-    settings = {(r.repeat, r.pass_rate) for _, r in results}
+    settings = {(r.repeat, r.pass_rate, r.confidence, _auto_rule(r)) for _, r in results}
     if len(settings) <= 1:
         return []
     listing = ", ".join(f"{path} (--repeat {r.repeat})" for path, r in results)

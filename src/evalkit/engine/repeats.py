@@ -19,13 +19,15 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable
+from typing import Any
 from dataclasses import replace
 
 from evalkit.engine.jobs import CaseJob
 from evalkit.results.verdicts import combined_status
 from evalkit.schema.results import CaseResult, CriterionResult, RepeatStats, ScoreSpread, Status
 from evalkit.stats.interval import wilson_interval
-from evalkit.stats.stability import FLAKY, another_run, stability
+from evalkit.stats.sequential import StoppingRule
+from evalkit.stats.stability import FLAKY, stability
 
 
 def repeated(jobs: list[CaseJob], runs: int) -> list[CaseJob]:
@@ -143,19 +145,13 @@ class RepeatCollector:
 
 
 class AutoRepeat:
-    """`--repeat auto`: round by round, each case runs again only while its verdict is open.
+    """`--repeat auto`: round by round, each case runs again only until its verdict is
+    settled by `rule` (stats/sequential.py, docs/repeats.md "Repeats that stop early"):
+    the verdict is the one `--repeat rule.max_runs` would give, with fewer runs."""
 
-    A case stops as soon as its runs disagree (it is flaky whatever follows), after
-    `agreeing` runs that all ended the same way, or at `max_runs` (evalkit.stats.stability,
-    docs/repeats.md "Repeats that stop early"). Its verdict then needs `passes_required(n)`
-    of its n runs, as with `--repeat n`.
-    """
-
-    def __init__(self, max_runs: int, agreeing: int, passes_required: Callable[[int], int],
-                 on_case_done: Callable[[CaseResult], None]):
-        self.max_runs = max_runs
-        self.agreeing = agreeing
-        self.passes_required = passes_required
+    def __init__(self, rule: StoppingRule, max_repeat: int, on_case_done: Callable[[CaseResult], None]):
+        self.rule = rule
+        self.max_repeat = max_repeat
         self.on_case_done = on_case_done
         self.pending: dict[tuple[str, str], list[CaseResult]] = {}
         self.agent_runs = 0
@@ -172,7 +168,7 @@ class AutoRepeat:
             group = self.pending.get((job.eval_set_id, job.case.eval_id))
             if group is None:
                 continue  # not finished (interrupted): `flush` hands on what it has
-            if another_run([run.status for run in group], self.max_runs, self.agreeing):
+            if not self.rule.stops(len(group), _passes(group)):
                 again.append(replace(job, run_index=len(group)))
             else:
                 self._fold(self.pending.pop((job.eval_set_id, job.case.eval_id)))
@@ -186,9 +182,22 @@ class AutoRepeat:
 
     def _fold(self, group: list[CaseResult]) -> None:
         self.cases += 1
-        self.on_case_done(combine_runs(group, self.passes_required(len(group))))
+        runs, passed = len(group), _passes(group)
+        case = combine_runs(group, self.rule.required(runs))
+        if case.repeat is not None and self.rule.weights(runs)[passed]:  # a case cut short has no such figures
+            case.repeat = RepeatStats.model_validate({
+                **case.repeat.model_dump(), "pass_rate_unbiased": round(self.rule.unbiased_rate(runs, passed), 4),
+                "pass_rate_ci_exact": [round(bound, 4) for bound in self.rule.interval(runs, passed)]})
+        self.on_case_done(case)
 
-    def figures(self) -> dict[str, int]:
-        """What the result file records under `repeat_auto`."""
-        return {"max_repeat": self.max_runs, "agreeing_runs": self.agreeing, "agent_runs": self.agent_runs,
-                "runs_saved": max(0, self.cases * self.max_runs - self.agent_runs)}
+    def figures(self) -> dict[str, Any]:
+        """What the result file records under `repeat_auto`: the rule, and the runs it saved
+        against `--repeat same_as_repeat`, the fixed number of runs that decides the same way."""
+        return {"max_repeat": self.max_repeat, "agreeing_runs": self.rule.max_runs, "rule": self.rule.kind,
+                "required_passes": self.rule.required_passes, "same_as_repeat": self.rule.max_runs,
+                "agent_runs": self.agent_runs,
+                "runs_saved": max(0, self.cases * self.rule.max_runs - self.agent_runs)}
+
+
+def _passes(group: list[CaseResult]) -> int:
+    return sum(1 for run in group if run.status is Status.PASSED)

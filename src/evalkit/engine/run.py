@@ -178,7 +178,9 @@ def _folded(progress: RunProgress, workers: list[RunResult], plan: Plan, interru
     progress.order, progress.total = plan_order(plan), plan.case_count
     progress.judge_stats = sum_judge_stats([progress.judge_stats, *(worker.judge for worker in workers)])
     result = progress.result(interrupted=bool(interrupted), full=full)
-    result.repeat_auto = None  # each process decided its own cases' runs; their figures are not one run's
+    if result.repeat_auto:  # each process decided its own cases' runs: keep the rule, not one process's counts
+        result.repeat_auto = {key: value for key, value in result.repeat_auto.items()
+                              if key not in ("agent_runs", "runs_saved")}
     return RunOutcome(result, bool(interrupted), full_cases=None if full else progress.stored_cases,
                       terminated=isinstance(interrupted, Terminated), quarantine=quarantine, progress=progress)
 

@@ -124,6 +124,7 @@ class Runner:
         simulation: dict[str, Any] | None = None
         unmatched: list[dict[str, Any]] = []
         final_state: dict[str, Any] | None = None
+        exercised: dict[str, Any] | None = None
         no_state_reason = ""
         try:
             session = await self.agent.open_session(spec)
@@ -132,6 +133,7 @@ class Runner:
                 final_state, no_state_reason = await _final_state(session)
             finally:
                 unmatched = session.unmatched_tool_calls()
+                exercised = session.exercised()
                 await _quietly(session.close())
         except EvalkitError as failure:
             error, error_detail, overload = str(failure), failure_detail(failure), overload_of(failure)
@@ -150,6 +152,7 @@ class Runner:
             simulation=simulation,
             unmatched_tool_calls=unmatched or None,
             final_state=final_state,
+            exercised=exercised,
         )
         if error is None:
             context = EvalContext(case=case, actual=actual, expected=expected, judge=self.judge,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -15,6 +16,9 @@ def write_text_atomically(path: Path, text: str) -> None:
 
 
 def write_pieces_atomically(path: Path, pieces: Iterable[str]) -> None:
+    if _is_special_file(path):
+        _write_through(path, pieces)
+        return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
@@ -32,3 +36,25 @@ def write_pieces_atomically(path: Path, pieces: Iterable[str]) -> None:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+def _is_special_file(path: Path) -> bool:
+    """A device, a pipe or a socket (also behind a link): `--json /dev/stdout`, `--junit /dev/null`.
+
+    Renaming a temporary file over one of these would put a regular file where the device
+    was (as root, /dev/null itself), so such a target is written straight through instead.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def _write_through(path: Path, pieces: Iterable[str]) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as out:
+            for piece in pieces:
+                out.write(piece)
+    except OSError as error:
+        raise UsageError(Problem(str(path), "", f"cannot write here: {error.strerror or error}")) from None

@@ -47,6 +47,11 @@ def render(result: RunResult, console: Console, *, debug: bool = False) -> None:
     elif not debug and any(c.error_detail for case in result.cases for c in case.criteria):
         console.print(Text(CRITERION_DETAIL_HINT, style="dim"), soft_wrap=True)
     console.print(Text(summary_line(result), style="bold"))
+    if result.coverage is not None:
+        from evalkit.results.coverage import coverage_lines
+
+        for line in coverage_lines(result.coverage):
+            console.print(line, highlight=False, markup=False, soft_wrap=True)
     for line in flaky_lines(result.cases) + quarantine_lines(result.cases):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
     if any(case.repeat is not None and case.repeat.flaky and case.status is not Status.PASSED
@@ -258,8 +263,10 @@ def summary_line(result: RunResult) -> str:
         parts.append(f"{s.quarantined} quarantined")
     if result.repeat_auto:
         auto = result.repeat_auto
-        parts.append(f"up to {result.repeat} runs each (auto): {auto.get('agent_runs')} agent runs, "
-                     f"{auto.get('runs_saved')} fewer than --repeat {result.repeat}")
+        same_as = auto.get("same_as_repeat", result.repeat)
+        counts = (f": {auto['agent_runs']} agent runs, {auto.get('runs_saved')} fewer than --repeat {same_as}, "
+                  "the same verdicts" if "agent_runs" in auto else "")
+        parts.append(f"up to {same_as} runs each (auto){counts}")
     elif result.repeat > 1:
         parts.append(f"{result.repeat} runs each")
     if s.run_pass_rate is not None and s.run_pass_rate_ci:

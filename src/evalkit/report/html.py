@@ -53,6 +53,7 @@ def render_html(result: RunResult) -> str:
     )
     body = _join([
         _header(result),
+        _coverage(result),
         _controls(),
         _el("main", [_case(i, case, open_failures) for i, case in enumerate(result.cases)], id="cases"),
         _el("p", "No case matches the filter.", id="no-match", class_="none", hidden=True),
@@ -111,6 +112,14 @@ def _statistics(result: RunResult) -> _Html | None:
     if not notes:
         return None
     return _el("ul", [_el("li", note) for note in notes], class_="statistics")
+
+
+def _coverage(result: RunResult) -> _Html | None:
+    if result.coverage is None:
+        return None
+    from evalkit.report.coverage_report import html_coverage
+
+    return html_coverage(result.coverage, result.cases)
 
 
 def _controls() -> _Html:

@@ -13,7 +13,8 @@ Jenkins and the GitHub test-report actions all read, and validates against its s
 - a quarantined case that did not pass (`--quarantine`) is `skipped`, its message saying
   how it ended, so it is reported without failing the build;
 - the suite's properties carry each repeated case's runs, stability and 95% interval,
-  and with `--baseline … --significance` each tested case's p-value.
+  with `--baseline … --significance` each tested case's p-value, and the run's
+  coverage (`coverage_ratio`, `coverage_tools_never_called`, …: docs/coverage.md).
 
 Ant's schema allows at most one of `failure`/`error`/`skipped` per test case, and no
 attributes on the `testsuites` root (consumers add the suites' counts up themselves).
@@ -41,6 +42,15 @@ def render_junit(result: RunResult) -> str:
         root.append(_suite(result, index, eval_set_id, cases))
     ET.indent(root, space="  ")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _coverage(result: RunResult) -> list[tuple[str, str]]:
+    """The run's coverage (docs/coverage.md), on every suite: a suite is an eval set, coverage is the run's."""
+    if result.coverage is None:
+        return []
+    from evalkit.report.coverage_report import junit_properties
+
+    return junit_properties(result.coverage)
 
 
 def _by_eval_set(cases: list[CaseResult]) -> dict[str, list[CaseResult]]:
@@ -72,7 +82,7 @@ def _suite(result: RunResult, index: int, eval_set_id: str, cases: list[CaseResu
     cost = total_cost(cases)
     priced = [("cost", f"{cost:.6f}")] if cost is not None else []
     for name, value in [("evalkit_version", result.evalkit_version), *(("source_file", f) for f in source_files),
-                        *priced, *_statistics(result, cases)]:
+                        *priced, *_statistics(result, cases), *_coverage(result)]:
         ET.SubElement(properties, "property", {"name": name, "value": _text(value)})
     for case in cases:
         suite.append(_testcase(case))

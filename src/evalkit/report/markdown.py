@@ -67,6 +67,10 @@ def render_markdown(result: RunResult) -> str:
     if notes:
         lines += ["", *(f"- {_inline(note)}" for note in notes)]
     lines += _comparison(result)
+    if result.coverage is not None:
+        from evalkit.report.coverage_report import markdown_coverage
+
+        lines += markdown_coverage(result.coverage, _inline)
     failures = failure_lines(result.cases) + unmatched_tool_lines(result.cases)
     if failures:
         lines += ["", *_failure_block(failures)]

@@ -20,6 +20,7 @@ from typing import Any
 
 from evalkit.errors import InputError, Problem
 from evalkit.schema.results import RunResult, Status
+from evalkit.stats.sequential import PASS_RATE, STABILITY, StoppingRule
 
 _ADK_STATUS = {1: Status.PASSED, 2: Status.FAILED, 3: Status.NOT_EVALUATED, 4: Status.INFORMATIONAL}
 
@@ -46,6 +47,17 @@ class ScoredCase:
     final_state: dict[str, Any] | None = None  # the session state the agent left (evalkit results only)
     runs: int = 1  # how many times the case ran (`--repeat`, ADK's `num_runs`)
     passed_runs: int | None = None  # how many of those passed (None: 1 if the case passed, else 0)
+    # Per number of passes, the pass/fail sequences that could have given them when the runs
+    # were not a fixed number (`--repeat auto`, several earlier runs taken together); None:
+    # a fixed number of runs, C(runs, y) (stats/conditional.py).
+    weights: list[int] | None = None
+    pooled_runs: int = 1  # result files these counts add up (`--baseline history`)
+
+    @property
+    def outcome_weights(self) -> list[int]:
+        from evalkit.stats.conditional import binomial_weights
+
+        return self.weights if self.weights is not None else binomial_weights(self.runs)
 
     @property
     def passes(self) -> int:
@@ -59,6 +71,7 @@ class ScoredRun:
     label: str
     kind: str  # "evalkit" or "adk"
     cases: dict[CaseKey, ScoredCase] = field(default_factory=dict)
+    sources: list[str] = field(default_factory=list)  # `--baseline history`: the run ids pooled into this one
 
 
 def read_scored_run(path: Path) -> ScoredRun:
@@ -97,6 +110,7 @@ def _validated(data: Any, path: Path) -> RunResult:
 
 def from_result(result: RunResult, label: str) -> ScoredRun:
     run = ScoredRun(label=label, kind="evalkit")
+    rule = stopping_rule(result.repeat_auto)
     for case in result.cases:
         run.cases[(case.eval_set_id, case.eval_id)] = ScoredCase(
             eval_set_id=case.eval_set_id,
@@ -111,8 +125,23 @@ def from_result(result: RunResult, label: str) -> ScoredRun:
             final_state=case.final_state,
             runs=case.repeat.runs if case.repeat else 1,
             passed_runs=case.repeat.passed if case.repeat else None,
+            weights=rule.outcome_weights(case.repeat.runs, case.repeat.passed) if rule and case.repeat else None,
         )
     return run
+
+
+def stopping_rule(repeat_auto: dict[str, Any] | None) -> StoppingRule | None:
+    """The `--repeat auto` rule a result file records (stats/sequential.py). Files written
+    before the rule was recorded used the stability rule capped at their `agreeing_runs`."""
+    if not repeat_auto:
+        return None
+    try:
+        if repeat_auto.get("rule") == PASS_RATE:
+            return StoppingRule(PASS_RATE, int(repeat_auto["max_repeat"]), int(repeat_auto["required_passes"]))
+        cap = min(int(repeat_auto["max_repeat"]), int(repeat_auto.get("agreeing_runs") or repeat_auto["max_repeat"]))
+        return StoppingRule(STABILITY, cap)
+    except (KeyError, TypeError, ValueError):
+        return None  # a foreign or damaged record: the counts are read as a fixed number of runs
 
 
 def _from_adk(data: dict[str, Any], label: str) -> ScoredRun:

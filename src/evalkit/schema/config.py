@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import Field
 
 from evalkit.schema.base import StrictModel
+from evalkit.schema.coverage import CoverageDeclaration
 
 DEFAULT_CRITERIA: dict[str, float] = {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}
 
@@ -36,3 +37,7 @@ class EvalConfig(StrictModel):
     user_simulator_config: dict[str, Any] | None = None
     live_model_config: dict[str, Any] | None = None
     agent: str | None = Field(default=None, description="Agent spec used when --agent is not given")
+    coverage: CoverageDeclaration | None = Field(
+        default=None, description="The agent's tools and sub-agents, for coverage when evalkit cannot list them")
+    min_coverage: float | None = Field(
+        default=None, ge=0, le=1, description="Fail the run when fewer than this share of the tools were called")

@@ -10,7 +10,9 @@ from collections.abc import Sequence
 from enum import Enum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+
+from evalkit.schema.coverage import Coverage
 
 
 class Status(str, Enum):
@@ -80,6 +82,9 @@ class RepeatStats(ResultModel):
     pass_rate_ci: list[float] | None = Field(
         default=None, description="95% Wilson interval of the pass rate, [low, high] (docs/repeats.md)")
     stability: str | None = Field(default=None, description="stable_pass, flaky or stable_fail")
+    # With `--repeat auto` only (engine/repeats.py adds them as extra fields, so other runs'
+    # files are unchanged): `pass_rate_unbiased`, the pass rate estimated without the bias of
+    # stopping early, and `pass_rate_ci_exact`, its exact 95% interval given the stopping rule.
 
 
 class InvocationScore(ResultModel):
@@ -126,6 +131,9 @@ class CaseResult(ResultModel):
     runs: list[CaseResult] | None = Field(default=None, description="each repeated run, in the order they finished")
     quarantined: bool | None = Field(
         default=None, description="true: listed in --quarantine and in force; reported, but not in the exit code")
+    exercised: dict[str, Any] | None = Field(
+        default=None, description="what the agent's adapter saw the case use: {tools, arguments, agents} "
+                                  "(ADK agents; docs/coverage.md)")
 
 
 class Summary(ResultModel):
@@ -242,7 +250,8 @@ class RunResult(ResultModel):
     confidence: float | None = Field(
         default=None, description="--confidence: a case passes when its Wilson interval's low end reaches pass_rate")
     repeat_auto: dict[str, Any] | None = Field(
-        default=None, description="--repeat auto: max_repeat, agreeing_runs, agent_runs, runs_saved (repeat is the cap)")
+        default=None, description="--repeat auto: max_repeat, agreeing_runs, rule, required_passes, same_as_repeat, "
+                                  "agent_runs, runs_saved (repeat is the cap; docs/repeats.md)")
     shard: str | None = Field(default=None, description="K/N when this run was one shard (--shard)")
     concurrency: dict[str, Any] | None = Field(
         default=None, description="cases in flight (--jobs): mode, initial/peak/final level, overloads and back-offs")
@@ -256,3 +265,14 @@ class RunResult(ResultModel):
     agent: str | None = Field(default=None, description="the agent spec the run used (--agent or the config's)")
     cassettes: dict[str, Any] | None = Field(
         default=None, description="with --cassettes: the folder (absolute) and the mode the model calls came from")
+    coverage: Coverage | None = Field(
+        default=None, description="the tools and sub-agents the agent declares and which of them the run used "
+                                  "(docs/coverage.md); absent when evalkit does not know the agent's tools")
+
+    @model_serializer(mode="wrap")
+    def _without_unknown_coverage(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # No inventory, no coverage object: the key is left out rather than written as null.
+        data = handler(self)
+        if data.get("coverage", 0) is None:
+            del data["coverage"]
+        return data

@@ -28,11 +28,17 @@ def tarone_holm_adjusted(p_values: list[float], floors: list[float], level: floa
     level/K, for the smallest K that holds at most K tests. Left out, a test's adjusted
     p-value is 1.
     """
-    size = 1
-    while sum(1 for floor in floors if floor <= level / size) > size:
-        size += 1
-    family = [i for i, floor in enumerate(floors) if floor <= level / size]
+    family = tarone_family(floors, level)
     adjusted = [1.0] * len(p_values)
     for index, value in zip(family, holm_adjusted([p_values[i] for i in family]), strict=True):
         adjusted[index] = value
     return adjusted
+
+
+def tarone_family(floors: list[float], level: float) -> list[int]:
+    """The tests that share the level: those whose floor is at most level/K, for the
+    smallest K that holds at most K of them."""
+    size = 1
+    while sum(1 for floor in floors if floor <= level / size) > size:
+        size += 1
+    return [i for i, floor in enumerate(floors) if floor <= level / size]

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.foundation.files import write_text_atomically
+from evalkit.view.coverage import history_coverage, run_coverage
 from evalkit.view.data import ViewData
 from evalkit.view.index import Run
 from evalkit.view.page import render_page
@@ -46,6 +47,7 @@ def _write(data: ViewData, folder: Path) -> int:
     _dump(folder / "data" / "runs.json", listing)
     for run in runs:
         _write_run(folder / "data" / "runs" / run.id, run, data)
+    _dump(folder / "data" / "coverage.json", history_coverage(runs))
     for newer, older in _consecutive(runs):
         comparison = data.compare(older.id, newer.id)
         if comparison is not None:
@@ -56,6 +58,7 @@ def _write(data: ViewData, folder: Path) -> int:
 def _write_run(folder: Path, run: Run, data: ViewData) -> None:
     _dump(folder / "rows.json", {"rows": run.rows, "texts": run.texts, "run": run.listing(),
                                  "criteria": run.criterion_names()})
+    _dump(folder / "coverage.json", run_coverage(run))
     cases = folder / "cases"
     cases.mkdir(parents=True, exist_ok=True)
     for index in range(len(run.rows)):

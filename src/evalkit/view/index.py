@@ -66,6 +66,9 @@ class Run:
         item = {"id": self.id, "eval_set_ids": list(figures), "file": self.path.name, "sets": figures,
                 "live": False, "complete": self.complete}
         item.update({key: self.header.get(key) for key in _LIST_FIELDS})
+        comparison = self.header.get("comparison")
+        if isinstance(comparison, dict) and comparison.get("baseline_runs"):  # `--baseline history`: which runs
+            item["baseline"] = {"base": comparison.get("base"), "runs": comparison["baseline_runs"]}
         return item
 
     def criterion_names(self) -> list[str]:

@@ -17,6 +17,7 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Respon
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from evalkit.view import coverage
 from evalkit.view.data import ViewData
 from evalkit.view.page import render_page
 
@@ -55,6 +56,14 @@ def create_app(data: ViewData) -> Starlette:
         found = data.history(request.path_params["eval_set_id"], request.path_params["eval_id"])
         return _missing("no run of the history has this case") if found is None else _json(found)
 
+    def run_coverage(request: Request) -> Response:
+        found = data.find(request.path_params["run_id"])
+        return _missing("no such run") if found is None else _json(coverage.run_coverage(found))
+
+    def history_coverage(request: Request) -> Response:
+        last = request.query_params.get("last", "")
+        return _json(coverage.history_coverage(data.index.runs(), int(last) if last.isdigit() else coverage.HISTORY_RUNS))
+
     def compare(request: Request) -> Response:
         found = data.compare(request.query_params.get("base", ""), request.query_params.get("new", ""))
         return _missing("no such run (compare takes two finished runs)") if found is None else _json(found)
@@ -81,6 +90,8 @@ def create_app(data: ViewData) -> Starlette:
         Route("/api/runs/{run_id}/cases", cases),
         Route("/api/runs/{run_id}/cases/{index:int}", case),
         Route("/api/runs/{run_id}/locate", locate),
+        Route("/api/runs/{run_id}/coverage", run_coverage),
+        Route("/api/coverage", history_coverage),
         Route("/api/compare", compare),
         Route("/api/cases/{eval_set_id}/{eval_id:path}/history", history),
         Route("/api/labels", label, methods=["POST"]),

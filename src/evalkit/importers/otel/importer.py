@@ -1,9 +1,10 @@
 """`evalkit import otel FILE...`: OpenTelemetry traces → an eval set of the conversations that happened.
 
-Spans are read one document at a time (`otlp_json`), reduced to what a turn needs
-(`genai_spans`), grouped by trace on disk (`span_store`), turned into turns
-(`turns`), grouped again by conversation, filtered, redacted and de-duplicated, and
-written one case at a time. docs/traces.md describes the result and every filter.
+Spans are read one document at a time (`otlp_json`), reduced to what a turn needs by
+the reader of their vocabulary (`readers`), grouped by trace on disk (`span_store`),
+turned into turns (`turns`), grouped again by conversation (`conversations`: a recorded
+id, else the history rule), filtered, redacted and de-duplicated, and written one case
+at a time. docs/traces.md describes the result and every filter.
 """
 
 from __future__ import annotations
@@ -17,20 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 from evalkit.defaults import DEFAULT_SAMPLE_SEED
 from evalkit.errors import InputError, Problem
-from evalkit.importers.otel.genai_spans import ADK, ADK_LEGACY
+from evalkit.importers.otel.spans import CONTENT_HINTS
 
 if TYPE_CHECKING:
     from evalkit.importers.otel.span_store import SpanStore
 
-CONTENT_HINTS = {
-    ADK: "ADK records it on spans when the agent runs with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="
-         "SPAN_ONLY (or SPAN_AND_EVENT)",
-    ADK_LEGACY: "ADK's legacy schema records it on spans unless ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=false "
-                "(or the run config's telemetry capture_message_content is NO_CONTENT or EVENT_ONLY)",
-    "genai": "set OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental and "
-             "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY (or true, as the instrumentation reads it) "
-             "on the agent",
-}
 SHOWN_IDS = 10  # case ids listed in the summary line
 
 
@@ -43,6 +35,7 @@ class OtelFilter:
     max_cases: int | None = None
     sample: float | None = None  # the fraction of conversations kept, chosen by a hash of their id
     seed: int = DEFAULT_SAMPLE_SEED
+    group_by: str | None = None  # the span attribute that names a conversation (--group-by)
 
     def samples(self, conversation: str) -> bool:
         if self.sample is None:
@@ -64,11 +57,14 @@ class OtelImportResult:
     case_ids: list[str] = field(default_factory=list)
     spans: int = 0
     traces: int = 0
+    bookkeeping: int = 0  # frameworks' structural spans: no conversation content, nothing lost
+    warnings: list[str] = field(default_factory=list)
     conversations: int = 0
     duplicates: int = 0
     left_out: dict[str, int] = field(default_factory=dict)  # by filter
     unplaced: dict[str, _Tally] = field(default_factory=dict)  # spans, by reason
     incomplete: dict[str, _Tally] = field(default_factory=dict)  # conversations, by what was not recorded
+    crashed: _Tally = field(default_factory=_Tally)  # conversations with a run that crashed
 
     def leave_out(self, why: str) -> None:
         self.left_out[why] = self.left_out.get(why, 0) + 1
@@ -84,8 +80,9 @@ def import_otel(files: list[Path], out: Path | None = None, chosen: OtelFilter |
     name = slug(Path(out).stem.removesuffix(".evalset") if out and Path(out).suffix else _stem(files[0]))
     result = OtelImportResult(_target(out, name, cwd or Path.cwd()))
     with SpanStore() as store:
-        _read(files, store, result)
+        _read(files, store, result, chosen.group_by)
         _group_turns(store, chosen, result)
+        store.link_conversations()
         cases = _cases(store, chosen, result)
         first = next(cases, None)
         if first is None:
@@ -98,14 +95,16 @@ def import_otel(files: list[Path], out: Path | None = None, chosen: OtelFilter |
     return result
 
 
-def _read(files: list[Path], store: SpanStore, result: OtelImportResult) -> None:
-    from evalkit.importers.otel.genai_spans import slim
-    from evalkit.importers.otel.otlp_json import read_spans
+def _read(files: list[Path], store: SpanStore, result: OtelImportResult, group_by: str | None) -> None:
+    from evalkit.importers.otel.otlp_json import ReadNotes, read_spans
+    from evalkit.importers.otel.readers import slim
 
+    notes = ReadNotes()
     for file in files:
-        for span in read_spans(Path(file)):
+        for span in read_spans(Path(file), notes):
             result.spans += 1
-            store.add_span(slim(span))
+            store.add_span(slim(span, group_by))
+    result.warnings += notes.warnings
 
 
 def _group_turns(store: SpanStore, chosen: OtelFilter, result: OtelImportResult) -> None:
@@ -113,8 +112,10 @@ def _group_turns(store: SpanStore, chosen: OtelFilter, result: OtelImportResult)
 
     for spans in store.traces():
         result.traces += 1
-        turns, unplaced = turns_of_trace(spans)
-        for item in unplaced:
+        found = turns_of_trace(spans)
+        result.bookkeeping += found.bookkeeping
+        turns = found.turns
+        for item in found.unplaced:
             tally = result.unplaced.setdefault(item.reason, _Tally(example=item.trace_id))
             tally.count += item.count
         kept = []
@@ -145,6 +146,11 @@ def _cases(store: SpanStore, chosen: OtelFilter, result: OtelImportResult) -> It
             continue
         if chosen.until_ns is not None and began >= chosen.until_ns:
             result.leave_out("conversations begun at or after --until")
+            continue
+        crashed = next((turn for turn in turns if turn.crashed), None)
+        if crashed is not None:
+            result.crashed.count += 1
+            result.crashed.example = result.crashed.example or f"{crashed.conversation}: {crashed.crashed}"
             continue
         missing = next((turn for turn in turns if turn.invocation is None), None)
         if missing is not None:
@@ -231,12 +237,18 @@ def _self_check(evalset_path: Path) -> None:
 def detail_lines(result: OtelImportResult) -> list[str]:
     """What was read, left out, collapsed and not placed (and how to record what was missing)."""
     lines = [f"read {result.spans} spans in {result.traces} traces; {result.conversations} conversations"]
+    if result.bookkeeping:
+        lines.append(f"{result.bookkeeping} spans are frameworks' bookkeeping with no conversation content "
+                     "(event-loop cycles, graph tasks, handoff markers): nothing of the conversations is in them")
     if result.duplicates:
         lines.append(f"collapsed {result.duplicates} duplicate conversations (same user texts and tool calls) "
                      "into the first of each")
     lines += [f"left out {count} {why}" for why, count in result.left_out.items()]
     for reason, tally in result.unplaced.items():
         lines.append(f"not placed: {tally.count} {reason} (e.g. trace {tally.example})")
+    if result.crashed.count:
+        lines.append(f"not placed: {result.crashed.count} conversations with a run that crashed "
+                     f"(e.g. {result.crashed.example}): import them once the agent answers, or write the case by hand")
     for what, tally in result.incomplete.items():
         hints = "; ".join(CONTENT_HINTS[source] for source in sorted(tally.sources) if source in CONTENT_HINTS)
         lines.append(f"not placed: {tally.count} conversations whose traces do not record {what} "
@@ -248,6 +260,7 @@ def summary_lines(result: OtelImportResult) -> list[str]:
     count = len(result.case_ids)
     shown = ", ".join(result.case_ids[:SHOWN_IDS]) + (", …" if count > SHOWN_IDS else "")
     lines = [f"wrote {result.evalset_path} ({count} eval case{'s' if count != 1 else ''}: {shown})"]
+    lines += [f"warning: {line}" for line in result.warnings]
     lines += [f"note: {line}" for line in detail_lines(result)]
     lines.append("review the expected turns, trim what should not be checked, then: evalkit run "
                  f"{result.evalset_path} --agent SPEC")

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
 
-from evalkit.importers.otel.genai_spans import SlimSpan
-from evalkit.importers.otel.turns import Turn
+from evalkit.importers.otel.spans import SlimSpan
+from evalkit.importers.otel.turn_events import Turn
 
 _BATCH = 2_000  # rows per insert: few round-trips, little held
 
@@ -30,7 +30,8 @@ class SpanStore:
         self._db.execute("PRAGMA journal_mode = OFF")
         self._db.execute("PRAGMA synchronous = OFF")
         self._db.execute("CREATE TABLE spans (trace TEXT NOT NULL, data TEXT NOT NULL)")
-        self._db.execute("CREATE TABLE turns (conversation TEXT NOT NULL, start INTEGER NOT NULL, data TEXT NOT NULL)")
+        self._db.execute("CREATE TABLE turns (conversation TEXT NOT NULL, start INTEGER NOT NULL, data TEXT NOT NULL, "
+                         "recorded INTEGER NOT NULL, prior TEXT, exchange TEXT)")
         self._pending: list[tuple[str, str]] = []
 
     def __enter__(self) -> SpanStore:  # noqa: PYI034 - Self needs Python 3.11
@@ -62,8 +63,26 @@ class SpanStore:
             yield spans
 
     def add_turns(self, turns: Iterable[Turn]) -> None:
-        self._db.executemany("INSERT INTO turns VALUES (?, ?, ?)",
-                             [(t.conversation, t.start_ns, json.dumps(t.__dict__, ensure_ascii=False)) for t in turns])
+        self._db.executemany("INSERT INTO turns VALUES (?, ?, ?, ?, ?, ?)",
+                             [(t.conversation, t.start_ns, json.dumps(t.__dict__, ensure_ascii=False), t.recorded,
+                               t.prior, t.exchange) for t in turns])
+
+    def link_conversations(self) -> None:
+        """The history rule, for turns whose spans record no conversation: a turn whose model input
+        begins with another turn's whole exchange (its input and its answer) continues that conversation."""
+        if self._db.execute("SELECT 1 FROM turns WHERE recorded = 0 LIMIT 1").fetchone() is None:
+            return
+        ends: dict[str, tuple[str, str]] = {}  # an exchange's hash → (conversation, recorded or not)
+        moved: list[tuple[str, int]] = []
+        rows = self._db.execute("SELECT rowid, conversation, recorded, prior, exchange FROM turns ORDER BY start, rowid")
+        for rowid, conversation, recorded, prior, exchange in rows.fetchall():
+            if not recorded and prior in ends:
+                conversation = ends.pop(prior)[0]
+                moved.append((conversation, rowid))
+            if exchange:
+                ends[exchange] = (conversation, recorded)
+        self._db.executemany("UPDATE turns SET conversation = ?1, data = json_set(data, '$.conversation', ?1) "
+                             "WHERE rowid = ?2", moved)
 
     def conversations(self) -> Iterator[list[Turn]]:
         """Each conversation's turns in time order; conversations in the order they began."""

@@ -1,45 +1,23 @@
-"""One trace's spans → its turns: one per top-level agent invocation (docs/traces.md, "How a trace becomes turns").
+"""One trace's spans → its turns (docs/traces.md, "How traces become cases").
 
-- A turn is an agent span (`invoke_agent`, `invoke_workflow`, ADK's legacy `invocation`)
-  with no agent span above it. What runs under it is the turn; what runs inside a tool
-  (an agent called as a tool, say) is the tool's own business, as in ADK's event stream.
-- Model calls and tool calls become ADK-style events (a model's answer with the tool
-  calls that followed it, then their results), authored by the agent that made them,
-  and the Invocation is built from them by the code that converts a live ADK turn
-  (`evalkit.agents.adk_events`): the same final-response rule, the same Form B shape, so
-  sub-agents' calls are attributed exactly as in a run.
+- A turn is an agent span (`invoke_agent`, `invoke_workflow`, an OpenInference AGENT,
+  ADK's legacy `invocation`) with no agent span above it. A top agent span with no name
+  and no content of its own (the OpenAI Agents SDK's trace around several runs) wraps
+  turns: the agent spans right under it are the turns, one after another, and one whose
+  user message is the one before's (a handoff) continues that turn.
+- What runs under a turn is the turn; what runs inside a tool (an agent called as a tool)
+  is the tool's own business, as in ADK's event stream. `turn_events.py` builds the turn.
 - Nothing is guessed: a span whose parent is not in the file, a model or tool span
-  outside any agent invocation, an operation not known here and a turn whose content
-  was not recorded are reported (`Unplaced`), never filled in.
+  outside any agent invocation and an operation not known here are reported (`Unplaced`);
+  framework bookkeeping (spans with no conversation content) is counted apart.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
-from evalkit.importers.otel.genai_spans import (
-    ADK,
-    ADK_LEGACY,
-    AGENT,
-    MODEL,
-    OTHER,
-    TOOL,
-    UNKNOWN,
-    SlimSpan,
-)
-
-DEFAULT_AUTHOR = "agent"
-
-
-@dataclass
-class Turn:
-    conversation: str
-    start_ns: int
-    service: str
-    invocation: dict[str, Any] | None  # the Invocation's JSON; None when the turn could not be built
-    missing: str | None = None  # why not: which content was not recorded
-    source: str = ""
+from evalkit.importers.otel.spans import AGENT, BOOKKEEPING, MODEL, OTHER, TOOL, UNKNOWN, SlimSpan
+from evalkit.importers.otel.turn_events import Turn, build_turn
 
 
 @dataclass
@@ -50,24 +28,28 @@ class Unplaced:
 
 
 @dataclass
-class _Chain:
+class Chain:
     root: SlimSpan | None  # the top-most agent span above (or at) the span
+    unit: SlimSpan | None  # the agent span that is the span's turn (the root, or the one under a wrapper)
     orphan: bool  # the chain ends at a parent that is not in the file
-    inside_tool: bool  # a tool span lies between the span and its root
+    inside_tool: bool  # a tool span lies between the span and its turn
     inside_model: SlimSpan | None  # the outermost model span above the span, if any
     agent: SlimSpan | None  # the nearest agent span at or above the span
 
 
 @dataclass
-class _Event:
-    author: str
-    parts: list[dict[str, Any]] = field(default_factory=list)
-    responses: list[dict[str, Any]] = field(default_factory=list)
+class TraceTurns:
+    turns: list[Turn]
+    unplaced: list[Unplaced]
+    bookkeeping: int  # spans of frameworks' structure, with no conversation content
 
 
-def turns_of_trace(spans: list[SlimSpan]) -> tuple[list[Turn], list[Unplaced]]:
+def turns_of_trace(spans: list[SlimSpan]) -> TraceTurns:
     by_id = {span.span_id: span for span in spans}
-    chains = {span.span_id: _chain(span, by_id) for span in spans}
+    tops = {span.span_id: _top(span, by_id) for span in spans if span.kind == AGENT}
+    # Wrappers that wrap something: a wrapper with no agent under it is a turn of its own.
+    wrappers = {top.span_id for below, top in tops.items() if top is not None and top.span_id != below and is_wrapper(top)}
+    chains = {span.span_id: _chain(span, by_id, wrappers) for span in spans}
     unplaced: dict[str, Unplaced] = {}
 
     def note(reason: str, span: SlimSpan) -> None:
@@ -77,24 +59,75 @@ def turns_of_trace(spans: list[SlimSpan]) -> tuple[list[Turn], list[Unplaced]]:
             unplaced[reason] = Unplaced(reason, span.trace_id)
 
     members: dict[str, list[SlimSpan]] = {}
+    bookkeeping = 0
     for span in spans:
         chain = chains[span.span_id]
         if span.kind == OTHER:
             continue
-        if chain.orphan:
+        if span.kind == BOOKKEEPING:
+            bookkeeping += 1
+        elif chain.orphan:
             note("spans whose parent span is not in the file", span)
         elif span.kind == UNKNOWN:
             note(f"spans of an unknown operation {span.operation!r}", span)
-        elif chain.root is None:
-            note(f"{span.kind} spans outside any agent invocation", span)
+        elif chain.unit is None:
+            if chain.root is None or span.kind != AGENT:
+                note(f"{span.kind} spans outside any agent invocation", span)
         elif not chain.inside_tool:
-            members.setdefault(chain.root.span_id, []).append(span)
-    turns = [_turn(by_id[root_id], group, chains) for root_id, group in members.items()]
+            members.setdefault(chain.unit.span_id, []).append(span)
+    turns = [build_turn([by_id[unit] for unit in units], [s for unit in units for s in members[unit]], chains)
+             for units in _turn_units(members, by_id)]
     turns.sort(key=lambda turn: turn.start_ns)
-    return turns, list(unplaced.values())
+    return TraceTurns(turns, list(unplaced.values()), bookkeeping)
 
 
-def _chain(span: SlimSpan, by_id: dict[str, SlimSpan]) -> _Chain:
+def _turn_units(members: dict[str, list[SlimSpan]], by_id: dict[str, SlimSpan]) -> list[list[str]]:
+    """Units under one wrapper become turns in time order; a unit that repeats the user's message joins the one before."""
+    grouped: list[list[str]] = []
+    previous: dict[str, tuple[str, list[str] | None]] = {}  # wrapper → (its last turn's key, user texts)
+    for unit_id in sorted(members, key=lambda key: by_id[key].start_ns):
+        unit = by_id[unit_id]
+        said = unit.user_texts or _first_model_texts(members[unit_id])
+        wrapper = _wrapper_of(unit, by_id)
+        if wrapper is not None and wrapper in previous and said == previous[wrapper][1]:
+            next(group for group in grouped if group[0] == previous[wrapper][0]).append(unit_id)
+            continue
+        grouped.append([unit_id])
+        if wrapper is not None:
+            previous[wrapper] = (unit_id, said)
+    return grouped
+
+
+def _first_model_texts(spans: list[SlimSpan]) -> list[str] | None:
+    models = sorted((s for s in spans if s.kind == MODEL and s.user_texts), key=lambda s: s.start_ns)
+    return models[0].user_texts if models else None
+
+
+def _wrapper_of(unit: SlimSpan, by_id: dict[str, SlimSpan]) -> str | None:
+    parent = by_id.get(unit.parent_id)
+    while parent is not None and parent.kind != AGENT:
+        parent = by_id.get(parent.parent_id)
+    return parent.span_id if parent is not None else None
+
+
+def is_wrapper(span: SlimSpan) -> bool:
+    """An agent span that only groups runs: no agent name and no content of its own (a workflow is one turn)."""
+    return span.kind == AGENT and span.operation == "invoke_agent" and not span.agent and not span.has_content \
+        and not span.parent_id
+
+
+def _top(span: SlimSpan, by_id: dict[str, SlimSpan]) -> SlimSpan | None:
+    seen = {span.span_id}
+    while span.parent_id:
+        parent = by_id.get(span.parent_id)
+        if parent is None or parent.span_id in seen:
+            return None
+        seen.add(parent.span_id)
+        span = parent
+    return span
+
+
+def _chain(span: SlimSpan, by_id: dict[str, SlimSpan], wrappers: set[str]) -> Chain:
     line = [span]  # the span, then its ancestors, nearest first
     seen = {span.span_id}
     orphan = False
@@ -107,84 +140,15 @@ def _chain(span: SlimSpan, by_id: dict[str, SlimSpan]) -> _Chain:
         line.append(parent)
     agents = [index for index, s in enumerate(line) if s.kind == AGENT]
     models = [s for s in line[1:] if s.kind == MODEL]
-    return _Chain(
-        root=line[agents[-1]] if agents else None,
+    root = line[agents[-1]] if agents else None
+    unit_index = agents[-1] if agents else None
+    if root is not None and root.span_id in wrappers:
+        unit_index = agents[-2] if len(agents) > 1 else None
+    return Chain(
+        root=root,
+        unit=line[unit_index] if unit_index is not None else None,
         orphan=orphan,
-        inside_tool=bool(agents) and any(s.kind == TOOL for s in line[1:agents[-1]]),
+        inside_tool=unit_index is not None and any(s.kind == TOOL for s in line[1:unit_index]),
         inside_model=models[-1] if models else None,
-        agent=line[agents[0]] if agents else None,
+        agent=next((s for s in line if s.kind == AGENT and s.agent), None),
     )
-
-
-def _turn(root: SlimSpan, group: list[SlimSpan], chains: dict[str, _Chain]) -> Turn:
-    from evalkit.agents.adk_events import invocation_from_events
-    from evalkit.schema.adk_session import AdkEvent
-    from evalkit.schema.content import Content, Part
-
-    conversation = root.conversation or next((s.conversation for s in group if s.conversation), None)
-    turn = Turn(conversation or f"trace-{root.trace_id}", root.start_ns, root.service, None, source=root.source)
-    models = _model_calls(group, chains)
-    tools = sorted((s for s in group if s.kind == TOOL), key=lambda s: s.start_ns)
-    first_model = min(models, key=lambda s: s.start_ns, default=None)
-    user_texts = root.user_texts or (first_model.user_texts if first_model else None)
-    sources = {s.source for s in group}
-    turn.source = next((x for x in (ADK_LEGACY, ADK) if x in sources), root.source)
-    if not user_texts:
-        turn.missing = "the user's message"
-        return turn
-    if any(not tool.captured for tool in tools):
-        turn.missing = "tool call arguments"
-        return turn
-
-    events: list[_Event] = []
-    for item in sorted([*models, *tools], key=lambda s: (s.start_ns, s.kind != MODEL)):
-        author = _author(item, chains, root)
-        if item.kind == MODEL:
-            events.append(_Event(author, [p for p in item.output if "text" in p]))
-            continue
-        if not events or events[-1].author != author:  # calls join the answer of their agent's model call that asked
-            events.append(_Event(author))
-        call = {"name": item.tool_name, "args": item.tool_args or {}, **({"id": item.tool_call_id} if item.tool_call_id else {})}
-        events[-1].parts.append({"function_call": call})
-        if item.tool_result is not None:
-            events[-1].responses.append({"function_response": {k: v for k, v in call.items() if k != "args"}
-                                         | {"response": item.tool_result}})
-    if not any("text" in p for e in events for p in e.parts) and any("text" in p for p in root.output):
-        events.append(_Event(root.agent or DEFAULT_AUTHOR, [p for p in root.output if "text" in p]))
-
-    invocation_id = root.invocation_id or next((s.invocation_id for s in group if s.invocation_id), None)
-    adk_events = []
-    for event in events:
-        if event.parts:
-            adk_events.append(AdkEvent.model_validate(
-                {"author": event.author, "invocation_id": invocation_id or "", "content": {"role": "model", "parts": event.parts}}))
-        if event.responses:
-            adk_events.append(AdkEvent.model_validate(
-                {"author": event.author, "invocation_id": invocation_id or "", "content": {"role": "user", "parts": event.responses}}))
-    user_content = Content(role="user", parts=[Part(text=text) for text in user_texts])
-    invocation = invocation_from_events(adk_events, user_content, fallback_id=invocation_id or root.span_id,
-                                        started_at=round(root.start_ns / 1e9, 6))
-    turn.invocation = invocation.model_dump(mode="json", exclude_none=True)
-    return turn
-
-
-def _model_calls(group: list[SlimSpan], chains: dict[str, _Chain]) -> list[SlimSpan]:
-    """One span per model call: an inner model span (ADK's generate_content in call_llm) fills in what the outer lacks."""
-    outer: dict[str, SlimSpan] = {}
-    for span in sorted((s for s in group if s.kind == MODEL), key=lambda s: s.start_ns):
-        container = chains[span.span_id].inside_model
-        if container is None:
-            outer.setdefault(span.span_id, span)
-            continue
-        merged = outer.setdefault(container.span_id, container)
-        merged.user_texts = merged.user_texts or span.user_texts
-        merged.output = merged.output or span.output
-        merged.captured = merged.captured or span.captured
-    return list(outer.values())
-
-
-def _author(span: SlimSpan, chains: dict[str, _Chain], root: SlimSpan) -> str:
-    if span.agent:
-        return span.agent
-    agent = chains[span.span_id].agent
-    return (agent.agent if agent else None) or root.agent or DEFAULT_AUTHOR

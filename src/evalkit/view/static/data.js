@@ -48,6 +48,11 @@ const api = {
     if (MODE === "static") return Promise.resolve(null);
     return getJson(`api/cases/${encodeURIComponent(setId)}/${encodeURIComponent(evalId)}/history`);
   },
+  coverage(runId) {
+    const id = encodeURIComponent(runId);
+    return MODE === "static" ? getJson(`data/runs/${id}/coverage.json`) : getJson(`api/runs/${id}/coverage`);
+  },
+  historyCoverage() { return MODE === "static" ? getJson("data/coverage.json") : getJson("api/coverage"); },
   compare(base, next) {
     if (MODE === "static") return getJson(`data/compare/${encodeURIComponent(base)}/${encodeURIComponent(next)}.json`);
     return getJson(`api/compare?${new URLSearchParams({base: base, new: next})}`);

@@ -47,7 +47,7 @@ async function runPage(runId, params) {
     tableHolder.replaceChildren(casesTable(runId, latest, state, offset => { state.offset = offset; refresh(false); }));
   }
   draw();
-  page.append(header,
+  page.append(header, await coverageSection(runId),
     el("div", {class: "filters"},
       el("label", {}, "Status ", statusSelect), el("label", {}, "of ", criterionSelect),
       el("label", {class: "grow"}, "Text ", textInput),
@@ -90,7 +90,15 @@ function runHeader(runId, run) {
       run.live ? el("span", {class: "tag live"}, run.stopped ? "stopped" : `running: ${summary.cases} of ${run.total || "?"} cases`) : null,
       run.interrupted ? el("span", {class: "tag warn"}, "interrupted") : null),
     el("p", {}, counts(summary), ` of ${summary.cases || 0} cases`),
-    el("dl", {class: "facts"}, facts.map(([key, value]) => [el("dt", {}, key), el("dd", {}, String(value))])));
+    el("dl", {class: "facts"}, facts.map(([key, value]) => [el("dt", {}, key), el("dd", {}, String(value))])),
+    run.baseline ? baselineRuns(run.baseline) : null);
+}
+
+// `--baseline history`: the earlier runs pooled as this run's baseline, each a link to its page.
+function baselineRuns(baseline) {
+  const runs = baseline.runs || [];
+  return el("p", {class: "baseline-runs"}, `Compared with ${baseline.base}: `,
+    runs.flatMap((id, i) => [i ? ", " : "", el("a", {href: route("run", id)}, id)]));
 }
 
 function casesTable(runId, page, state, goTo) {

@@ -14,7 +14,7 @@ async function runsPage() {
       if (JSON.stringify(fresh.runs) !== JSON.stringify(data.runs)) { data.runs = fresh.runs; drawRuns(page, fresh); }
     }, data.poll_s);
   }
-  return page;
+  return el("div", {}, page, await historyCoverageSection());
 }
 
 function drawRuns(page, data) {

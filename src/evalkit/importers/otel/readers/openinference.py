@@ -1,0 +1,105 @@
+"""OpenInference (Arize Phoenix's conventions; `openinference-instrumentation-*`).
+
+`openinference.span.kind` says what a span is: `AGENT` (a turn, or a sub-agent), `LLM` (a
+model call), `TOOL`; `CHAIN` and the rest are structure. Messages are flattened into
+attributes (`llm.input_messages.0.message.role`, `...content`, `...contents.0.message_content.text`,
+`...tool_calls.0.tool_call.function.name` / `.arguments` / `.id`, `...tool_call_id`); an agent's
+and a tool's own input and output are `input.value` / `output.value` (JSON or text).
+"""
+
+from __future__ import annotations
+
+
+import re
+from typing import Any
+
+from evalkit.importers.otel.otlp_json import RawSpan
+from evalkit.importers.otel.readers.content import fill_model, fill_tool
+from evalkit.importers.otel.readers.messages import Message, message, messages, parsed
+from evalkit.importers.otel.spans import AGENT, BOOKKEEPING, MODEL, TOOL, SlimSpan
+
+KIND = "openinference.span.kind"
+_INDEX = re.compile(r"(\d+)\.(.+)")
+
+
+def is_openinference(span: RawSpan) -> bool:
+    return KIND in span.attributes
+
+
+def read(span: RawSpan, record: SlimSpan) -> None:
+    attributes = span.attributes
+    kind = str(attributes.get(KIND, "")).upper()
+    if kind == "AGENT" and not _graph_node(attributes):
+        record.kind, record.agent = AGENT, _text(attributes.get("agent.name")) or span.name
+        inputs = _flattened(attributes, "llm.input_messages.")
+        if not any(m.get("parts") for m in inputs or ()):
+            inputs = messages(attributes.get("input.value"), "user")
+        fill_model(record, inputs, messages(attributes.get("output.value"), "assistant"))
+        record.output = [p for p in record.output if "text" in p][-1:]  # the agent's answer, not its history
+    elif kind == "LLM":
+        record.kind = MODEL
+        fill_model(record, _flattened(attributes, "llm.input_messages."),
+                   _flattened(attributes, "llm.output_messages."))
+    elif kind == "TOOL":
+        record.kind, record.tool_name = TOOL, _text(attributes.get("tool.name")) or span.name
+        record.tool_call_id = _text(attributes.get("tool_call.id"))
+        # input.value is the arguments when the tool took an object; LangChain's single-argument tools
+        # record the bare value ("Paris"), and then the arguments come from the model's call.
+        arguments = parsed(attributes.get("input.value"))
+        fill_tool(record, arguments if isinstance(arguments, dict) else None, attributes.get("output.value"),
+                  span.failed, span.status_message)
+    else:
+        record.kind = BOOKKEEPING
+
+
+def _graph_node(attributes: dict[str, Any]) -> bool:
+    """LangGraph marks its nodes (`agent`, `tools`) AGENT too: a node is the graph's structure, not a sub-agent."""
+    metadata = parsed(attributes.get("metadata"))
+    return isinstance(metadata, dict) and "langgraph_node" in metadata
+
+
+def _flattened(attributes: dict[str, Any], prefix: str) -> list[Message] | None:
+    """`llm.input_messages.N.message.*` attributes back into messages, in index order."""
+    by_index: dict[int, dict[str, Any]] = {}
+    for key, value in attributes.items():
+        if not key.startswith(prefix):
+            continue
+        found = _INDEX.fullmatch(key[len(prefix):])
+        if found:
+            _put(by_index.setdefault(int(found[1]), {}), found[2].split("."), value)
+    if not by_index:
+        return None
+    found_messages = []
+    for index in sorted(by_index):
+        raw = by_index[index].get("message") or {}
+        item: dict[str, Any] = {"role": raw.get("role"), "content": raw.get("content"),
+                                "tool_call_id": raw.get("tool_call_id")}
+        contents = raw.get("contents") or {}
+        if item["content"] is None and contents:
+            item["content"] = [{"type": "text", "text": c.get("message_content", {}).get("text")}
+                               for _, c in sorted(contents.items()) if isinstance(c, dict)]
+        calls = raw.get("tool_calls") or {}
+        item["tool_calls"] = [{"id": (c.get("tool_call") or {}).get("id"),
+                               "function": (c.get("tool_call") or {}).get("function") or {}}
+                              for _, c in sorted(calls.items()) if isinstance(c, dict)]
+        converted = message(item)
+        if converted is not None:
+            found_messages.append(converted)
+    return found_messages
+
+
+def _put(holder: dict[Any, Any], path: list[str], value: Any) -> None:
+    """Nested dicts from a dotted path; numbered steps (`tool_calls.0`) become int keys."""
+    for step in path[:-1]:
+        key: Any = int(step) if step.isdigit() else step
+        holder = holder.setdefault(key, {})
+        if not isinstance(holder, dict):
+            return
+    holder[int(path[-1]) if path[-1].isdigit() else path[-1]] = value
+
+
+def _text(value: Any) -> str | None:
+    return str(value) if value not in (None, "") else None
+
+
+

@@ -1,0 +1,182 @@
+"""A turn's spans → the turn: the user's message, the calls and results in order, the final answer.
+
+- Tool calls are taken where the model asked for them (its output messages), so a tool
+  span that is missing, has no attributes or holds a framework's payload instead of the
+  arguments loses nothing. Tool spans give each call its result or error (matched by call
+  id, else by name in order); a tool span no model output asked for is a call of its own.
+  A call with no tool span takes its result from the next model call's input.
+- Model calls and tool calls become ADK-style events (a model's answer with the calls it
+  asked for, then their results), authored by the agent that made them (the nearest named
+  agent span), and the Invocation is built by the code that converts a live ADK turn
+  (`evalkit.agents.adk_events`): the same final-response rule, the same Form B shape.
+- A turn whose agent span failed without an answer is a crashed run: kept with its error,
+  so the importer lists it rather than expecting an empty answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from evalkit.importers.otel.readers.content import response_object
+from evalkit.importers.otel.spans import ADK, ADK_LEGACY, MODEL, TOOL, SlimSpan
+
+if TYPE_CHECKING:
+    from evalkit.importers.otel.turns import Chain
+
+DEFAULT_AUTHOR = "agent"
+
+
+@dataclass
+class Turn:
+    conversation: str
+    start_ns: int
+    service: str
+    invocation: dict[str, Any] | None  # the Invocation's JSON; None when the turn could not be built
+    missing: str | None = None  # why not: which content was not recorded
+    source: str = ""
+    crashed: str | None = None  # the run failed: its error
+    recorded: bool = True  # the conversation id was recorded on the spans (not made up from the trace)
+    prior: str | None = None  # hash of the history its first model call was sent
+    exchange: str | None = None  # hash of the history through its final answer
+
+
+@dataclass
+class _Event:
+    author: str
+    parts: list[dict[str, Any]] = field(default_factory=list)
+    responses: list[dict[str, Any]] = field(default_factory=list)
+
+
+def build_turn(units: list[SlimSpan], group: list[SlimSpan], chains: dict[str, Chain]) -> Turn:
+    root = units[0]
+    everything = [*units, *group]
+    conversation = next((s.conversation for s in everything if s.conversation), None)
+    turn = Turn(conversation or f"trace-{root.trace_id}", root.start_ns, root.service, None, source=root.source,
+                recorded=conversation is not None)
+    models = _model_calls(group, chains)
+    tools = sorted((s for s in group if s.kind == TOOL), key=lambda s: s.start_ns)
+    first_model = min(models, key=lambda s: s.start_ns, default=None)
+    last_model = max(models, key=lambda s: s.start_ns, default=None)
+    user_texts = root.user_texts or (first_model.user_texts if first_model else None)
+    turn.prior = (first_model.prior if first_model else None) or root.prior
+    turn.exchange = (last_model.exchange if last_model else None) or root.exchange
+    sources = {s.source for s in everything}
+    turn.source = next((x for x in (ADK_LEGACY, ADK) if x in sources), root.source)
+    if not user_texts:
+        turn.missing = "the user's message"
+        return turn
+    events = _events(models, tools, chains, root)
+    if events is None:
+        turn.missing = "tool call arguments"
+        return turn
+    answered = any("text" in p for e in events for p in e.parts)
+    if not answered:
+        final = next((u for u in reversed(units) if any("text" in p for p in u.output)), None)
+        if final is not None:
+            events.append(_Event(final.agent or DEFAULT_AUTHOR, [p for p in final.output if "text" in p][-1:]))
+            answered = True
+    failed = next((u for u in units if u.failed), None)
+    if failed is not None and not answered:
+        turn.crashed = failed.error or "the agent's span ended in error"
+        return turn
+    turn.invocation = _invocation(events, user_texts, root, group)
+    return turn
+
+
+def _events(models: list[SlimSpan], tools: list[SlimSpan], chains: dict[str, Chain],
+            root: SlimSpan) -> list[_Event] | None:
+    events: list[_Event] = []
+    pending: list[tuple[_Event, dict[str, Any]]] = []  # calls asked for and not yet answered
+    for item in sorted([*models, *tools], key=lambda s: (s.start_ns, s.kind != MODEL)):
+        author = _author(item, chains, root)
+        if item.kind == MODEL:
+            _answer_from_inputs(item, pending)
+            event = _Event(author, [p for p in item.output if "text" in p or "function_call" in p])
+            events.append(event)
+            pending += [(event, p["function_call"]) for p in event.parts if "function_call" in p]
+            continue
+        asked = _match(item, pending)
+        if asked is None:
+            if item.tool_args is None:
+                return None
+            if not events or events[-1].author != author:
+                events.append(_Event(author))
+            call = {"name": item.tool_name, "args": item.tool_args,
+                    **({"id": item.tool_call_id} if item.tool_call_id else {})}
+            events[-1].parts.append({"function_call": call})
+            asked = (events[-1], call)
+        else:
+            pending.remove(asked)
+        _respond(asked, item.tool_result, item.tool_error)
+    return events
+
+
+def _match(tool: SlimSpan, pending: list[tuple[_Event, dict[str, Any]]]) -> tuple[_Event, dict[str, Any]] | None:
+    if tool.tool_call_id:
+        by_id = next((p for p in pending if p[1].get("id") == tool.tool_call_id), None)
+        if by_id is not None:
+            return by_id
+    return next((p for p in pending if p[1].get("name") == tool.tool_name), None)
+
+
+def _answer_from_inputs(model: SlimSpan, pending: list[tuple[_Event, dict[str, Any]]]) -> None:
+    """Calls no tool span answered: their results as the next model call was sent them."""
+    for response in model.responses:
+        asked = next((p for p in pending if response.get("id") and p[1].get("id") == response["id"]), None)
+        if asked is None and pending and not response.get("id"):
+            asked = pending[0]
+        if asked is not None:
+            pending.remove(asked)
+            _respond(asked, response.get("result"), str(response.get("result")) if response.get("error") else None)
+
+
+def _respond(asked: tuple[_Event, dict[str, Any]], result: Any, error: str | None) -> None:
+    event, call = asked
+    if result is None and error is None:
+        return
+    event.responses.append({"function_response": {k: v for k, v in call.items() if k != "args"}
+                            | {"response": response_object(result, error)}})
+
+
+def _invocation(events: list[_Event], user_texts: list[str], root: SlimSpan, group: list[SlimSpan]) -> dict[str, Any]:
+    from evalkit.agents.adk_events import invocation_from_events
+    from evalkit.schema.adk_session import AdkEvent
+    from evalkit.schema.content import Content, Part
+
+    invocation_id = root.invocation_id or next((s.invocation_id for s in group if s.invocation_id), None)
+    adk_events = []
+    for event in events:
+        if event.parts:
+            adk_events.append(AdkEvent.model_validate(
+                {"author": event.author, "invocation_id": invocation_id or "", "content": {"role": "model", "parts": event.parts}}))
+        if event.responses:
+            adk_events.append(AdkEvent.model_validate(
+                {"author": event.author, "invocation_id": invocation_id or "", "content": {"role": "user", "parts": event.responses}}))
+    user_content = Content(role="user", parts=[Part(text=text) for text in user_texts])
+    invocation = invocation_from_events(adk_events, user_content, fallback_id=invocation_id or root.span_id,
+                                        started_at=round(root.start_ns / 1e9, 6))
+    return invocation.model_dump(mode="json", exclude_none=True)
+
+
+def _model_calls(group: list[SlimSpan], chains: dict[str, Chain]) -> list[SlimSpan]:
+    """One span per model call: an inner model span (ADK's generate_content in call_llm) fills in what the
+    outer lacks; a model span of another agent under a model call (ADK for TypeScript) is that agent's own."""
+    outer: dict[str, SlimSpan] = {}
+    for span in sorted((s for s in group if s.kind == MODEL), key=lambda s: s.start_ns):
+        container = chains[span.span_id].inside_model
+        if container is None or chains[container.span_id].agent is not chains[span.span_id].agent:
+            outer.setdefault(span.span_id, span)
+            continue
+        merged = outer.setdefault(container.span_id, container)
+        merged.user_texts = merged.user_texts or span.user_texts
+        merged.output = merged.output or span.output
+        merged.responses = merged.responses or span.responses
+        merged.prior, merged.exchange = merged.prior or span.prior, merged.exchange or span.exchange
+        merged.captured = merged.captured or span.captured
+    return list(outer.values())
+
+
+def _author(span: SlimSpan, chains: dict[str, Chain], root: SlimSpan) -> str:
+    agent = chains[span.span_id].agent
+    return (agent.agent if agent else None) or span.agent or root.agent or DEFAULT_AUTHOR
