@@ -112,6 +112,19 @@ def proxy(
 
 
 @app.command(cls=EvalkitCommand)
+def mcp(
+    server_command: Optional[List[str]] = typer.Argument(None, metavar="-- COMMAND [ARGS...]", help="The stdio MCP server to stand in for"),
+    cassettes: Path = typer.Option(..., "--cassettes", metavar="DIR", help="Folder of the cassettes (the server's is DIR/mcp/NAME.mcp.json)"),
+    cassette_mode: str = typer.Option("replay", "--cassette-mode", metavar="MODE", help="replay (COMMAND never starts), record or auto"),
+    name: Optional[str] = typer.Option(None, "--name", metavar="NAME", help="The cassette's name (default: the command's words without their folders)"),
+) -> None:
+    """Serve MCP on stdin/stdout in place of the server COMMAND, recording or replaying its tools."""
+    from evalkit.commands.mcp import mcp_command
+
+    raise typer.Exit(guarded(lambda: mcp_command(cassettes, cassette_mode, list(server_command or ()), name)))
+
+
+@app.command(cls=EvalkitCommand)
 def validate(
     paths: List[str] = typer.Argument(..., metavar="PATH", help='Eval set files, folders, or file.json:case1,case2'),
     config: Optional[str] = typer.Option(None, "--config", "--config_file_path", metavar="FILE", help="EvalConfig file"),

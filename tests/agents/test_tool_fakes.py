@@ -182,6 +182,8 @@ async def test_python_callable_sees_tool_fakes_and_tool_mocks_on_the_turn():
     ({"name": "t", "args": ["city"]}, "args"),
     ({"name": "t", "response": 1, "invocation_index": -1}, "invocation_index"),
     ({"name": "t", "reponse": 1}, "reponse"),
+    ({"name": "t", "fail_rate": 1.5}, "fail_rate"),
+    ({"name": "t", "latency_ms": -1}, "latency_ms"),
 ])
 def test_malformed_entries_are_input_errors_naming_the_place(tmp_path, entry, message):
     evalset = tmp_path / "fakes.evalset.json"
@@ -226,4 +228,51 @@ def test_the_eval_set_json_schema_describes_the_new_entry_keys():
     from evalkit.loading.json_schema import json_schema
 
     properties = json_schema("evalset")["$defs"]["ToolMock"]["properties"]
-    assert {"name", "args", "response", "responses", "error", "invocation_index"} <= set(properties)
+    assert {"name", "args", "response", "responses", "error", "invocation_index", "latency_ms", "fail_rate",
+            "seed"} <= set(properties)
+
+
+# --- fault injection: latency_ms and a seeded fail_rate -------------------------------------
+
+
+def test_fail_rate_fails_a_fixed_share_of_calls_for_a_seed():
+    from evalkit.schema.tool_mocks import fails
+
+    pattern = [fails(7, "get_weather", call, 0.3) for call in range(200)]
+    assert pattern == [fails(7, "get_weather", call, 0.3) for call in range(200)]  # the same seed, the same calls
+    assert pattern != [fails(8, "get_weather", call, 0.3) for call in range(200)]
+    assert 40 <= sum(pattern) <= 80  # about 30% of 200
+    assert not any(fails(7, "t", call, 0.0) for call in range(50)) and all(fails(7, "t", call, 1.0) for call in range(50))
+
+
+def test_a_fault_entry_without_a_response_lets_the_calls_it_spares_through():
+    case = make_case("a", mocks=[{"name": "get_weather", "fail_rate": 0.5, "seed": 3, "error": "flaky backend"},
+                                 {"name": "get_time", "latency_ms": 20},
+                                 {"name": "get_news", "fail_rate": 0.5, "seed": 3, "response": {"n": 1}}])
+    fakes = CaseToolFakes.of(case)
+    from evalkit.schema.tool_mocks import INJECTED_FAILURE, fails
+
+    weather = [fakes.answer("get_weather", {}, 0) for _ in range(8)]
+    assert weather == [FakeAnswer(error="flaky backend") if fails(3, "get_weather", i, 0.5) else
+                       FakeAnswer(passes_through=True) for i in range(8)]
+    assert fakes.answer("get_time", {}, 0) == FakeAnswer(passes_through=True, latency_ms=20)
+    news = [fakes.answer("get_news", {}, 0) for _ in range(8)]
+    assert news == [FakeAnswer(error=INJECTED_FAILURE) if fails(3, "get_news", i, 0.5) else FakeAnswer({"n": 1})
+                    for i in range(8)]
+    assert fakes.simple_mocks(0) == {}  # fault entries are not plain answers
+
+
+async def test_adk_agent_gets_seeded_failures_and_latency(adk_agent):
+    from evalkit.schema.tool_mocks import fails
+
+    mocks = [{"name": "get_weather", "fail_rate": 0.5, "seed": 3, "error": "flaky backend", "latency_ms": 60}]
+    case = make_case(*["weather in Paris"] * 6, mocks=mocks)
+    first, _ = await play(adk_agent, case)
+    again, _ = await play(adk_agent, case)
+
+    expected = [{"error": "flaky backend"} if fails(3, "get_weather", i, 0.5) else {"city": "Paris", "condition": "rainy"}
+                for i in range(6)]
+    assert [tool_responses(t)[0].response for t in first] == expected  # spared calls ran the real tool
+    assert [tool_responses(t)[0].response for t in again] == expected  # deterministic for the seed
+    assert 0 < sum(fails(3, "get_weather", i, 0.5) for i in range(6)) < 6  # both kinds of answer were given
+    assert all(t.tool_duration is not None and t.tool_duration >= 0.06 for t in first)

@@ -26,6 +26,7 @@ from typing import Any
 
 from evalkit.agents.adk_events import TurnTiming, invocation_from_events, raise_on_error_event
 from evalkit.agents.base import Agent, AgentSession, SessionSpec
+from evalkit.agents.tool_hook import ToolCallHook
 from evalkit.errors import AgentError, AgentLoadError, MissingExtraError
 from evalkit.schema.content import Content
 from evalkit.schema.coverage import Inventory
@@ -73,6 +74,7 @@ class AdkAgent(Agent):
     def __init__(self, root_agent: Any, *, app: Any = None, name: str = "", description: str = "ADK agent"):
         self.root_agent = root_agent
         self.app = app
+        self.tool_hook: ToolCallHook | None = None  # answers and keeps tool calls (a cassette run's)
         self.name = name or getattr(app, "name", None) or root_agent.name  # the folder name for a folder
         self.description = description
 
@@ -132,7 +134,7 @@ class AdkAgent(Agent):
 
         from evalkit.agents.adk_turn_plugin import TurnRecorderPlugin
 
-        plugin = TurnRecorderPlugin()
+        plugin = TurnRecorderPlugin(self.tool_hook)
         if self.app is not None:
             # A copy of the App with the recorder appended, so the App's own plugins and
             # settings take part in the run and the caller's App is left untouched.
@@ -219,6 +221,9 @@ class AdkSession(AgentSession):
 
     def unmatched_tool_calls(self) -> list[dict[str, Any]]:
         return self.fakes.unmatched
+
+    def tool_calls(self) -> list[dict[str, Any]]:
+        return self.plugin.tool_calls
 
     def exercised(self) -> dict[str, Any] | None:
         return self.plugin.activity.to_dict()

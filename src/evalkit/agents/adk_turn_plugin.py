@@ -5,6 +5,10 @@ One instance serves one eval case, whose turns run one at a time. For each turn 
   response, so the tool body never runs (ADK plugins run before the agent's own tool
   callbacks, and a plugin's answer replaces the call); a fake `error` is answered as
   `{"error": message}`, the form ADK itself uses to report a failed call to the model;
+  a fake's `latency_ms` delays the answer, and its seeded `fail_rate` fails some calls;
+- then asks the run's `ToolCallHook` (the cassettes'), which answers recorded calls
+  and keeps the outcome of the calls that ran; each call is marked `mocked`,
+  `replayed`, `recorded` or `live` (`tool_calls`, for the result file);
 - collects the intervals spent awaiting a model and inside tools, so the turn's
   `model_duration` and `tool_duration` can be reported next to its wall time;
 - remembers the first model request of every agent that called a model, whose system
@@ -20,12 +24,14 @@ This module imports google-adk at its top; only the ADK adapter imports it.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from google.adk.plugins.base_plugin import BasePlugin
 
+from evalkit.agents.tool_hook import LIVE, MOCKED, RECORDED, REPLAYED, ReplayedToolError, ToolCallHook
 from evalkit.results.coverage import Activity
 from evalkit.schema.evalset import AgentDetails, AppDetails
 from evalkit.schema.tool_mocks import CaseToolFakes
@@ -81,17 +87,22 @@ class TurnRecord:
 
 
 class TurnRecorderPlugin(BasePlugin):
-    def __init__(self) -> None:
+    def __init__(self, tool_hook: ToolCallHook | None = None) -> None:
         super().__init__(name=PLUGIN_NAME)
         self.turn = TurnRecord()
+        self.tool_hook = tool_hook
+        # Every tool call of the case: {"invocation_index", "name", "source"}, in the order made.
+        self.tool_calls: list[dict[str, Any]] = []
         self._model_started: dict[str, float] = {}
         self._tool_started: dict[str, float] = {}
+        self._live: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}  # call key → (its mark, its args)
         self.activity = Activity()  # the case's tools, arguments and agents (evalkit.results.coverage)
 
     def begin_turn(self, fakes: CaseToolFakes, index: int) -> None:
         self.turn = TurnRecord(fakes=fakes, index=index)
         self._model_started.clear()
         self._tool_started.clear()
+        self._live.clear()
 
     def end_turn(self) -> TurnRecord:
         # Calls still open here were cut short (cancelled, or answered by another
@@ -133,29 +144,68 @@ class TurnRecorderPlugin(BasePlugin):
         self.activity.ran(agent.name)
         return None
 
-    # Tool calls, keyed by the function call id that ADK gives every call.
+    # Tool calls, keyed by the function call id that ADK gives every call. A fake
+    # (`tool_mocks`) wins over a recording; what neither answers runs, and is recorded
+    # when the run records.
     async def before_tool_callback(self, *, tool: Any, tool_args: dict[str, Any], tool_context: Any) -> dict | None:
         self.activity.call(tool.name, tool_args or {})
-        self._tool_started[_call_key(tool, tool_context)] = time.monotonic()
-        answer = self.turn.fakes.answer(tool.name, tool_args, self.turn.index)
-        if answer is None:
-            return None
-        if answer.error is not None:
-            return {"error": answer.error}
-        return _as_tool_result(answer.response)
+        key = _call_key(tool, tool_context)
+        self._tool_started[key] = time.monotonic()
+        args = dict(tool_args or {})
+        answer = self.turn.fakes.answer(tool.name, args, self.turn.index)
+        if answer is not None:
+            if answer.latency_ms:
+                await asyncio.sleep(answer.latency_ms / 1000)
+            if answer.error is not None:
+                self._mark(tool.name, MOCKED)
+                return {"error": answer.error}
+            if not answer.passes_through:
+                self._mark(tool.name, MOCKED)
+                return _as_tool_result(answer.response)
+        if _unknown(tool):
+            return None  # ADK answers a call to a tool the agent does not have; nothing runs or is kept
+        if self.tool_hook is not None:
+            recorded = self.tool_hook.replay(tool.name, args)
+            if recorded is not None:
+                self._mark(tool.name, REPLAYED)
+                if recorded.error is not None:
+                    raise ReplayedToolError(recorded.error)
+                return _as_tool_result(recorded.response)
+        self._live[key] = (self._mark(tool.name, LIVE), args)
+        return None
 
     async def after_tool_callback(self, *, tool: Any, tool_args: dict[str, Any], tool_context: Any, result: Any) -> None:
-        self._close_tool(tool, tool_context)
+        key = self._close_tool(tool, tool_context)
+        self._keep(key, tool.name, response=_as_json(result))
+        self._live.pop(key, None)
         return None
 
     async def on_tool_error_callback(self, *, tool: Any, tool_args: dict[str, Any], tool_context: Any, error: Exception) -> None:
-        self._close_tool(tool, tool_context)
+        # Kept now: an error the agent does not handle ends the turn here. One it handles
+        # comes back through `after_tool_callback`, whose answer then replaces it.
+        key = self._close_tool(tool, tool_context)
+        self._keep(key, tool.name, error=f"{type(error).__name__}: {error}")
         return None
 
-    def _close_tool(self, tool: Any, tool_context: Any) -> None:
-        started = self._tool_started.pop(_call_key(tool, tool_context), None)
+    def _mark(self, name: str, source: str) -> dict[str, Any]:
+        mark = {"invocation_index": self.turn.index, "name": name, "source": source}
+        self.tool_calls.append(mark)
+        return mark
+
+    def _keep(self, key: str, name: str, *, response: Any = None, error: str | None = None) -> None:
+        live = self._live.get(key)
+        if live is None or self.tool_hook is None:
+            return
+        mark, args = live
+        if self.tool_hook.record(key, name, args, response=response, error=error):
+            mark["source"] = RECORDED
+
+    def _close_tool(self, tool: Any, tool_context: Any) -> str:
+        key = _call_key(tool, tool_context)
+        started = self._tool_started.pop(key, None)
         if started is not None:
             self.turn.tool_intervals.append((started, time.monotonic()))
+        return key
 
 
 def _ensure_retry_options(llm_request: Any) -> None:
@@ -173,6 +223,13 @@ def _ensure_retry_options(llm_request: Any) -> None:
             exp_base=2.0,
             http_status_codes=list(RETRY_STATUS_CODES),
         )
+
+
+def _unknown(tool: Any) -> bool:
+    """A call to a tool the agent lacks: ADK hands the callbacks a bare `BaseTool` named after it."""
+    from google.adk.tools.base_tool import BaseTool
+
+    return type(tool) is BaseTool
 
 
 def _call_key(tool: Any, tool_context: Any) -> str:

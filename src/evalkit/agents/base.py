@@ -56,6 +56,11 @@ class AgentSession(ABC):
         """Calls to a faked tool that no `tool_mocks` entry matched: `{invocation_index, name, args}`."""
         return []
 
+    def tool_calls(self) -> list[dict[str, Any]]:
+        """Where each tool call's answer came from, `{invocation_index, name, source}` in call order
+        (source: recorded, replayed, mocked or live; evalkit.agents.tool_hook), when the adapter sees its calls."""
+        return []
+
     # Why `final_state()` returns None, for the report (docs/agents.md, "Session state").
     no_state_reason: str = "this agent does not report its session state"
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from evalkit.agents.base import Agent, AgentSession, SessionSpec
 from evalkit.cassettes.deck import CassetteDeck
 from evalkit.cassettes.routing import CaseState
+from evalkit.cassettes.tool_calls import RUNNING_CASE, CaseTools
 from evalkit.errors import AgentError
 from evalkit.schema.content import Content, content_text
 from evalkit.schema.coverage import Inventory
@@ -41,7 +42,9 @@ class CassetteAgent(Agent):
         except BaseException:
             self.deck.close_case(key, save=False)
             raise
-        return CassetteSession(session, self.deck, key, state)
+        # An in-process ADK agent's tool calls are recorded beside its model calls (tool_calls).
+        tools = CaseTools(state, self.deck.mode) if self.in_process is not None else None
+        return CassetteSession(session, self.deck, key, state, tools)
 
     async def check_ready(self) -> None:
         await self.inner.check_ready()
@@ -54,24 +57,39 @@ class CassetteAgent(Agent):
 
 
 class CassetteSession(AgentSession):
-    def __init__(self, inner: AgentSession, deck: CassetteDeck, key: str, state: CaseState):
+    def __init__(self, inner: AgentSession, deck: CassetteDeck, key: str, state: CaseState, tools: CaseTools | None):
         self.inner = inner
         self.deck = deck
         self.key = key
         self.state = state
+        self.tools = tools
+        self.no_state_reason = inner.no_state_reason
 
     async def run_turn(self, user_content: Content, index: int) -> Invocation:
         self.deck.tracker.user_turn(self.key, index + 1, content_text(user_content))
+        # The agent's tool calls and MCP listings find their case through this (tool_calls.RUNNING_CASE).
+        running = RUNNING_CASE.set(self.tools)
         try:
             invocation = await self.inner.run_turn(user_content, index)
         except Exception:
             self._raise_miss()
             raise
+        finally:
+            RUNNING_CASE.reset(running)
         self._raise_miss()
         return invocation
 
     def recorded_turns(self) -> list[Invocation] | None:
         return self.inner.recorded_turns()
+
+    def unmatched_tool_calls(self) -> list[dict[str, Any]]:
+        return self.inner.unmatched_tool_calls()
+
+    def tool_calls(self) -> list[dict[str, Any]]:
+        return self.inner.tool_calls()
+
+    async def final_state(self) -> dict[str, Any] | None:
+        return await self.inner.final_state()
 
     def exercised(self) -> dict[str, Any] | None:
         return self.inner.exercised()

@@ -71,7 +71,7 @@ class CassetteDeck:
             self._runs[(eval_set_id, eval_id)] = run
         cassette = load_cassette(self.folder, eval_set_id, eval_id, run)
         if self.mode == "record":
-            cassette.exchanges = []
+            cassette.exchanges, cassette.tool_calls, cassette.tool_listings = [], None, []
         label = f"case {eval_id!r} of {eval_set_id}" + (f" (run {run})" if run > 1 else "")
         state = CaseState(cassette, label)
         state.keys = [self._key_of(e) for e in cassette.exchanges]

@@ -51,10 +51,15 @@ class _Missing:
 _MISSING = _Missing()
 
 
-def closest_difference(now: dict[str, Any], recorded: list[dict[str, Any]]) -> str:
-    """What differs between `now` and the most similar of the `recorded` normalised requests."""
+def closest_difference(now: dict[str, Any], recorded: list[dict[str, Any]], *, noun: str = "request",
+                       called: str = "called the model") -> str:
+    """What differs between `now` and the most similar of the `recorded` normalised requests.
+
+    `noun` names what was recorded ("request" for model calls, "tool call" for tools) and
+    `called` what the agent did more often than when recording.
+    """
     if not recorded:
-        return "the cassette holds no recorded request for this case"
+        return f"the cassette holds no recorded {noun} for this case"
     ranked = sorted(
         (len(differences(candidate, now)), -_shared_prefix(candidate, now), index)
         for index, candidate in enumerate(recorded)
@@ -62,11 +67,12 @@ def closest_difference(now: dict[str, Any], recorded: list[dict[str, Any]]) -> s
     best = recorded[ranked[0][2]]
     found = differences(best, now)
     if not found:
-        return "an identical request was recorded, but its recordings were all used up (the agent called the model more often than when recording)"
+        return (f"an identical {noun} was recorded, but its recordings were all used up "
+                f"(the agent {called} more often than when recording)")
     path, before, after = found[0]
     more = f" (and {len(found) - 1} more difference{'s' if len(found) > 2 else ''})" if len(found) > 1 else ""
     then, now_text = _excerpts(before, after)
-    return f"closest recorded request differs at {path}: recorded {then} → now {now_text}{more}"
+    return f"closest recorded {noun} differs at {path}: recorded {then} → now {now_text}{more}"
 
 
 def _shared_prefix(recorded: dict[str, Any], now: dict[str, Any]) -> int:

@@ -131,7 +131,7 @@ def _gemini_models(root: object) -> Iterator[Any]:
     from google.adk.models.google_llm import Gemini
 
     seen: set[int] = set()
-    for agent in _agents(root):
+    for agent in agent_tree(root):
         if not isinstance(agent, LlmAgent):
             continue
         try:
@@ -145,7 +145,7 @@ def _gemini_models(root: object) -> Iterator[Any]:
         yield model
 
 
-def _agents(root: object) -> Iterator[object]:
+def agent_tree(root: object) -> Iterator[object]:
     """The agent, its sub-agents and the agents its tools wrap (AgentTool), each once."""
     pending, seen = [root], set()
     while pending:

@@ -17,6 +17,7 @@ See docs/cassettes.md.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,8 +28,10 @@ from evalkit.cassettes.proxy import ModelProxy
 from evalkit.cassettes.upstream import VERTEX_ENV_VAR, Forwarder, Upstreams
 
 if TYPE_CHECKING:
+    from evalkit.cassettes.mcp_listings import RecordedListings
     from evalkit.cassettes.model_layer import InProcessModels
 
+MCP_TOOLSET_MODULE = "google.adk.tools.mcp_tool.mcp_toolset"
 REPLAY_PLACEHOLDER_KEY = "evalkit-replay-needs-no-key"
 JUDGE_OVERRIDES = {
     GEMINI.env_var: "EVALKIT_JUDGE_GEMINI_BASE_URL",
@@ -47,6 +50,7 @@ class CassetteRun:
         self.proxy = ModelProxy(self.deck)
         self._saved: dict[str, str | None] = {}
         self.in_process: InProcessModels | None = None  # an in-process ADK agent's models, answered here
+        self.listings: RecordedListings | None = None  # its MCP toolsets' listings, recorded and replayed
 
     def start(self) -> CassetteRun:
         self.proxy.start()
@@ -73,8 +77,17 @@ class CassetteRun:
 
         if isinstance(agent, AdkAgent):  # its Gemini models are answered in this process, not over HTTP
             from evalkit.cassettes.model_layer import in_process_models
+            from evalkit.cassettes.tool_calls import CassetteToolHook
 
             self.in_process = in_process_models(agent, self.deck)
+            agent.tool_hook = CassetteToolHook()  # and its tool calls and MCP listings go to the cassettes
+            # An agent can hold an McpToolset only once ADK's module of it is imported (with the
+            # mcp package): otherwise there is nothing to swap, and nothing to import.
+            if MCP_TOOLSET_MODULE in sys.modules:
+                from evalkit.cassettes.mcp_listings import RecordedListings
+
+                self.listings = RecordedListings(agent.root_agent, self.mode)
+                self.listings.attach()
         return CassetteAgent(agent, self.deck, self.in_process)
 
     def stop(self) -> None:
@@ -86,6 +99,8 @@ class CassetteRun:
         self._saved.clear()
         if self.in_process is not None:
             self.in_process.detach()
+        if self.listings is not None:
+            self.listings.detach()
         self.proxy.stop()
         if self.deck.forwarder is not None:
             self.deck.forwarder.close()

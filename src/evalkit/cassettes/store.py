@@ -12,7 +12,9 @@
     }
 
 A streamed response keeps its server-sent events as `"events": [...]` (each event's
-JSON) instead of `"body"`. Headers are never written and the query string is
+JSON) instead of `"body"`. An in-process ADK agent's tool calls and its MCP toolsets'
+tool listings are kept beside the exchanges, as `"tool_calls"` and `"tool_listings"`
+(evalkit.cassettes.tool_calls, evalkit.cassettes.mcp_listings). Headers are never written and the query string is
 reduced to `alt=sse`, so an API key cannot end up in a cassette. Files are written
 whole, through a temporary file, when their case finishes. See docs/cassettes.md.
 """
@@ -22,14 +24,16 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from evalkit.errors import UsageError
 from evalkit.foundation.files import write_text_atomically
 
 FORMAT_VERSION = 1
+_T = TypeVar("_T")
 SUFFIX = ".cassette.json"
 
 
@@ -69,12 +73,22 @@ class Cassette:
     eval_id: str
     run: int = 1
     exchanges: list[Exchange] = field(default_factory=list)
+    # {"turn", "tool", "args", "response" | "error"}: in the order the calls were made. None: the
+    # file was not recorded with an in-process ADK agent's tools (a cassette older than tool
+    # recording, or another kind of agent's), whose tools then run.
+    tool_calls: list[dict[str, Any]] | None = None
+    # {"toolset", "server", "tools": [MCP Tool objects, as tools/list answers them]}
+    tool_listings: list[dict[str, Any]] = field(default_factory=list)
     exists: bool = False  # read from disk (False: nothing was recorded for this case yet)
 
     def save(self) -> None:
         data = {"evalkit_cassette": FORMAT_VERSION, "eval_set_id": self.eval_set_id,
                 "eval_id": self.eval_id, "run": self.run,
                 "exchanges": [e.to_dict() for e in self.exchanges if e.response is not None]}
+        if self.tool_calls is not None:
+            data["tool_calls"] = self.tool_calls
+        if self.tool_listings:
+            data["tool_listings"] = self.tool_listings
         # Atomic: readers never see half a file, even after Ctrl-C.
         write_text_atomically(self.path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
         self.exists = True
@@ -82,11 +96,11 @@ class Cassette:
 
 def cassette_path(folder: Path, eval_set_id: str, eval_id: str, run: int = 1) -> Path:
     """`DIR/<eval set>/<case>.cassette.json`; a repeated run adds `.run2`, `.run3`, ..."""
-    name = _file_name(eval_id) + (f".run{run}" if run > 1 else "")
-    return folder / _file_name(eval_set_id or "default") / (name + SUFFIX)
+    name = file_name(eval_id) + (f".run{run}" if run > 1 else "")
+    return folder / file_name(eval_set_id or "default") / (name + SUFFIX)
 
 
-def _file_name(text: str) -> str:
+def file_name(text: str) -> str:
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "case"
     if safe != text:  # two ids that slug alike must not share a file
         safe += "-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
@@ -97,21 +111,51 @@ def load_cassette(folder: Path, eval_set_id: str, eval_id: str, run: int = 1) ->
     path = cassette_path(folder, eval_set_id, eval_id, run)
     cassette = Cassette(path, eval_set_id, eval_id, run)
     if path.is_file():
-        cassette.exchanges = read_exchanges(path)
+        data = _read(path)
+        cassette.exchanges = _parsed(path, lambda: [_exchange(item) for item in data.get("exchanges") or []])
+        if "tool_calls" in data:
+            cassette.tool_calls = _parsed(path, lambda: _records(data, "tool_calls", ("tool", "args")))
+        cassette.tool_listings = _parsed(path, lambda: _records(data, "tool_listings", ("toolset", "tools")))
         cassette.exists = True
     return cassette
 
 
 def read_exchanges(path: Path) -> list[Exchange]:
-    try:
+    data = _read(path)
+    return _parsed(path, lambda: [_exchange(item) for item in data.get("exchanges") or []])
+
+
+def _read(path: Path) -> dict[str, Any]:
+    def parse() -> dict[str, Any]:
         data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
         if data.get("evalkit_cassette") != FORMAT_VERSION:
             raise ValueError(f"'evalkit_cassette' is {data.get('evalkit_cassette')!r}, expected {FORMAT_VERSION}")
-        return [_exchange(item) for item in data.get("exchanges") or []]
+        return data
+
+    return _parsed(path, parse)
+
+
+def _parsed(path: Path, parse: Callable[[], _T]) -> _T:
+    try:
+        return parse()
     except (ValueError, KeyError, TypeError, AttributeError) as error:
         raise UsageError(
             f"{path}: not a readable cassette ({error}); re-record it with --cassette-mode record"
         ) from None
+
+
+def _records(data: dict[str, Any], key: str, required: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The list under `key`, each item an object with the `required` keys."""
+    items = data.get(key) or []
+    if not isinstance(items, list):
+        raise ValueError(f"'{key}' is not a list")
+    for index, item in enumerate(items):
+        missing = [name for name in required if not isinstance(item, dict) or name not in item]
+        if missing:
+            raise ValueError(f"{key}[{index}] has no {missing[0]!r}")
+    return items
 
 
 def _exchange(item: dict[str, Any]) -> Exchange:

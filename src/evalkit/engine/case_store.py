@@ -97,7 +97,7 @@ def slim(result: CaseResult) -> CaseResult:
         invocations=[],
         source_file=result.source_file, session_id=None,  # in the result file; no report made from slim copies shows it
         duration_s=result.duration_s, simulation=result.simulation, repeat=result.repeat, runs=None,
-        reason=result.reason, unmatched_tool_calls=_unmatched_calls(result),
+        reason=result.reason, unmatched_tool_calls=_unmatched_calls(result), tool_calls=_tool_calls(result),
         quarantined=result.quarantined,
     )
 
@@ -120,4 +120,10 @@ def _slim_criterion(criterion: CriterionResult) -> CriterionResult:
 def _unmatched_calls(result: CaseResult) -> list[dict] | None:
     # The console lists a case's unmatched tool calls over all its repeated runs, which the slim copy drops.
     calls = [call for run in (result.runs or [result]) for call in run.unmatched_tool_calls or ()]
+    return calls or None
+
+
+def _tool_calls(result: CaseResult) -> list[dict] | None:
+    # The console counts where tool calls' answers came from over all repeated runs.
+    calls = [call for run in (result.runs or [result]) for call in run.tool_calls or ()]
     return calls or None

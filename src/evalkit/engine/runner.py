@@ -123,6 +123,7 @@ class Runner:
         error_detail: str | None = None
         simulation: dict[str, Any] | None = None
         unmatched: list[dict[str, Any]] = []
+        tool_calls: list[dict[str, Any]] = []
         final_state: dict[str, Any] | None = None
         exercised: dict[str, Any] | None = None
         no_state_reason = ""
@@ -133,6 +134,7 @@ class Runner:
                 final_state, no_state_reason = await _final_state(session)
             finally:
                 unmatched = session.unmatched_tool_calls()
+                tool_calls = session.tool_calls()
                 exercised = session.exercised()
                 await _quietly(session.close())
         except EvalkitError as failure:
@@ -152,6 +154,7 @@ class Runner:
             simulation=simulation,
             unmatched_tool_calls=unmatched or None,
             final_state=final_state,
+            tool_calls=tool_calls or None,
             exercised=exercised,
         )
         if error is None:

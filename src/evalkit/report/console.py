@@ -36,6 +36,7 @@ FLAKY_HINT = ("(a flaky case passes or fails by chance: let it pass on a share o
 
 def render(result: RunResult, console: Console, *, debug: bool = False) -> None:
     from evalkit.report.case_table import print_case_table
+    from evalkit.report.tool_sources import tool_source_lines
 
     columns = gating_criterion_names(result.cases)
     if result.cases:  # an interrupted run shows what finished: maybe nothing, then no empty table
@@ -47,6 +48,8 @@ def render(result: RunResult, console: Console, *, debug: bool = False) -> None:
     elif not debug and any(c.error_detail for case in result.cases for c in case.criteria):
         console.print(Text(CRITERION_DETAIL_HINT, style="dim"), soft_wrap=True)
     console.print(Text(summary_line(result), style="bold"))
+    for line in tool_source_lines(result):
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
     if result.coverage is not None:
         from evalkit.results.coverage import coverage_lines
 

@@ -130,13 +130,26 @@ class ToolMock(StrictModel):
     error: str | None = Field(default=None, description="the tool fails with this message instead of returning")
     invocation_index: int | None = Field(
         default=None, ge=0, description="only this turn (0-based); every turn when absent")
+    latency_ms: float | None = Field(default=None, ge=0, description="answer each matching call this much later")
+    fail_rate: float | None = Field(
+        default=None, ge=0, le=1, description="this share of matching calls fail (with `error`, else a stock message), "
+        "chosen by a generator seeded with `seed`; the others get the response, or the tool itself when none is given")
+    seed: int = Field(default=0, description="seeds `fail_rate`: the same seed fails the same calls")
 
     @model_validator(mode="after")
     def _one_outcome(self) -> ToolMock:
-        given = [key for key in ("response", "responses", "error") if key in self.model_fields_set]
+        answers = [key for key in ("response", "responses") if key in self.model_fields_set]
+        # With `fail_rate`, `error` is what the failing calls get, beside the others' response.
+        given = answers if self.fail_rate is not None else [*answers, *(["error"] if "error" in self.model_fields_set else [])]
         if len(given) > 1:
             raise ValueError(f"give one of 'response', 'responses' and 'error', not {' and '.join(map(repr, given))}")
         return self
+
+    @property
+    def passes_through(self) -> bool:
+        """Whether the calls it does not fail go on to the tool: it only delays or fails them."""
+        answers = {"response", "responses"} & self.model_fields_set
+        return not answers and ("error" not in self.model_fields_set or self.fail_rate is not None)
 
 
 class OptionalToolCall(StrictModel):

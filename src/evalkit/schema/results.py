@@ -127,6 +127,9 @@ class CaseResult(ResultModel):
         default=None, description="calls to a faked tool that no tool_mocks entry matched: {invocation_index, name, args}")
     final_state: dict[str, Any] | None = Field(
         default=None, description="the session state the agent left, when it reports one")
+    tool_calls: list[dict[str, Any]] | None = Field(
+        default=None, description="where each tool call's answer came from, in call order: {invocation_index, name, "
+        "source}, source one of recorded, replayed, mocked, live (in-process ADK agents)")
     repeat: RepeatStats | None = None
     runs: list[CaseResult] | None = Field(default=None, description="each repeated run, in the order they finished")
     quarantined: bool | None = Field(

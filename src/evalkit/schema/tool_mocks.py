@@ -16,6 +16,7 @@ ADK keeps unknown eval-case keys, so a file with `tool_mocks` still loads in ADK
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,12 +32,27 @@ def args_include(expected: Any, actual: Any) -> bool:
     return expected == actual
 
 
+INJECTED_FAILURE = "injected failure (tool_mocks fail_rate)"
+
+
 @dataclass(frozen=True)
 class FakeAnswer:
-    """What a matched call gets: a response, or an error message when `error` is set."""
+    """What a matched call gets: a response, or an error message when `error` is set.
+
+    `passes_through`: the entry only delays or fails calls, so one it does not fail goes on
+    to the tool (or its recording); `latency_ms`: how long to wait before answering.
+    """
 
     response: Any = None
     error: str | None = None
+    passes_through: bool = False
+    latency_ms: float = 0.0
+
+
+def fails(seed: int, name: str, call: int, rate: float) -> bool:
+    """Whether the `call`-th (0-based) matching call of an entry fails: a fixed draw per seed, tool and call."""
+    digest = hashlib.sha256(f"{seed}\x00{name}\x00{call}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64 < rate
 
 
 @dataclass
@@ -78,11 +94,24 @@ class CaseToolFakes:
         for position in candidates:
             entry = self.entries[position]
             if args_include(entry.args or {}, args):
-                outcome = FakeAnswer(error=entry.error) if entry.error is not None else FakeAnswer(self._outcomes(position)[0])
+                outcome = self._outcome(position)
                 self.calls_answered[position] += 1
                 return outcome
         self.unmatched.append({"invocation_index": turn, "name": name, "args": args})
         return None
+
+    def _outcome(self, position: int) -> FakeAnswer:
+        entry = self.entries[position]
+        latency = entry.latency_ms or 0.0
+        if entry.fail_rate is None:
+            failing = entry.error is not None
+        else:
+            failing = fails(entry.seed, entry.name, self.calls_answered[position], entry.fail_rate)
+        if failing:
+            return FakeAnswer(error=entry.error or INJECTED_FAILURE, latency_ms=latency)
+        if entry.passes_through:
+            return FakeAnswer(passes_through=True, latency_ms=latency)
+        return FakeAnswer(self._outcomes(position)[0], latency_ms=latency)
 
     def wire_entries(self, turn: int) -> list[dict[str, Any]]:
         """The turn's entries as sent to turn-protocol agents (docs/agents.md, `tool_fakes`)."""
@@ -92,8 +121,13 @@ class CaseToolFakes:
             wire: dict[str, Any] = {"name": entry.name, "args": dict(entry.args or {})}
             if entry.error is not None:
                 wire["error"] = entry.error
-            else:
+            if not entry.passes_through and (entry.error is None or entry.fail_rate is not None):
                 wire["responses"] = self._outcomes(position)
+            # Faults are the agent's to apply: only the ADK adapter applies them itself.
+            wire.update((key, value) for key, value in (("latency_ms", entry.latency_ms),
+                        ("fail_rate", entry.fail_rate)) if value is not None)
+            if entry.fail_rate is not None:
+                wire["seed"] = entry.seed
             entries.append(wire)
         return entries
 
@@ -102,7 +136,7 @@ class CaseToolFakes:
         mocks: dict[str, Any] = {}
         for position in self._in_turn(turn):
             entry = self.entries[position]
-            if entry.args is None and entry.error is None:
+            if entry.args is None and entry.error is None and not entry.passes_through and entry.fail_rate is None:
                 mocks.setdefault(entry.name, self._outcomes(position)[0])
         return mocks
 

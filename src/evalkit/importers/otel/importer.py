@@ -174,16 +174,9 @@ def _cases(store: SpanStore, chosen: OtelFilter, result: OtelImportResult) -> It
 
 
 def _redacted(value: Any) -> Any:
-    """Every string masked on its own: in JSON text an escaped quote could hide the end of a secret."""
-    from evalkit.judge.redact import mask_secrets
+    from evalkit.judge.redact import mask_secrets_in
 
-    if isinstance(value, str):
-        return mask_secrets(value)
-    if isinstance(value, list):
-        return [_redacted(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _redacted(item) for key, item in value.items()}
-    return value
+    return mask_secrets_in(value)
 
 
 def _identity(case: dict[str, Any]) -> bytes:

@@ -1,0 +1,118 @@
+"""The cassette of one MCP server stood in for by `evalkit mcp`: `DIR/mcp/<name>.mcp.json`.
+
+    {"evalkit_mcp_cassette": 1, "server": "python weather_server.py",
+     "tools": [{"name": ..., "description": ..., "inputSchema": {...}}, ...],
+     "tool_calls": [{"tool": ..., "args": {...}, "response": {...the CallToolResult...}}, ...]}
+
+An agent may start several copies of its MCP server at once (one per worker process),
+each its own `evalkit mcp`, all recording into the same file. So a save adds its calls
+to what is on disk, under a lock, rather than writing what one process saw; and
+`record` empties the file only when no other `evalkit mcp` is recording it (each
+recorder holds a shared lock for its life; the first takes it exclusively). The locks
+are files in the system's temporary folder, never beside the cassettes. Without
+`fcntl` (Windows) there are no locks: record with one server process there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from evalkit.cassettes.recorded_calls import RecordedCalls
+from evalkit.cassettes.store import file_name
+from evalkit.errors import UsageError
+from evalkit.foundation.files import write_text_atomically
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
+
+FORMAT_VERSION = 1
+SUFFIX = ".mcp.json"
+
+
+def command_text(words: Sequence[str]) -> str:
+    """A server's command line for people, its words without their folders: the same on every machine."""
+    return " ".join(Path(word).name for word in words)
+
+
+@dataclass
+class McpCassette:
+    path: Path
+    server: str
+    tools: list[dict[str, Any]] | None = None  # the listing, None until recorded
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    exists: bool = False
+    _recording: IO[bytes] | None = None  # the shared lock held while this process records
+
+    @classmethod
+    def load(cls, folder: Path, name: str, server: str) -> McpCassette:
+        cassette = cls(folder / "mcp" / (file_name(name) + SUFFIX), server)
+        data = cassette._read()
+        if data is not None:
+            cassette.tools, cassette.tool_calls, cassette.exists = data.get("tools"), data["tool_calls"], True
+        return cassette
+
+    def start_recording(self) -> None:
+        """`record`: begin from an empty file, unless another process is recording it right now."""
+        self.tools, self.tool_calls = None, []
+        if fcntl is None:
+            self.path.unlink(missing_ok=True)
+            return
+        self._recording = _lock_file(self.path, "recording")
+        with self._writing():
+            try:
+                fcntl.flock(self._recording, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                self.path.unlink(missing_ok=True)  # nobody else is recording: the old recordings go
+            except BlockingIOError:
+                pass  # another recorder is at work: join it
+            fcntl.flock(self._recording, fcntl.LOCK_SH)
+
+    def save(self, new_calls: Sequence[dict[str, Any]] = ()) -> None:
+        """Write the listing and add `new_calls` to the calls on disk (other processes' included)."""
+        with self._writing():
+            data = self._read()
+            calls = (data["tool_calls"] if data is not None else []) + list(new_calls)
+            tools = self.tools if self.tools is not None else (data or {}).get("tools")
+            content: dict[str, Any] = {"evalkit_mcp_cassette": FORMAT_VERSION, "server": self.server}
+            if tools is not None:
+                content["tools"] = tools
+            content["tool_calls"] = calls
+            write_text_atomically(self.path, json.dumps(content, indent=2, ensure_ascii=False) + "\n")
+        self.exists = True
+
+    def _read(self) -> dict[str, Any] | None:
+        if not self.path.is_file():
+            return None
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            if data.get("evalkit_mcp_cassette") != FORMAT_VERSION:
+                raise ValueError(f"'evalkit_mcp_cassette' is {data.get('evalkit_mcp_cassette')!r}, "
+                                 f"expected {FORMAT_VERSION}")
+            data["tool_calls"] = list(data.get("tool_calls") or [])
+            RecordedCalls(data["tool_calls"])  # every call has its tool and arguments
+            return data
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            raise UsageError(f"{self.path}: not a readable MCP cassette ({error}); "
+                             "re-record it with --cassette-mode record") from None
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        if fcntl is None:
+            yield
+            return
+        with _lock_file(self.path, "write") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            yield
+
+
+def _lock_file(cassette: Path, purpose: str) -> IO[bytes]:
+    digest = hashlib.sha256(str(cassette.resolve()).encode("utf-8")).hexdigest()[:16]
+    return (Path(tempfile.gettempdir()) / f"evalkit-mcp-{digest}-{purpose}.lock").open("ab")

@@ -1,0 +1,71 @@
+"""An ADK agent with a function tool and an MCP toolset, its eval set, and its scripted model."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+from evalkit.testing import function_call
+from tests.conftest import ROOT
+
+FIXTURES = ROOT / "tests" / "fixtures" / "mcp"
+EXAMPLE = ROOT / "examples" / "mcp_weather_agent"  # its MCP server logs each call to a file it is given
+CITIES = {"Paris": "sunny", "London": "rainy"}
+
+
+def write_tool_agent(folder: Path) -> str:
+    """The agent folder: tests/fixtures/mcp's agent and the example's MCP server, side by side."""
+    agent = folder / "tool_agent"
+    agent.mkdir(exist_ok=True)
+    (agent / "__init__.py").write_text("from . import agent\n")
+    shutil.copy(FIXTURES / "adk_agent.py", agent / "agent.py")
+    shutil.copy(EXAMPLE / "weather_server.py", agent / "weather_server.py")
+    return str(agent)
+
+
+def _texts(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [t for key, item in value.items() for t in ([item] if key == "text" and isinstance(item, str)
+                                                             else _texts(item))]
+    if isinstance(value, list):
+        return [t for item in value for t in _texts(item)]
+    return []
+
+
+def model_reply(prompt: str, body: dict[str, Any]):
+    """get_weather first, then the MCP server's get_forecast, then both results in one sentence."""
+    contents = body.get("contents") or []
+    answered = {part["functionResponse"]["name"]: part["functionResponse"]["response"]
+                for content in contents for part in content.get("parts") or [] if "functionResponse" in part}
+    user = " ".join(p.get("text", "") for c in contents if c.get("role") == "user" for p in c.get("parts") or [])
+    cities = re.findall(r"weather in (\w+)", user)
+    if not cities:
+        return f"You said: {user}"
+    city = cities[-1]
+    if "get_weather" not in answered:
+        return function_call("get_weather", city=city)
+    if "get_forecast" not in answered:
+        return function_call("get_forecast", city=city, days=2)
+    today = answered["get_weather"].get("condition", answered["get_weather"].get("error", "?"))
+    return f"Today {today}. {' '.join(_texts(answered['get_forecast']))}"
+
+
+def write_tool_evalset(folder: Path) -> Path:
+    cases = [{"eval_id": city.lower(), "conversation": [{
+        "user_content": {"role": "user", "parts": [{"text": f"What is the weather in {city}?"}]},
+        "final_response": {"role": "model", "parts": [{"text": f"Today {condition}. {city}: {condition} for 2 day(s)"}]},
+        "intermediate_data": {"tool_uses": [{"name": "get_weather", "args": {"city": city}},
+                                            {"name": "get_forecast", "args": {"city": city, "days": 2}}]},
+    }]} for city, condition in CITIES.items()]
+    path = folder / "tools.evalset.json"
+    path.write_text(json.dumps({"eval_set_id": "tools", "eval_cases": cases}, indent=1))
+    (folder / "test_config.json").write_text(json.dumps(
+        {"criteria": {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.9}}))
+    return path
+
+
+def log_lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
