@@ -36,4 +36,5 @@ SETTING_FLAGS = {"jobs": "--jobs", "judge_jobs": "--judge-jobs", "timeout": "--t
                  "config": "--config", "shard": "--shard", "cassettes": "--cassettes", "cassette_mode": "--cassette-mode",
                  "processes": "--processes", "tolerance": "--tolerance", "confidence": "--confidence",
                  "max_repeat": "--max-repeat", "quarantine": "--quarantine", "headers": "--header",
+                 "baseline": "--baseline",
                  "min_coverage": "--min-coverage"}

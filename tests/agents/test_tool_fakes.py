@@ -220,7 +220,7 @@ def test_unmatched_calls_are_in_the_result_file_and_on_the_console(tmp_path, age
     assert cases["missed"]["unmatched_tool_calls"] == [
         {"invocation_index": 0, "name": "get_weather", "args": {"city": "Rome"}}]
     assert cases["faked"].get("unmatched_tool_calls") is None
-    assert ('? fakes/missed: no tool_mocks entry matched turn 1 get_weather({"city": "Rome"})' in done.stdout)
+    assert ("? fakes/missed: no tool_mocks entry matched turn 1 get_weather(city='Rome')" in done.stdout)
     assert "fakes/faked: no tool_mocks" not in done.stdout
 
 

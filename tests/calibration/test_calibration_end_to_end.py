@@ -97,12 +97,12 @@ def label_in_a_terminal(project: Path, answers: int, *, quit_after: bool, note_o
             shown = screen.decode(errors="replace").rsplit("──", 1)[-1]
             case = next(name for name in CASES if f"demo / {name} " in shown)
             if case == note_on:
-                os.write(controller, b"n")
+                os.write(controller, b"c")
                 read_until(b"note: ", 1)
                 os.write(controller, b"reads well but names the wrong city\r")
                 prompts += 1
                 read_until(PROMPT, prompts)
-            os.write(controller, b"d" if case in PEOPLE_DISAGREE else b"a")
+            os.write(controller, b"n" if case in PEOPLE_DISAGREE else b"y")
         if quit_after:
             read_until(PROMPT, prompts + 1)
             os.write(controller, b"q")
@@ -188,9 +188,9 @@ def test_labels_the_results_cannot_place_are_exit_2_naming_file_and_place(fake, 
 def test_label_reads_answers_piped_on_stdin(fake, project):
     judged_run(fake, project, "r1.json")
     done = subprocess.run([sys.executable, "-m", "evalkit", "label", "r1.json", "--labels", "labels.json"],
-                          input="x\ns\nd\n", cwd=project, capture_output=True, text=True, timeout=60, check=False)
+                          input="x\ns\nn\n", cwd=project, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "keys: [a]gree  [d]isagree  [s]kip  [n]ote  [q]uit" in done.stdout  # an unknown key is explained
+    assert "keys: [y]es, the judge is right  [n]o, it is wrong  [s]kip  [c]omment  [q]uit" in done.stdout
     assert "1 labelled, 1 skipped, 6 left for next time" in done.stdout  # the end of the input ends the walk
     second = done.stdout.split("── 2 of 8 ── demo / ", 1)[1].split(" ", 1)[0]
     (label,) = json.loads((project / "labels.json").read_text())["labels"]

@@ -44,3 +44,24 @@ def test_criteria_name_shows_that_criterion_alone():
     assert wrong.returncode == 2 and wrong.stdout == ""
     assert wrong.stderr.splitlines() == [("evalkit: no criterion named 'respons_match_score'; did you mean "
                                           "'response_match_score'? (`evalkit criteria` lists them all)")]
+
+
+def test_a_missing_config_or_baseline_file_is_named_with_its_flag(tmp_path):
+    done = invoke_evalkit("run", ECHO, "--agent", f"{AGENTS}:echo", "--config", str(tmp_path / "nothere.json"))
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [f"evalkit: --config {tmp_path / 'nothere.json'}: no such file; "
+                                        "give the path of a config file (docs/config.md)"]
+    done = invoke_evalkit("run", ECHO, "--agent", f"{AGENTS}:echo", "--baseline", str(tmp_path / "old.json"))
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [f"evalkit: --baseline {tmp_path / 'old.json'}: no such file; give a result "
+                                        "file (evalkit run --json writes one) or `last` for the newest run in the history"]
+
+
+def test_a_cassette_mode_without_cassettes_is_refused():
+    done = invoke_evalkit("run", ECHO, "--agent", f"{AGENTS}:echo", "--cassette-mode", "recrd")
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "evalkit: --cassette-mode recrd: only means something with --cassettes DIR (and it is not a mode: expected "
+        "one of replay, record, auto); add --cassettes, or drop --cassette-mode"]
+    done = invoke_evalkit("run", ECHO, "--agent", f"{AGENTS}:echo", "--cassette-mode", "record")
+    assert done.returncode == 2 and "add --cassettes, or drop --cassette-mode" in done.stderr

@@ -37,7 +37,8 @@ def test_a_score_drop_alone_fails_a_passing_run_unless_tolerated(demo_result, tm
 def test_an_unreadable_baseline_stops_before_running(tmp_path):
     done = evalkit("run", WEATHER, "--baseline", str(tmp_path / "missing.json"), tmp_path=tmp_path)
     assert done.returncode == 2
-    assert done.stderr.strip() == f"evalkit: {tmp_path / 'missing.json'}: no such file"
+    assert done.stderr.strip() == (f"evalkit: --baseline {tmp_path / 'missing.json'}: no such file; give a result file "
+                                   "(evalkit run --json writes one) or `last` for the newest run in the history")
     assert not (tmp_path / "runs").exists()
 
 

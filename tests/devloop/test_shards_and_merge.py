@@ -128,3 +128,17 @@ def test_a_bad_shard_on_the_command_line_exits_2(tmp_path):
     done = evalkit("run", WEATHER, "--shard", "3/2", tmp_path=tmp_path)
     assert done.returncode == 2
     assert done.stderr.strip() == "evalkit: --shard 3/2: K must be between 1 and N (N at least 1)"
+
+
+def test_merge_warns_when_the_shards_ran_different_agents(shard_files, tmp_path):
+    same = evalkit("merge", *map(str, shard_files), "--json", str(tmp_path / "same.json"), tmp_path=tmp_path)
+    assert same.returncode == 0 and "warning" not in same.stderr
+    assert load(tmp_path / "same.json")["agent"] == load(shard_files[0])["agent"]
+    other = save({**load(shard_files[1]), "agent": "examples/weather_agent/regressed_agent.py:weather_agent"},
+                  tmp_path / "other-agent.json")
+    mixed = evalkit("merge", str(shard_files[0]), str(other), str(shard_files[2]), "--json", str(tmp_path / "all.json"),
+                    tmp_path=tmp_path)
+    assert mixed.returncode == 0
+    assert "evalkit: warning: the results were run with different agents: " in mixed.stderr
+    assert f"{other} (examples/weather_agent/regressed_agent.py:weather_agent)" in mixed.stderr
+    assert load(tmp_path / "all.json")["agent"] is None

@@ -34,7 +34,7 @@ def test_markdown_folds_the_error_detail_and_lists_unmatched_tool_calls():
     assert "<summary>Error detail: w/crash</summary>" in markdown
     folded = markdown[markdown.index("<summary>Error detail: w/crash</summary>"):]
     assert folded.index("RuntimeError: backend <down> & out") < folded.index("</details>")  # inside the code block
-    assert ('? w/unfaked: no tool_mocks entry matched turn 2 get_weather({"city": "Rome"}); '
+    assert ("? w/unfaked: no tool_mocks entry matched turn 2 get_weather(city='Rome'); "
             "these calls were not faked: add entries that match them") in markdown
 
 
@@ -44,7 +44,7 @@ def test_html_shows_the_error_detail_folded_and_the_unmatched_calls():
             in page)
     assert "RuntimeError: backend &lt;down&gt; &amp; out</pre></details>" in page
     assert "<h4>tool calls no tool_mocks entry matched (not faked)</h4>" in page
-    assert "<li>turn 2: <code>get_weather({&quot;city&quot;: &quot;Rome&quot;})</code></li>" in page
+    assert "<li>turn 2: <code>get_weather(city=&#x27;Rome&#x27;)</code></li>" in page
 
 
 @pytest.mark.skipif(find_chromium() is None, reason="Chromium not found; install it with: apt-get install -y chromium")
@@ -58,6 +58,6 @@ def test_in_a_browser_the_detail_is_folded_until_opened(tmp_path):
         folded = "document.querySelector('details.error-detail')"
         assert browser.evaluate(f"{folded}.open") is False
         assert browser.evaluate(f"{folded}.querySelector('pre').textContent") == DETAIL
-        assert "get_weather({\"city\": \"Rome\"})" in browser.evaluate("document.body.textContent")
+        assert "get_weather(city='Rome')" in browser.evaluate("document.body.textContent")
     finally:
         browser.close()

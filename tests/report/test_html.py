@@ -74,9 +74,9 @@ def test_expected_and_actual_side_by_side_with_scores(page):
     london = _case_html(page, "weather/london_then_tokyo")
     turn2 = london[london.index("Turn 2"):]
     expected, actual = turn2.split("<h5>actual</h5>")[:2]
-    assert '<li class="differs"><code>get_weather({&quot;city&quot;: &quot;Tokyo&quot;})</code>' in expected
+    assert '<li class="differs"><code>get_weather(city=&#x27;Tokyo&#x27;)</code>' in expected
     assert "It is cloudy in Tokyo today, 21°C." in expected
-    assert '<li class="differs"><code>get_weather({&quot;city&quot;: &quot;Kyoto&quot;})</code>' in actual
+    assert '<li class="differs"><code>get_weather(city=&#x27;Kyoto&#x27;)</code>' in actual
     assert "It is cloudy in Kyoto today, 21°C." in actual
     assert "<dt>difference</dt><dd><span>call 1: expected get_weather(city=&#x27;Tokyo&#x27;), " \
            "got get_weather(city=&#x27;Kyoto&#x27;)</span></dd>" in turn2
@@ -85,7 +85,7 @@ def test_expected_and_actual_side_by_side_with_scores(page):
             '<td><span class="status failed">failed</span></td><td class="mono">1.000, 0.000</td>') in london
     # Tool responses of an actual turn are shown beside their calls.
     paris = _case_html(page, "weather/paris")
-    assert "→ {&quot;condition&quot;: &quot;sunny&quot;, &quot;temperature_c&quot;: 24}" in paris
+    assert "→ {\n  &quot;condition&quot;: &quot;sunny&quot;,\n  &quot;temperature_c&quot;: 24\n}" in paris  # pretty-printed
 
 
 def test_rubric_verdicts_and_judge_rationales(page):
@@ -107,7 +107,7 @@ def test_errors_and_simulated_conversations(page):
     bubbles = re.findall(r'<div class="bubble (user|agent)">.*?<div class="said">([^<]*)</div>', chat)
     assert bubbles == [("user", "I want a refund for booking B-17."), ("agent", "Let me look up booking B-17."),
                        ("user", "Thanks, please refund it to my card."), ("agent", "Done: the refund is on its way.")]
-    assert "<code>find_booking({&quot;booking_id&quot;: &quot;B-17&quot;})</code>" in chat
+    assert "<code>find_booking(booking_id=&#x27;B-17&#x27;)</code>" in chat
     assert "<dt>reason</dt><dd><span>no sentence to check</span></dd>" in chat
 
 
@@ -173,7 +173,7 @@ def test_run_writes_the_html_report(tmp_path):
     page = out.read_text(encoding="utf-8")
     paris = _case_html(page, "weather/paris")
     assert "It is sunny in Paris today, 24°C." in paris and "Looks sunny in Paris." in paris
-    assert "get_weather({&quot;city&quot;: &quot;paris&quot;})" in paris
+    assert "get_weather(city=&#x27;paris&#x27;)" in paris
 
 
 # ---------------------------------------------------------------- in a real browser

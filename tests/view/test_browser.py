@@ -44,7 +44,7 @@ def test_a_new_user_finds_why_paris_failed_and_what_changed(page: Any, tour_fold
         why = page.locator("#why")
         why.wait_for()
         assert "expected get_weather(city='Paris'), got get_weather(city='paris')" in why.inner_text()
-        assert page.locator(".side.actual .diff-arg").inner_text() == 'city="paris"'
+        assert page.locator(".side.actual .diff-arg").inner_text() == "city='paris'"
         assert page.locator(".side.actual ins").first.inner_text() == "Looks"
         screenshot(page, "case")
         page.get_by_role("link", name="Runs", exact=True).first.click()
@@ -56,7 +56,7 @@ def test_a_new_user_finds_why_paris_failed_and_what_changed(page: Any, tour_fold
         page.wait_for_selector(".two-runs .turn")
         sides = page.locator(".two-runs > .side")
         assert "passed" in sides.nth(0).locator("h2").inner_text() and "failed" in sides.nth(1).locator("h2").inner_text()
-        assert sides.nth(1).locator(".diff-arg").inner_text() == 'city="paris"'
+        assert sides.nth(1).locator(".diff-arg").inner_text() == "city='paris'"
         screenshot(page, "compare-case")
 
 

@@ -153,3 +153,31 @@ def test_a_run_seen_in_progress_points_to_the_run_it_became(tmp_path: Path):
     live.close()
     assert data.cases(live_id, {}) == {"moved_to": "run-new"}
     assert data.cases("live-never-seen", {}) is None
+
+
+def test_a_run_in_progress_and_its_finished_file_share_one_stamp(tmp_path: Path):
+    """The run it became is the file its stamp names, even when a later run of the same sets is already there."""
+    from evalkit.engine.history import run_stamp
+    from evalkit.engine.progress_file import ProgressFile
+
+    stamp = run_stamp()
+    live = ProgressFile.start(tmp_path, {"started_at": "2026-01-02T00:00:00+00:00", "eval_set_ids": ["s"], "total": 1},
+                              stamp)
+    assert live is not None and live.path.name == f"live-{stamp}.jsonl"
+    data = ViewData([tmp_path])
+    live_id = data.live.runs()[0].id
+    write_result(tmp_path / "run-a-quicker-one.json", result([case("s", "a")], started_at="2026-01-02T00:00:01+00:00"))
+    write_result(tmp_path / f"run-{stamp}.json", result([case("s", "a")], started_at="2026-01-02T00:00:00+00:00"))
+    live.close()
+    assert data.cases(live_id, {}) == {"moved_to": f"run-{stamp}"}
+
+
+def test_a_large_file_just_written_is_listed_whole_the_moment_it_is_seen(tmp_path: Path):
+    """Never "0 passed 0 failed 0 errors" for a run that has cases: its summary is listed with it."""
+    cases = [case("s", f"c{i}", "failed" if i % 3 else "passed", response="x" * 1500) for i in range(2500)]
+    path = write_result(tmp_path / "run-big.json", result(cases))
+    assert path.stat().st_size > 4_000_000  # read in the background
+    listed = ViewData([tmp_path]).runs()["runs"]
+    assert [run["id"] for run in listed] == ["run-big"]
+    assert listed[0]["summary"]["cases"] == 2500 and listed[0]["summary"]["failed"] == 1666
+    assert listed[0]["started_at"] == "2026-01-02T03:04:05+00:00"

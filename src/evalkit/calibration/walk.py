@@ -2,14 +2,14 @@
 
 Each case shows its turns (the user's message, the agent's answer, the expected one),
 the judge's per-turn verdicts with its rationale, and the criterion's verdict. A key
-answers: `a` agree, `d` disagree, `s` skip, `n` add a note, `q` quit. Each answer is
+answers: `y` the judge is right, `n` it is wrong, `s` skip, `c` add a comment (a note), `q` quit
+(foundation/answer_keys.py, the keys of `evalkit accept --interactive` too). Each answer is
 saved to the labels file at once, so quitting (or Ctrl-C) loses nothing, and the next
 walk starts at the first case not labelled yet.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,10 +18,12 @@ from typing import IO, Any, Protocol
 
 from evalkit.calibration.judged import JudgedCriterion
 from evalkit.calibration.labels import Label, LabelKey, Verdict, save_label
+from evalkit.foundation.answer_keys import COMMENT, NO, QUIT, SKIP, YES
+from evalkit.results.reasoning import reply_reason
 from evalkit.schema.results import Status
 
-KEYS_HELP = "[a]gree  [d]isagree  [s]kip  [n]ote  [q]uit"
-_RATIONALE_KEYS = ("reasoning", "rationale", "explanation", "reason")
+KEYS_HELP = (f"[{YES}]es, the judge is right  [{NO}]o, it is wrong  [{SKIP}]kip  "
+             f"[{COMMENT}]omment  [{QUIT}]uit")
 _LONGEST_TEXT = 600
 
 
@@ -45,13 +47,13 @@ class TerminalKeys:
         if self.stream.isatty():
             typed = _one_key(self.stream)
             if typed in ("", "\x04"):  # Ctrl-D, or the terminal went away
-                return "q"
+                return QUIT
             self.out.write(typed.strip() + "\n")
             self.out.flush()
         else:
             line = self.stream.readline()
             if not line:
-                return "q"  # the end of the input ends the walk
+                return QUIT  # the end of the input ends the walk
             typed = line.strip()[:1]
         return typed.lower()
 
@@ -93,21 +95,21 @@ def walk(items: list[JudgedCriterion], labels_path: Path, keys: Keys, say: Calla
         note: str | None = None
         while True:
             typed = keys.key(f"{KEYS_HELP} > ")
-            if typed in ("a", "d"):
-                verdict = _human_verdict(item, agrees=typed == "a")
+            if typed in (YES, NO):
+                verdict = _human_verdict(item, agrees=typed == YES)
                 save_label(labels_path, Label(eval_set_id=item.case.eval_set_id, eval_id=item.case.eval_id,
                                               criterion=item.result.name, verdict=verdict, note=note))
                 summary.labelled += 1
-                say(f"saved: {verdict} ({'agrees with' if typed == 'a' else 'differs from'} the judge)")
+                say(f"saved: {verdict} ({'agrees with' if typed == YES else 'differs from'} the judge)")
                 break
-            if typed == "s":
+            if typed == SKIP:
                 summary.skipped += 1
                 break
-            if typed == "n":
+            if typed == COMMENT:
                 note = keys.line("note: ").strip() or None
-                say("note kept; now a or d to save it with your verdict")
+                say(f"note kept; now {YES} or {NO} to save it with your verdict")
                 continue
-            if typed == "q":
+            if typed == QUIT:
                 summary.quit = True
                 summary.left = len(items) - position + 1
                 return summary
@@ -171,18 +173,7 @@ def _turn_verdict(status: Status, score: float | None, details: dict[str, Any]) 
 
 def rationale(reply: str) -> str:
     """The judge's stated reason in a reply (its JSON reasoning field), else the reply itself."""
-    text = reply.strip()
-    if text.startswith("```"):
-        text = text.strip("`").removeprefix("json").strip()
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return reply
-    if isinstance(data, dict):
-        for key in _RATIONALE_KEYS:
-            if isinstance(data.get(key), str):
-                return data[key]
-    return reply
+    return reply_reason(reply) or reply
 
 
 def _short(text: str) -> str:

@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evalkit.errors import ExitCode
+from evalkit.foundation.answer_keys import ALL, NO, QUIT, SKIP, YES
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-ANSWERS = "[y]es, [n]o, [a]ll the rest, [q]uit"
+ANSWERS = f"[{YES}]es, [{NO}]o, [{SKIP}]kip (as no), [{ALL}]ll the rest, [{QUIT}]uit"
 
 
 def accept_command(result_file: Path, case_ids: list[str], *, interactive: bool = False,
@@ -43,11 +44,11 @@ def accept_command(result_file: Path, case_ids: list[str], *, interactive: bool 
         if not accept_rest:
             _show_diff(console, item.file.path, item.file.original, item.file.preview(edits))
             answer = ask(f"accept {case_name(item.case)}? {ANSWERS} ")
-            if answer in (None, "q"):
+            if answer in (None, QUIT):
                 break
-            if answer == "a":
+            if answer == ALL:
                 accept_rest = True
-            elif answer != "y":
+            elif answer != YES:
                 continue
         item.file.accept(case_name(item.case), edits, targets)
     files = list({id(item.file): item.file for item in pending if item.file.accepted}.values())
@@ -79,6 +80,6 @@ def _read_answer(prompt: str) -> str | None:
             print()
             return None
         answer = line.strip().lower()[:1]
-        if answer in ("y", "n", "a", "q"):
+        if answer in (YES, NO, SKIP, ALL, QUIT):
             return answer
         print(f"please answer {ANSWERS}")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from evalkit.engine.merging import merge_results, shard_index
+from evalkit.engine.merging import agent_warning, merge_results, shard_index
 from evalkit.errors import ExitCode, UsageError
 from evalkit.results.coverage import gate_message
 from evalkit.schema.results import RunResult
@@ -32,6 +32,9 @@ def merge_command(files: list[Path], *, json_out: Path | None = None, junit: Pat
     loaded = [(path, read_result(path)) for path in files]
     loaded.sort(key=lambda item: shard_index(item[1]))
     merged = merge_results(loaded)
+    warning = agent_warning(loaded)
+    if warning:
+        print(f"evalkit: warning: {warning}", file=sys.stderr)
     requested = _coverage_gate(merged, min_coverage)
     write_reports(merged, json_out=json_out, junit=junit, markdown=markdown, html=html)
     console = make_console()

@@ -88,6 +88,7 @@ def run_command(request: RunRequest, plan: Plan | None = None, agent: Agent | No
 
 def _run_and_report(request: RunRequest, plan: Plan | None, agent: Agent | None) -> tuple[int, bool]:
     """The run, its files and its table: the exit code, and whether a signal stopped the run."""
+    from evalkit.engine.history import run_stamp
     from evalkit.engine.run import load_plan, run
     from evalkit.report.console import render
     from evalkit.report.progress import live_progress
@@ -100,11 +101,12 @@ def _run_and_report(request: RunRequest, plan: Plan | None, agent: Agent | None)
     baseline = load_run_baseline(request, {s.evalset.eval_set_id for s in plan.sets})  # before this run is recorded
     console = make_console()
     live: list[ProgressFile] = []  # the run's progress file for `evalkit view`, opened as the run starts
+    stamp = run_stamp()  # names both that file and the run's file in the history
     planned = plan
     spec = None if agent is not None else settings.agent or plan.agent_from_config() or None
 
     def watch(progress: RunProgress) -> AbstractContextManager[object]:
-        progress_file = start_live_progress(planned, settings, progress, spec)
+        progress_file = start_live_progress(planned, settings, progress, spec, stamp)
         if progress_file is not None:
             live.append(progress_file)
         return live_progress(console, progress, enabled=not request.quiet and console.is_terminal)
@@ -133,7 +135,7 @@ def _run_and_report(request: RunRequest, plan: Plan | None, agent: Agent | None)
     except EvalkitError as failure:  # after the run: a full disk or a removed folder is the run's error (exit 3)
         write_failure = StorageError("\n".join(failure.lines())) if isinstance(failure, InputError) else failure
     if not interrupted:
-        record_history(result, settings, full_cases() if full_cases else None)
+        record_history(result, settings, full_cases() if full_cases else None, stamp)
     close_live_progress(live)  # after the history has the finished run, so the viewer never loses it
     try:
         if request.quiet:
@@ -197,7 +199,7 @@ def report_coverage_gate(result: RunResult, requested: float | None) -> bool:
 
 
 def start_live_progress(plan: Plan, settings: RunSettings, progress: RunProgress,
-                        spec: str | None) -> ProgressFile | None:
+                        spec: str | None, stamp: str | None = None) -> ProgressFile | None:
     """The run's progress file for `evalkit view`, in the history's folder (None when history is off).
 
     Each case the run's progress hears of is appended to it as it finishes; `spec` is the
@@ -212,7 +214,7 @@ def start_live_progress(plan: Plan, settings: RunSettings, progress: RunProgress
         plan = shard_plan(plan, parse_shard(settings.shard))
     header = {"started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "agent": spec,
               "eval_set_ids": [s.evalset.eval_set_id for s in plan.sets], "total": plan.case_count}
-    progress_file = ProgressFile.start(settings.environment.runs_dir, header)
+    progress_file = ProgressFile.start(settings.environment.runs_dir, header, stamp)
     if progress_file is not None:
         progress.listeners.append(lambda case: progress_file.add(case, progress.total))
     return progress_file
@@ -248,6 +250,12 @@ def check_loop_options(request: RunRequest) -> None:
     if request.tolerance is not None and not request.baseline:
         raise UsageError(f"--tolerance {request.tolerance:g}: only means something with --baseline; "
                          "add --baseline FILE (or last), or drop --tolerance")
+    if request.cassettes is None and request.cassette_mode != "replay":
+        from evalkit.cassettes.deck import MODES
+
+        known = "" if request.cassette_mode in MODES else f" (and it is not a mode: expected one of {', '.join(MODES)})"
+        raise UsageError(f"--cassette-mode {request.cassette_mode}: only means something with --cassettes DIR{known}; "
+                         "add --cassettes, or drop --cassette-mode")
 
 
 def load_run_baseline(request: RunRequest, eval_set_ids: set[str]) -> ScoredRun | None:
@@ -319,11 +327,13 @@ def check_statistics_options(request: RunRequest, settings: RunSettings) -> None
                          "or a lower --pass-rate or --confidence")
 
 
-def record_history(result: RunResult, settings: RunSettings, cases: Iterable[CaseResult] | None = None) -> None:
+def record_history(result: RunResult, settings: RunSettings, cases: Iterable[CaseResult] | None = None,
+                   stamp: str | None = None) -> None:
     from evalkit.engine import history
 
     folder = settings.environment.runs_dir
     try:
-        history.record(result, directory=folder, limit=settings.environment.history_limit, cases=cases)
+        history.record(result, directory=folder, limit=settings.environment.history_limit, cases=cases,
+                       stamp=stamp)
     except (OSError, EvalkitError) as error:  # history is a convenience: never fail a run over it
         print(f"evalkit: could not record this run in {folder}: {error}", file=sys.stderr)

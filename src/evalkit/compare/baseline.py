@@ -41,6 +41,9 @@ def load_baseline(spec: str, eval_set_ids: set[str] | None = None) -> ScoredRun 
         run = read_scored_run(path)
         run.label = f"the last run ({path})"
         return run
+    if not Path(spec).exists():
+        raise SettingError("baseline", spec, "no such file; give a result file (evalkit run --json writes one) "
+                           "or `last` for the newest run in the history")
     return read_scored_run(Path(spec))
 
 

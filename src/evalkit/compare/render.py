@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich import box
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -38,11 +39,38 @@ def render_comparison(comparison: Comparison, console: Console, show_unchanged: 
             if own_column:
                 cells.append(p_value)
             table.add_row(*cells)
-        console.print(table)
+        if Measurement.get(console, console.options.update(width=_UNBOUNDED), table).minimum > console.width:
+            print_blocks(rows, console, show_unchanged, tested)  # a squeezed table would cut ids and names
+        else:
+            console.print(table)
     if comparison.significance is not None:
         for line in significance_lines(comparison):
             console.print(line, highlight=False, soft_wrap=True)
     console.print(Text(summary_line(comparison), style="bold"), highlight=False, soft_wrap=True)
+
+
+_UNBOUNDED = 100_000  # measured unsqueezed, a table's minimum is its longest words side by side
+_KIND_WIDTH = 10  # "regressed " : the change, then the case, on a block's first line
+
+
+def print_blocks(rows: list[CaseChange], console: Console, show_unchanged: bool, tested: bool) -> None:
+    """One block per case for a narrow console: the change and the whole case id, then its status and
+    criteria, each wrapped at spaces under it (never an id or a criterion name cut short)."""
+    import textwrap
+
+    indent = " " * (_KIND_WIDTH + 1)
+    for case in rows:
+        console.print(Text.assemble((f"{case.kind:<{_KIND_WIDTH}}", _STYLE.get(case.kind, "")), " ", case.name),
+                      highlight=False, soft_wrap=True)
+        lines = [_status(case)] + [_criterion(c) for c in case.criteria if show_unchanged or c.kind != UNCHANGED]
+        p_value = _p_value(case) if tested else ""
+        if p_value:
+            lines.append(f"p = {p_value}")
+        for line in lines:
+            wrapped = textwrap.wrap(line, width=max(console.width, len(indent) + 20), initial_indent=indent,
+                                    subsequent_indent=indent + "  ", break_long_words=False, break_on_hyphens=False)
+            for piece in wrapped:
+                console.print(piece, highlight=False, markup=False, soft_wrap=True)
 
 
 def significance_lines(comparison: Comparison) -> list[str]:

@@ -22,6 +22,7 @@ ENTRY_POINT_GROUP = "evalkit.criteria"
 _BUILT_IN: dict[str, str] = {
     "tool_trajectory_avg_score": "evalkit.criteria.adk.trajectory:ToolTrajectoryCriterion",
     "response_match_score": "evalkit.criteria.adk.response_match:ResponseMatchCriterion",
+    "response_evaluation_score": "evalkit.criteria.adk.response_evaluation:ResponseEvaluationScoreCriterion",
     "safety_v1": "evalkit.criteria.adk.safety:SafetyCriterion",
     "final_response_match_v2": "evalkit.criteria.adk.final_response_match_v2:FinalResponseMatchV2Criterion",
     "rubric_based_final_response_quality_v1": "evalkit.criteria.adk.rubric_final_response:RubricFinalResponseQualityCriterion",
@@ -54,6 +55,7 @@ _BUILT_IN: dict[str, str] = {
     "tool_trajectory_match_v1": "evalkit.criteria.extended.tool_trajectory_match:ToolTrajectoryMatchCriterion",
     "final_session_state_v1": "evalkit.criteria.extended.final_session_state:FinalSessionStateCriterion",
     "cost_v1": "evalkit.criteria.extended.cost:CostCriterion",
+    "response_checks_v1": "evalkit.criteria.extended.response_checks:ResponseChecksCriterion",
 }
 
 _registered: dict[str, type[Criterion]] = {}

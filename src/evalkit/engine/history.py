@@ -62,11 +62,19 @@ def _eval_set_ids(path: Path) -> set[str] | None:
         return None  # a damaged or foreign file is no baseline
 
 
+def run_stamp() -> str:
+    """`<UTC time>-<token>`: names a run's files, `run-<stamp>.json` and its progress file `live-<stamp>.jsonl`.
+
+    One stamp names both, so the viewer knows which finished run a run in progress became."""
+    return f"{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%S%fZ')}-{secrets.token_hex(3)}"
+
+
 def record(result: RunResult, directory: Path | None = None, limit: int | None = None,
-           cases: Iterable[CaseResult] | None = None) -> Path | None:
+           cases: Iterable[CaseResult] | None = None, stamp: str | None = None) -> Path | None:
     """Keep `result` as the newest run and prune the oldest beyond the limit; None when off.
 
-    `cases`, when given, are the run's cases in full, streamed into the file (see `write_result`)."""
+    `cases`, when given, are the run's cases in full, streamed into the file (see `write_result`);
+    `stamp` names the file (`run_stamp()`, the one its progress file was named with)."""
     from evalkit.results.writer import write_result
     from evalkit.state_folder import make_folder
 
@@ -74,8 +82,7 @@ def record(result: RunResult, directory: Path | None = None, limit: int | None =
     if limit == 0:
         return None
     folder = directory or runs_dir()
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
-    path = folder / f"run-{stamp}-{secrets.token_hex(3)}.json"
+    path = folder / f"run-{stamp or run_stamp()}.json"
     make_folder(folder)
     write_result(result, path, cases=cases)
     prune(folder, limit)

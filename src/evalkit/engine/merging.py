@@ -51,6 +51,7 @@ def merge_results(results: list[tuple[Path, RunResult]]) -> RunResult:
         confidence=first.confidence,
         repeat_auto=_merged_auto([r for _, r in results]),
         shards=sorted(shards, key=lambda s: Shard.parse(s).index) or None,
+        agent=first.agent if len({r.agent for _, r in results}) == 1 else None,
         coverage=merged_coverage(r.coverage for _, r in results),  # one inventory, the calls of every shard
     )
 
@@ -74,6 +75,16 @@ def _merged_auto(results: list[RunResult]) -> dict | None:
 def _auto_rule(result: RunResult) -> tuple | None:
     auto = result.repeat_auto
     return None if not auto else tuple(sorted((k, str(v)) for k, v in auto.items() if k not in _AUTO_COUNTS))
+
+
+def agent_warning(results: list[tuple[Path, RunResult]]) -> str | None:
+    """When the shards name different agents: a merged run would mix their answers, so say which ran where."""
+    agents = {r.agent for _, r in results}
+    if len(agents) <= 1:
+        return None
+    listing = ", ".join(f"{path} ({r.agent or 'an agent object'})" for path, r in results)
+    return (f"the results were run with different agents: {listing}; the merged run mixes their answers "
+            "(merge the shards of one agent's run)")
 
 
 def _planned(results: list[RunResult]) -> int | None:

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -31,12 +29,14 @@ class ProgressFile:
         self._handle = handle
 
     @classmethod
-    def start(cls, folder: Path, header: dict[str, Any]) -> ProgressFile | None:
-        """Open the file and write its first line; None when it cannot be written (never fails a run)."""
+    def start(cls, folder: Path, header: dict[str, Any], stamp: str | None = None) -> ProgressFile | None:
+        """Open the file and write its first line; None when it cannot be written (never fails a run).
+
+        `stamp` (`history.run_stamp()`) also names the run's file in the history, `run-<stamp>.json`."""
+        from evalkit.engine.history import run_stamp
         from evalkit.state_folder import make_folder
 
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
-        path = folder / f"live-{stamp}-{secrets.token_hex(3)}.jsonl"
+        path = folder / f"live-{stamp or run_stamp()}.jsonl"
         try:
             make_folder(folder)
             handle = path.open("w", encoding="utf-8")

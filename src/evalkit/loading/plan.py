@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalkit.criteria.base import Criterion
-from evalkit.errors import InputError, Problem, SettingProblem
+from evalkit.errors import InputError, Problem, SettingError, SettingProblem
 from evalkit.loading.configs import discover_config, load_config
 from evalkit.loading.evalset_paths import evalset_files, named_forms, split_selector
 from evalkit.loading.evalsets import load_packed_evalset, separate_derived_ids
@@ -198,6 +198,8 @@ def _configure(config_path: Path | None) -> tuple[EvalConfig, list[Criterion]]:
 
     # ADK's defaults apply only when there is no config file at all (a file without
     # criteria is reported by configure_criteria instead).
+    if config_path is not None and not config_path.exists():
+        raise SettingError("config", config_path, "no such file; give the path of a config file (docs/config.md)")
     config = load_config(config_path) if config_path else EvalConfig(criteria=dict(DEFAULT_CRITERIA))
     return config, configure_criteria(config, str(config_path or "default criteria"))
 

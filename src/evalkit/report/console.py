@@ -5,7 +5,6 @@ Rendered with rich; on a terminal with colour, elsewhere (CI logs, pipes) as pla
 
 from __future__ import annotations
 
-import json
 import re
 
 from rich.console import Console
@@ -13,6 +12,9 @@ from rich.text import Text
 
 from evalkit.defaults import CONSOLE_TEXT_LIMIT
 from evalkit.foundation.text import shorten
+from evalkit.report.hanging import print_hanging
+from evalkit.results.notation import call_text
+from evalkit.results.reasoning import judge_reasoning
 from evalkit.schema.results import CaseResult, CriterionResult, JudgeStatistics, RunResult, Status
 
 _STYLE = {
@@ -42,7 +44,7 @@ def render(result: RunResult, console: Console, *, debug: bool = False) -> None:
     if result.cases:  # an interrupted run shows what finished: maybe nothing, then no empty table
         print_case_table(result.cases, columns, console, _cell, _status)
     for line in failure_lines(result.cases, debug=debug) + unmatched_tool_lines(result.cases):
-        console.print(line, highlight=False, markup=False, soft_wrap=True)
+        print_hanging(console, line)
     if not debug and any(case.error_detail for case in result.cases):
         console.print(Text(DETAIL_HINT, style="dim"), soft_wrap=True)
     elif not debug and any(c.error_detail for case in result.cases for c in case.criteria):
@@ -182,7 +184,7 @@ def unmatched_tool_lines(cases: list[CaseResult]) -> list[str]:
         calls = [call for run in (case.runs or [case]) for call in run.unmatched_tool_calls or ()]
         if calls:
             shown = ", ".join(
-                f"turn {c['invocation_index'] + 1} {c['name']}({json.dumps(c['args'], sort_keys=True)})" for c in calls[:3])
+                f"turn {c['invocation_index'] + 1} {call_text(c['name'], c['args'])}" for c in calls[:3])
             more = f" and {len(calls) - 3} more" if len(calls) > 3 else ""
             lines.append(f"? {case.eval_set_id}/{case.eval_id}: no tool_mocks entry matched {shown}{more}; "
                          "these calls were not faked: add entries that match them")
@@ -254,6 +256,11 @@ def first_difference(criterion: CriterionResult) -> str:
                     f"    {'':{len(str(index + 1)) + 6}}got      {_quoted(details['actual'])}")
         if details.get("reason"):
             return f"\n    turn {index + 1}: {_shortened(str(details['reason']))}"
+        if details.get("failed_checks"):
+            return "".join(f"\n    turn {index + 1}: {check}" for check in details["failed_checks"])
+        reasons = judge_reasoning(details)
+        if reasons:
+            return "".join(f"\n    turn {index + 1}: the judge: {reason}" for reason in reasons[:1])
         return f"\n    turn {index + 1}: score {turn.score if turn.score is not None else 'n/a'}"
     return ""
 

@@ -6,9 +6,11 @@ import json
 
 from pydantic import BaseModel
 from rich.console import Console
+from rich.text import Text
 
 from evalkit.criteria import registry
 from evalkit.errors import Problem
+from evalkit.report.hanging import print_hanging
 
 
 def _nested_keys(annotation: object) -> list[str]:
@@ -71,8 +73,8 @@ def render_criteria(console: Console, names: list[str] | None = None) -> None:
         wrap = not console.is_terminal
         console.print(f"[bold]{name}[/bold]  [dim]({kind}{'; needs ' + ', '.join(needs) if needs else ''})[/dim]",
                       soft_wrap=wrap)
-        console.print(f"    {criterion.description}", highlight=False, markup=False, soft_wrap=wrap)
+        print_hanging(console, f"    {criterion.description}")
         for option, default, meaning in describe_options(name):
-            console.print(f"    [cyan]{option}[/cyan] = {default}" + (f"  [dim]{meaning}[/dim]" if meaning else ""),
-                          highlight=False, soft_wrap=wrap)
+            print_hanging(console, Text.assemble("    ", (option, "cyan"), f" = {default}",
+                                                 (f"  {meaning}" if meaning else "", "dim")))
         console.print()

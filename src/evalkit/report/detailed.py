@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
+from evalkit.results.notation import call_text
 from evalkit.schema.evalset import Invocation
 from evalkit.schema.results import CaseResult, RunResult, Status
 from evalkit.schema.views import final_text, tool_calls, user_text
@@ -53,4 +54,4 @@ def _calls(invocation: Invocation) -> str:
     calls = tool_calls(invocation)
     if not calls:
         return "(none)"
-    return "; ".join(f"{c.name}({', '.join(f'{k}={v!r}' for k, v in (c.args or {}).items())})" for c in calls)
+    return "; ".join(call_text(c.name, c.args) for c in calls)

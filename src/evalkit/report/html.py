@@ -28,6 +28,7 @@ from evalkit.report.console import flaky_lines, quarantine_lines, summary_line
 from evalkit.report.html_markup import Html as _Html
 from evalkit.report.html_markup import el as _el
 from evalkit.report.html_markup import join as _join
+from evalkit.results.notation import call_text
 from evalkit.report.statistics import case_note, change_line, overall_line, tested_changes
 from evalkit.schema.results import CaseResult, CriterionResult, RunResult, Status
 
@@ -187,7 +188,7 @@ def _unmatched_calls(case: CaseResult) -> _Html | None:
     if not calls:
         return None
     items = [_el("li", f"turn {call['invocation_index'] + 1}: ",
-                 _el("code", f"{call['name']}({_compact_json(call['args'])})")) for call in calls]
+                 _el("code", call_text(call['name'], call['args']))) for call in calls]
     return _join([_el("h4", "tool calls no tool_mocks entry matched (not faked)"), _el("ul", items)])
 
 
@@ -285,16 +286,25 @@ def _texts(turn: dict[str, Any]) -> _Html:
     return _join(parts)
 
 
-def _tool_calls(calls: list[tuple[str, str, str | None]], other: list[tuple[str, str, str | None]] | None) -> _Html:
+def _tool_calls(calls: list[tuple[str, str | None]], other: list[tuple[str, str | None]] | None) -> _Html:
     if not calls:
         return _el("p", "no tool calls", class_="none")
     items = []
-    for i, (name, args, response) in enumerate(calls):
-        differs = other is not None and (i >= len(other) or other[i][:2] != (name, args))
-        items.append(_el("li", _el("code", f"{name}({args})"),
-                         _el("div", f"→ {response}", class_="tool-response mono") if response is not None else None,
+    for i, (call, response) in enumerate(calls):
+        differs = other is not None and (i >= len(other) or other[i][0] != call)
+        items.append(_el("li", _el("code", call),
+                         _tool_response(response) if response is not None else None,
                          class_="differs" if differs else None))
     return _el("ol", items, class_="tool-calls")
+
+
+def _tool_response(response: str) -> _Html:
+    """What the tool returned, pretty-printed; a long response folded under its first line."""
+    shown = _el("pre", f"→ {response}", class_="tool-response mono")
+    lines = response.count("\n") + 1
+    if lines <= _FOLD_LINES:
+        return shown
+    return _el("details", _el("summary", f"→ response ({lines} lines)"), shown)
 
 
 def _turn_scores(criteria: list[CriterionResult], index: int) -> _Html | None:
@@ -318,6 +328,9 @@ def _turn_scores(criteria: list[CriterionResult], index: int) -> _Html | None:
 # ---------------------------------------------------------------- values
 
 
+_FOLD_LINES = 12  # a tool response longer than this is folded
+
+
 def _parse_invocation(data: dict[str, Any] | None) -> dict[str, Any] | None:
     """The parts of an ADK Invocation the page shows; None when it is absent or not one."""
     if data is None:
@@ -335,8 +348,8 @@ def _parse_invocation(data: dict[str, Any] | None) -> dict[str, Any] | None:
     calls = []
     for call in views.tool_calls(invocation):
         response = responses.get(call.id) if call.id else None
-        calls.append((call.name or "?", _compact_json(call.args or {}),
-                      None if response is None else _compact_json(response.response)))
+        calls.append((call_text(call.name, call.args),
+                      None if response is None else _pretty_json(response.response)))
     return {"user": views.user_text(invocation), "final": views.final_text(invocation),
             "texts": views.intermediate_texts(invocation), "calls": calls}
 
@@ -378,6 +391,10 @@ def _scalar(value: Any) -> str:
 
 def _raw(data: Any) -> _Html:
     return _el("pre", json.dumps(data, indent=2, ensure_ascii=False, default=str), class_="raw")
+
+
+def _pretty_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2, default=str)
 
 
 def _compact_json(value: Any) -> str:

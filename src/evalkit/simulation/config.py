@@ -36,7 +36,7 @@ def _default_model_configuration() -> dict[str, Any]:
 class LlmBackedUserSimulatorConfig(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
 
-    type: Literal["llm_backed"] | None = Field(
+    type: Literal["llm_backed"] = Field(
         default="llm_backed", description="the simulator kind; only 'llm_backed' (the default) is supported"
     )
     model: str = Field(
@@ -66,6 +66,8 @@ class LlmBackedUserSimulatorConfig(BaseModel):
     @field_validator("type", mode="before")
     @classmethod
     def _supported_type(cls, value: Any) -> Any:
+        if value is None:  # as ADK: an explicit null is the legacy default, not "no simulator kind"
+            return "llm_backed"
         if value == "llm_audio":
             raise ValueError(
                 "'llm_audio' simulates a speaking user for ADK's Live (streaming audio) mode, "

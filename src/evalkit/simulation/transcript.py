@@ -11,6 +11,7 @@ is most useful for conversation scenarios, whose user side was written by a mode
 
 from __future__ import annotations
 
+from evalkit.results.notation import call_text
 from evalkit.schema.evalset import Invocation
 from evalkit.schema.results import CaseResult
 from evalkit.schema.views import final_text, tool_calls, user_text
@@ -25,8 +26,7 @@ def conversation_lines(case: CaseResult, indent: str = "  ") -> list[str]:
         lines.append(f"Turn {number}")
         lines += _said(f"{indent}user:  ", user_text(invocation))
         for call in tool_calls(invocation):
-            arguments = ", ".join(f"{key}={value!r}" for key, value in (call.args or {}).items())
-            lines.append(f"{indent}agent called {call.name}({arguments})")
+            lines.append(f"{indent}agent called {call_text(call.name, call.args)}")
         answer = final_text(invocation)
         lines += _said(f"{indent}agent: ", answer) if answer else [f"{indent}agent: (no reply)"]
     # `simulation` is set on scenario cases: how the simulated conversation ended.

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalkit.view.index import Run, RunIndex
-from evalkit.view.live import LIVE_ID_PREFIX, LiveRun, LiveRuns
+from evalkit.view.live import FINISHED_ID_PREFIX, LIVE_ID_PREFIX, LiveRun, LiveRuns
 from evalkit.view.query import CaseQuery, select
+from evalkit.view.rows import history_entry, judge_reasons
 
 if TYPE_CHECKING:
     from evalkit.results.reader import ScoredRun
@@ -55,10 +56,14 @@ class ViewData:
         return {**page, "run": header, "criteria": run.criterion_names(), "complete": complete}
 
     def finished_run(self, live_id: str) -> str | None:
-        """The history's run that a run seen in progress became: same eval sets, started then or just after."""
+        """The history's run that a run seen in progress became: the file its stamp names (`run-<stamp>.json`);
+        for progress files named before runs shared one stamp, the run of the same eval sets started then or just after."""
         header = self.live.finished.get(live_id)
         if header is None:
             return None
+        named = self.index.run(FINISHED_ID_PREFIX + live_id.removeprefix(LIVE_ID_PREFIX))
+        if named is not None:
+            return named.id
         started, sets = str(header.get("started_at") or ""), header.get("eval_set_ids") or []
         later = [run for run in self.index.runs() if run.complete and run.eval_set_ids == sets
                  and str(run.header.get("started_at") or "") >= started]
@@ -68,10 +73,24 @@ class ViewData:
         run = self.find(run_id)
         if run is None or not 0 <= index < len(run.rows) or (isinstance(run, Run) and run.failure):
             return None
+        return self.case_of(run, index)
+
+    def case_of(self, run: Run | LiveRun, index: int) -> dict[str, Any]:
+        """One case of a run in full, with what the case page shows beside it."""
         case = run.cases[index] if isinstance(run, LiveRun) else run.case(index)
-        return {"case": case, "index": index, "run": run_id, "labels": self.case_labels(case),
-                "judged": judged_criteria(case),
+        return {"case": case, "index": index, "run": run.id, "labels": self.case_labels(case),
+                "judged": judged_criteria(case), "reasons": judge_reasons(case),
                 "live": isinstance(run, LiveRun), "cassette": None if isinstance(run, LiveRun) else cassette_of(run, case)}
+
+    def history(self, eval_set_id: str, eval_id: str) -> dict[str, Any] | None:
+        """`GET /api/cases/{eval_set_id}/{eval_id}/history`: that case in every run of the history, newest first."""
+        found = []
+        for run in self.index.runs():
+            row = next((row for row in run.snapshot()[0]
+                        if row["eval_id"] == eval_id and row["eval_set_id"] == eval_set_id), None)
+            if row is not None:
+                found.append(history_entry(run.id, run.header.get("started_at"), row))
+        return {"runs": found} if found else None
 
     def locate(self, run_id: str, eval_set_id: str, eval_id: str) -> int | None:
         """The index of a case in a run: by eval set and id, else by an id unique in the run (as compare pairs them)."""

@@ -46,7 +46,7 @@ def _write(data: ViewData, folder: Path) -> int:
     listing.update(labels=None, looked_in=[str(source) for source in data.sources])
     _dump(folder / "data" / "runs.json", listing)
     for run in runs:
-        _write_run(folder / "data" / "runs" / run.id, run)
+        _write_run(folder / "data" / "runs" / run.id, run, data)
     _dump(folder / "data" / "coverage.json", history_coverage(runs))
     for newer, older in _consecutive(runs):
         comparison = data.compare(older.id, newer.id)
@@ -55,15 +55,14 @@ def _write(data: ViewData, folder: Path) -> int:
     return len(runs)
 
 
-def _write_run(folder: Path, run: Run) -> None:
+def _write_run(folder: Path, run: Run, data: ViewData) -> None:
     _dump(folder / "rows.json", {"rows": run.rows, "texts": run.texts, "run": run.listing(),
                                  "criteria": run.criterion_names()})
     _dump(folder / "coverage.json", run_coverage(run))
     cases = folder / "cases"
     cases.mkdir(parents=True, exist_ok=True)
     for index in range(len(run.rows)):
-        _dump(cases / f"{index}.json", {"case": run.case(index), "index": index, "run": run.id, "labels": {},
-                                        "live": False})
+        _dump(cases / f"{index}.json", {**data.case_of(run, index), "labels": {}})
 
 
 def _consecutive(runs: list[Run]) -> list[tuple[Run, Run]]:

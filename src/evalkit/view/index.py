@@ -33,6 +33,7 @@ class Run:
     texts: list[str] = field(default_factory=list)
     spans: list[tuple[int, int]] = field(default_factory=list)
     done: threading.Event = field(default_factory=threading.Event)
+    header_read: threading.Event = field(default_factory=threading.Event)  # summary and started_at: before the cases
     failure: str | None = None
     _figures: dict[str, dict[str, Any]] | None = None
 
@@ -59,6 +60,8 @@ class Run:
 
     def listing(self) -> dict[str, Any]:
         """The run in `GET /api/runs`: the contract's fields, and what the runs page shows."""
+        if not self.complete:  # a file still being read is listed whole or not at all: never a blank row
+            self.header_read.wait(_CASE_WAIT_S)
         figures = self.figures
         item = {"id": self.id, "eval_set_ids": list(figures), "file": self.path.name, "sets": figures,
                 "live": False, "complete": self.complete}
@@ -78,6 +81,7 @@ class Run:
     def read(self) -> None:
         """Scan the file into this run (in whichever thread calls it); `done` is set however it ends."""
         def on_case(index: int, case: dict[str, Any]) -> None:
+            self.header_read.set()
             self.texts.append(search_text(case))
             self.rows.append(case_row(index, case))
 
@@ -86,6 +90,7 @@ class Run:
         except (OSError, NotAResultFile) as error:
             self.failure = str(error)
         finally:
+            self.header_read.set()
             self.done.set()
 
 

@@ -65,6 +65,7 @@ class LiveRun:
 
 
 LIVE_ID_PREFIX = LIVE_PATTERN.split("*", 1)[0]  # a run in progress is named after its file: `live-…`
+FINISHED_ID_PREFIX = "run-"  # … and once finished, the history's `run-<the same stamp>.json`
 
 
 class LiveRuns:

@@ -86,3 +86,29 @@ def set_figures(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 def criterion_names(rows: list[dict[str, Any]]) -> list[str]:
     """The table's criterion columns: every name in the rows, in first-seen order."""
     return list(dict.fromkeys(name for row in rows for name in row["criteria"]))
+
+
+def judge_reasons(case: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Per failed criterion, what its judge said against the case: `[{"turn": 1, "text": ...}]` (turn None: overall)."""
+    from evalkit.results.reasoning import judge_reasoning
+
+    reasons: dict[str, list[dict[str, Any]]] = {}
+    for criterion in case.get("criteria") or []:
+        if not isinstance(criterion, dict) or criterion.get("status") not in ("failed", "error"):
+            continue
+        found: list[dict[str, Any]] = [{"turn": None, "text": text}
+                                       for text in judge_reasoning(criterion.get("details") or {})]
+        for number, turn in enumerate(criterion.get("invocations") or [], start=1):
+            if isinstance(turn, dict) and turn.get("status") in ("failed", "error", None):
+                found += [{"turn": number, "text": text} for text in judge_reasoning(turn.get("details") or {})]
+        if found and isinstance(criterion.get("name"), str):
+            reasons[criterion["name"]] = found
+    return reasons
+
+
+def history_entry(run_id: str, started_at: Any, row: dict[str, Any]) -> dict[str, Any]:
+    """A case in one run of its history: the contract's `id`, `started_at`, `status`, `scores`, and more."""
+    return {"id": run_id, "started_at": started_at, "status": row["status"], "index": row["index"],
+            "scores": {name: criterion["score"] for name, criterion in row["criteria"].items()},
+            "statuses": {name: criterion["status"] for name, criterion in row["criteria"].items()},
+            "thresholds": {name: criterion["threshold"] for name, criterion in row["criteria"].items()}}

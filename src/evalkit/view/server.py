@@ -58,6 +58,10 @@ def create_app(data: ViewData, addresses: Addresses | None = None) -> Starlette:
         index = data.locate(request.path_params["run_id"], params.get("eval_set_id", ""), params.get("eval_id", ""))
         return _missing("no such case") if index is None else _json({"index": index})
 
+    def history(request: Request) -> Response:
+        found = data.history(request.path_params["eval_set_id"], request.path_params["eval_id"])
+        return _missing("no run of the history has this case") if found is None else _json(found)
+
     def run_coverage(request: Request) -> Response:
         found = data.find(request.path_params["run_id"])
         return _missing("no such run") if found is None else _json(coverage.run_coverage(found))
@@ -92,6 +96,7 @@ def create_app(data: ViewData, addresses: Addresses | None = None) -> Starlette:
         Route("/api/runs/{run_id}/coverage", run_coverage),
         Route("/api/coverage", history_coverage),
         Route("/api/compare", compare),
+        Route("/api/cases/{eval_set_id}/{eval_id:path}/history", history),
         Route("/api/labels", label, methods=["POST"]),
         Mount("/static", static),
     ]

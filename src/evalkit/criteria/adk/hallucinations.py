@@ -16,6 +16,7 @@ fails for good makes the turn (and the criterion) `error`.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
@@ -25,10 +26,10 @@ from evalkit.criteria.base import CriterionOptions, EvalContext, Outcome
 from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error
 from evalkit.criteria.judging.inputs import events_of, grounding_json, tool_declarations_json
 from evalkit.criteria.judging.options import JudgeModelOptions, judge_options_field
-from evalkit.criteria.judging.prompting import json_text, quote, render
+from evalkit.criteria.judging.prompting import quote, render
 from evalkit.criteria.judging.voting import mean_or_none
 from evalkit.errors import JudgeError
-from evalkit.schema.content import content_text
+from evalkit.schema.content import FunctionCall, FunctionResponse, content_text
 from evalkit.schema.evalset import Invocation, InvocationEvent
 from evalkit.schema.results import InvocationScore, Status
 from evalkit.schema.views import user_text
@@ -93,17 +94,26 @@ def _context(invocation: Invocation, events: list[InvocationEvent]) -> str:
             continue
         event_parts = event.content.parts
         texts = [p.text for p in event_parts if p.text]
-        calls = [p.function_call.model_dump(mode="json", exclude_none=True) for p in event_parts if p.function_call]
-        outputs = [
-            p.function_response.model_dump(mode="json", exclude_none=True) for p in event_parts if p.function_response
-        ]
+        calls = [_as_adk_dumps(p.function_call, _CALL_FIELDS) for p in event_parts if p.function_call]
+        outputs = [_as_adk_dumps(p.function_response, _RESPONSE_FIELDS) for p in event_parts if p.function_response]
         if texts:
             parts.append("\n".join(texts) + "\n")
+        # ADK writes these with json.dumps' defaults (non-ASCII escaped): the judge reads the same bytes.
         if calls:
-            parts += ["tool_calls:", json_text(calls) + "\n"]
+            parts += ["tool_calls:", json.dumps(calls, indent=2) + "\n"]
         if outputs:
-            parts += ["tool_outputs:", json_text(outputs) + "\n"]
+            parts += ["tool_outputs:", json.dumps(outputs, indent=2) + "\n"]
     return "\n".join(parts)
+
+
+# The field order of google.genai's FunctionCall and FunctionResponse, which ADK dumps into the context.
+_CALL_FIELDS = ("id", "args", "name", "partial_args", "will_continue")
+_RESPONSE_FIELDS = ("will_continue", "scheduling", "parts", "id", "name", "response")
+
+
+def _as_adk_dumps(part: FunctionCall | FunctionResponse, fields: tuple[str, ...]) -> dict:
+    dumped = part.model_dump(mode="json", exclude_none=True)
+    return {field: dumped[field] for field in fields if field in dumped}
 
 
 def steps_of(invocation: Invocation, include_intermediate: bool) -> list[Step]:

@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from evalkit.criteria.base import Criterion, CriterionOptions, EvalContext, Outcome
+from evalkit.results.notation import call_text
 from evalkit.schema.content import FunctionCall
 from evalkit.schema.views import tool_calls
 
@@ -97,8 +98,7 @@ def first_difference(actual: list[FunctionCall], expected: list[FunctionCall]) -
 
 
 def format_call(call: FunctionCall) -> str:
-    args = ", ".join(f"{k}={v!r}" for k, v in (call.args or {}).items())
-    return f"{call.name}({args})"
+    return call_text(call.name, call.args)
 
 
 class ToolTrajectoryCriterion(Criterion[TrajectoryOptions]):

@@ -16,6 +16,7 @@ from evalkit.schema.ces_case import ces_data
 from evalkit.criteria.adk.trajectory import format_call
 from evalkit.criteria.base import Criterion, CriterionOptions, EvalContext, Outcome
 from evalkit.criteria.ces.checks import describe, match_calls
+from evalkit.results.notation import call_text
 from evalkit.schema.results import InvocationScore, Status
 
 
@@ -69,7 +70,7 @@ class CesToolParameterCorrectnessCriterion(Criterion):
 
 
 def format_call_of(name: str, args: dict) -> str:
-    return f"{name}(" + ", ".join(f"{k}={v!r}" for k, v in args.items()) + ")"
+    return call_text(name, args)
 
 
 class ToolInvocationOptions(CriterionOptions):

@@ -15,9 +15,10 @@ async function casePage(runId, index) {
     el("p", {class: "crumbs"}, el("a", {href: "#/"}, "Runs"), " › ", el("a", {href: route("run", runId)}, "run"), " › case"),
     el("h1", {}, `${c.eval_set_id}/${c.eval_id} `, badge(c.status), c.quarantined ? el("span", {class: "tag"}, "quarantined") : null),
     data.live ? el("p", {class: "muted"}, "This run is still going: the case's turns and details appear here when it has finished.") : null,
-    whyBox(c),
+    whyBox(c, data.reasons || {}),
     c.error_detail ? el("details", {class: "error-detail"}, el("summary", {}, "error_detail (traceback or the agent's last stderr lines)"), el("pre", {}, c.error_detail)) : null,
     facts(c, data.cassette),
+    data.live ? null : historySection(c, runId),
     el("h2", {}, "Criteria"),
     labelling && !labelsOn ? el("p", {class: "muted", id: "no-judged"}, "No judge decided a criterion of this case, so there is no verdict to label here (labels measure judges: docs/criteria.md, \u201cTrusting a judge\u201d).") : null,
     criteriaTable(c, data.labels || {}, labelsOn, judged),
@@ -35,7 +36,7 @@ async function labelsFile() {
 }
 
 // The first thing a reader wants: which criteria failed, by how much, and what they said.
-function whyBox(c) {
+function whyBox(c, reasons) {
   const bad = (c.criteria || []).filter(x => x.status === "failed" || x.status === "error");
   if (!bad.length && !c.error && !c.reason) return null;
   return el("section", {class: `why s-${c.status}`, id: "why"},
@@ -45,8 +46,25 @@ function whyBox(c) {
     el("ul", {}, bad.map(x => el("li", {},
       el("strong", {}, x.name), ` scored ${fmtScore(x.score)}`, x.threshold != null ? `, below its threshold ${fmtScore(x.threshold)}` : "",
       x.error ? [": ", x.error] : null,
-      el("ul", {}, (x.invocations || []).map((inv, i) => explain(inv.details) ? el("li", {}, `turn ${i + 1}: `, explain(inv.details)) : null),
-        explain(x.details) ? el("li", {}, explain(x.details)) : null)))));
+      el("ul", {}, (x.invocations || []).map((inv, i) => turnFailed(inv) && explain(inv.details) ? el("li", {}, `turn ${i + 1}: `, explain(inv.details)) : null),
+        explain(x.details) ? el("li", {}, explain(x.details)) : null,
+        judgeSaid(reasons[x.name] || [], x)),
+      checksFailed(x)))));
+}
+
+// The judge's own reasons for its verdict (view/rows.py picks them out of its replies).
+function judgeSaid(reasons, x) {
+  const explained = new Set((x.invocations || []).map((inv, i) => explain(inv.details) ? i + 1 : null).filter(Boolean));
+  return reasons.filter(r => !explained.has(r.turn)).map(r => el("li", {class: "judge-said"},
+    r.turn ? `turn ${r.turn}: ` : "", el("span", {class: "judge-label"}, "the judge said "), el("q", {}, r.text)));
+}
+
+// Deterministic checks (response_checks_v1): every one that failed, by name.
+function checksFailed(x) {
+  const lines = [];
+  (x.invocations || []).forEach((inv, i) => ((inv.details || {}).failed_checks || []).forEach(check => lines.push(`turn ${i + 1}: ${check}`)));
+  ((x.details || {}).failed_checks || []).forEach(check => lines.push(check));
+  return lines.length ? el("ul", {class: "failed-checks"}, lines.map(line => el("li", {}, line))) : null;
 }
 
 // A one-line account of a criterion's details: a difference, an expected/actual pair, a rationale.
@@ -133,3 +151,44 @@ function value(v, depth) {
   return el("dl", {class: "kv"}, keys.map(key => [el("dt", {}, key), el("dd", {}, value(v[key], depth + 1))]));
 }
 
+
+// ---- the case across runs -------------------------------------------------------------------
+
+// This case in every run of the history, newest first: newly broken, or flipping back and forth?
+function historySection(c, runId) {
+  const section = el("section", {class: "history", id: "history"}, el("h2", {}, "History"), el("p", {class: "muted"}, "Loading…"));
+  api.history(c.eval_set_id, c.eval_id).then(data => {
+    if (!data) { section.replaceChildren(el("h2", {}, "History"), el("p", {class: "muted"}, "A static copy shows each run on its own; evalkit view shows this case across runs.")); return; }
+    section.replaceChildren(el("h2", {}, "History"), ...historyBody(data.runs, runId));
+  }).catch(error => section.replaceChildren(el("h2", {}, "History"), el("p", {class: "muted"}, error instanceof NotFound ? "This case is in no other run of the history." : `Not loaded: ${error.message}`)));
+  return section;
+}
+
+function historyBody(runs, runId) {
+  const names = [...new Set(runs.flatMap(r => Object.keys(r.statuses || {}).filter(n => r.statuses[n] !== "informational")))];
+  const notes = [flipNote("The case", runs.map(r => r.status))];
+  for (const name of names) notes.push(flipNote(name, runs.map(r => (r.statuses || {})[name]).filter(Boolean)));
+  return [
+    el("ul", {class: "history-notes"}, notes.filter(Boolean).map(note => el("li", {}, note))),
+    tableWrap(el("table", {class: "history-runs"},
+      el("thead", {}, el("tr", {}, el("th", {}, "Run"), el("th", {}, "Status"), names.map(n => el("th", {class: "num"}, n)))),
+      el("tbody", {}, runs.map(r => el("tr", {class: r.id === runId ? "this-run" : ""},
+        el("td", {}, r.id === runId ? [whenParts(r.started_at), el("span", {class: "tag"}, "this run")] : el("a", {href: route("run", r.id, "case", r.index)}, whenParts(r.started_at))),
+        el("td", {}, badge(r.status)),
+        names.map(n => el("td", {class: `num s-${(r.statuses || {})[n] || "unknown"}`}, n in (r.scores || {}) ? fmtScore(r.scores[n]) : "—"))))))),
+  ];
+}
+
+// "passed in 3 of 5 runs, flipped 2 times": said only when the verdict changed between runs.
+function flipNote(what, statuses) {
+  const verdicts = statuses.filter(s => s === "passed" || s === "failed" || s === "error");
+  let flips = 0;
+  for (let i = 1; i < verdicts.length; i++) if ((verdicts[i] === "passed") !== (verdicts[i - 1] === "passed")) flips++;
+  const passed = verdicts.filter(s => s === "passed").length;
+  if (verdicts.length < 2) return what === "The case" ? `${what} is in ${statuses.length} run${statuses.length === 1 ? "" : "s"} of the history.` : null;
+  if (!flips) return what === "The case" ? `${what} ${passed ? "passed" : "did not pass"} in all ${verdicts.length} runs.` : null;
+  const newly = verdicts[0] !== "passed" && verdicts.slice(1).every(s => s === "passed") ? " (newly broken: it passed in every earlier run)" : "";
+  return `${what} passed in ${passed} of ${verdicts.length} runs and flipped ${flips} time${flips === 1 ? "" : "s"}${newly ? newly : ": flaky, or changed back and forth"}.`;
+}
+
+function turnFailed(inv) { return !inv.status || inv.status === "failed" || inv.status === "error"; }

@@ -44,6 +44,10 @@ const api = {
     if (byId.length === 1) return byId[0].index;
     throw new NotFound(evalId);
   },
+  history(setId, evalId) {  // a static copy has no server to gather a case across runs
+    if (MODE === "static") return Promise.resolve(null);
+    return getJson(`api/cases/${encodeURIComponent(setId)}/${encodeURIComponent(evalId)}/history`);
+  },
   coverage(runId) {
     const id = encodeURIComponent(runId);
     return MODE === "static" ? getJson(`data/runs/${id}/coverage.json`) : getJson(`api/runs/${id}/coverage`);

@@ -65,6 +65,14 @@ function fmtWhen(text) {
   return isNaN(date) ? String(text) : date.toLocaleString(undefined, {dateStyle: "medium", timeStyle: "medium"});
 }
 
+// A time in a table: its day and its time each kept whole, so a narrow screen wraps it into two lines at most.
+function whenParts(text) {
+  const date = new Date(text);
+  if (!text || isNaN(date)) return fmtWhen(text);
+  return [el("span", {class: "nowrap"}, date.toLocaleDateString(undefined, {dateStyle: "medium"})), " ",
+          el("span", {class: "nowrap"}, date.toLocaleTimeString(undefined, {timeStyle: "medium"}))];
+}
+
 function fmtSeconds(value) {
   if (typeof value !== "number") return "";
   return value < 1 ? `${Math.round(value * 1000)} ms` : value < 120 ? `${value.toFixed(2)} s` : `${(value / 60).toFixed(1)} min`;

@@ -24,6 +24,7 @@ function drawRuns(page, data) {
     page.replaceChildren(el("div", {class: "notice"},
       el("h1", {}, "No runs yet"),
       el("p", {}, "Looked for result files in: ", (data.looked_in || []).join(", ") || "(nothing given)"),
+      skippedFiles(data.skipped),
       el("p", {}, "Make a run, then reload this page: every evalkit run is kept in .evalkit/runs/ of the folder it ran in."),
       el("pre", {}, "evalkit run evalsets/ --agent SPEC\nevalkit view                     # from the same folder\nevalkit view result.json         # or name result files and folders")));
     return;
@@ -35,17 +36,19 @@ function drawRuns(page, data) {
     const [a, b] = [...selected].map(id => finished.find(r => r.id === id)).sort((x, y) => String(x.started_at).localeCompare(String(y.started_at)));
     location.hash = route("compare", a.id, b.id);
   });
+  const whole = finished.filter(r => r.complete !== false);  // a large file still being read joins when read
   const rows = runs.map(run => {
-    const previous = run.live ? null : previousRun(finished, run);
+    const previous = run.live || run.complete === false ? null : previousRun(whole, run);
     const box = run.live ? "" : el("input", {type: "checkbox", "aria-label": `select run ${run.id} to compare`, on: {change: event => {
       if (event.target.checked) selected.add(run.id); else selected.delete(run.id);
       compareButton.disabled = selected.size !== 2;
     }}});
     return el("tr", {class: run.live ? "live-row" : ""},
       el("td", {}, box),
-      el("td", {}, el("a", {href: route("run", run.id)}, fmtWhen(run.started_at)),
+      el("td", {}, el("a", {href: route("run", run.id)}, whenParts(run.started_at)),
         run.live ? el("span", {class: "tag live"}, run.stopped ? "stopped" : "running") : null,
-        run.interrupted ? el("span", {class: "tag warn"}, "interrupted") : null),
+        run.interrupted ? el("span", {class: "tag warn"}, "interrupted") : null,
+        run.complete === false ? el("span", {class: "tag"}, "reading the file…") : null),
       el("td", {}, (run.eval_set_ids || []).join(", ")),
       el("td", {class: "agent wide-only"}, run.agent || ""),
       el("td", {}, run.live ? [counts(run.summary), " ", el("span", {class: "muted"}, `${run.summary.cases} of ${run.total || "?"} cases`)] : counts(run.summary)),
@@ -54,15 +57,24 @@ function drawRuns(page, data) {
       el("td", {class: "git wide-only"}, gitText(run.git)),
       el("td", {}, previous ? el("a", {href: route("compare", previous.id, run.id), title: "what changed since the run before it"}, "changes since previous") : ""));
   });
-  page.replaceChildren(
+  page.replaceChildren(...[  // replaceChildren writes a null as the text "null": leave absent parts out
     el("h1", {}, `Runs (${runs.length})`),
     el("p", {class: "muted"}, "Newest first, from ", (data.looked_in || []).join(", "), ". Click a run to see its cases; pick two to compare them, or follow \u201cchanges since previous\u201d."),
-    trends(finished),
+    trends(whole),
     el("div", {class: "toolbar"}, compareButton),
     tableWrap(el("table", {class: "runs"},
       el("thead", {}, el("tr", {}, el("th", {}, ""), el("th", {}, "When"), el("th", {}, "Eval sets"), el("th", {class: "wide-only"}, "Agent"),
         el("th", {}, "Cases"), el("th", {class: "wide-only"}, "Cost"), el("th", {class: "wide-only"}, "Duration"), el("th", {class: "wide-only"}, "Git"), el("th", {}, ""))),
-      el("tbody", {}, rows))));
+      el("tbody", {}, rows)))].filter(Boolean));
+}
+
+// Files that were looked at and are not result files, each with the reason (a run's --json is one).
+function skippedFiles(skipped) {
+  const entries = Object.entries(skipped || {});
+  if (!entries.length) return null;
+  return el("div", {id: "skipped"}, el("p", {}, `${entries.length} file${entries.length === 1 ? " was" : "s were"} not read as result files:`),
+    el("ul", {}, entries.map(([name, why]) => el("li", {}, el("code", {}, name), `: ${why}`))),
+    el("p", {class: "muted"}, "A result file is what evalkit run --json writes, or what a run keeps in .evalkit/runs/."));
 }
 
 function previousRun(finished, run) {

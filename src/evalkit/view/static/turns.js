@@ -9,18 +9,39 @@ function textOf(content) {
   return content.parts.filter(p => p && typeof p.text === "string").map(p => p.text).join("");
 }
 
-function toolCalls(invocation) {
-  if (!invocation) return [];
-  const data = invocation.intermediate_data || {};
-  if (Array.isArray(data.tool_uses)) return data.tool_uses.map(t => ({name: t.name, args: t.args || {}}));
-  const calls = [];
-  for (const event of data.invocation_events || []) {
-    for (const part of ((event || {}).content || {}).parts || []) {
-      if (part && part.function_call) calls.push({name: part.function_call.name, args: part.function_call.args || {}});
+// A turn's story in the order it happened: the agent's intermediate texts and its tool calls,
+// each call with its response (or error), paired by id as ADK pairs them, else by name.
+function story(invocation) {
+  const data = (invocation || {}).intermediate_data || {};
+  const steps = [], waiting = [];
+  const call = c => { const step = {kind: "call", name: c.name, args: c.args || {}, id: c.id || null}; steps.push(step); waiting.push(step); };
+  const answer = r => {
+    const at = waiting.findIndex(s => (r.id && s.id) ? s.id === r.id : s.name === r.name);
+    if (at >= 0) waiting.splice(at, 1)[0].response = r.response;
+    else steps.push({kind: "call", name: r.name, args: null, response: r.response});  // a response with no call seen
+  };
+  const text = (author, parts) => {
+    const said = (parts || []).filter(p => p && typeof p.text === "string" && p.text && !p.thought).map(p => p.text).join("");
+    if (said) steps.push({kind: "text", author: author, text: said});
+  };
+  if (Array.isArray(data.invocation_events)) {
+    for (const event of data.invocation_events) {
+      const parts = ((event || {}).content || {}).parts || [];
+      text(event.author, parts);
+      for (const part of parts) {
+        if (part && part.function_call) call(part.function_call);
+        else if (part && part.function_response) answer(part.function_response);
+      }
     }
+  } else {  // the eval set's form: texts, calls and responses in separate lists
+    for (const item of data.intermediate_responses || []) if (Array.isArray(item)) text(item[0], item[1]);
+    for (const c of data.tool_uses || []) call(c);
+    for (const r of data.tool_responses || []) answer(r);
   }
-  return calls;
+  return steps;
 }
+
+function toolCalls(invocation) { return story(invocation).filter(s => s.kind === "call" && s.args !== null); }
 
 function turns(records) {
   if (!records.length) return el("p", {class: "muted"}, "No turns recorded.");
@@ -39,21 +60,71 @@ function turn(record, i) {
     el("div", {class: "user"}, el("span", {class: "who"}, "User"), el("p", {class: "pre"}, user || "(no text)")),
     el("div", {class: "sides"},
       expected ? el("div", {class: "side expected"}, el("h4", {}, "Expected"),
-        callList(expCalls, marks.expected), el("div", {class: "response pre"}, expected.final_response ? expWords : el("span", {class: "muted"}, "(no response expected)"))) : null,
+        storyList(story(expected), marks.expected), finalBlock(expected.final_response ? expWords : null, "(no response expected)")) : null,
       el("div", {class: "side actual"}, el("h4", {}, expected ? "Actual" : "Agent"),
-        actual ? [callList(actCalls, marks.actual), el("div", {class: "response pre"}, expected ? actWords : actText || el("span", {class: "muted"}, "(no response)"))]
+        actual ? [storyList(story(actual), marks.actual), finalBlock(expected ? actWords : actText || null, "(no response)")]
                : el("p", {class: "muted"}, "(the agent gave no turn)"))));
+}
+
+function finalBlock(content, none) {
+  return el("div", {class: "final"}, el("span", {class: "who"}, "Final response"),
+    el("div", {class: "response pre"}, content || el("span", {class: "muted"}, none)));
+}
+
+// The steps between the user's message and the final response; tool calls numbered as the marks count them.
+function storyList(steps, marks) {
+  if (!steps.length) return el("p", {class: "muted small"}, "no tool calls");
+  let number = 0;
+  return el("ol", {class: "story"}, steps.map(step => {
+    if (step.kind === "text") return el("li", {class: "step said"}, el("span", {class: "who"}, step.author ? `${step.author} says` : "agent says"), el("p", {class: "pre"}, step.text));
+    const mark = step.args === null ? {} : (marks[number++] || {});
+    return el("li", {class: "step call" + (mark.call ? " diff-call" : "")},
+      step.args === null ? el("code", {}, `${step.name}: a response with no call`) : callCode(step, mark),
+      "response" in step ? toolResponse(step.response) : null);
+  }));
 }
 
 function callList(calls, marks) {
   if (!calls.length) return el("p", {class: "muted small"}, "no tool calls");
-  return el("ol", {class: "calls"}, calls.map((call, i) => {
-    const mark = marks[i] || {};
-    return el("li", {class: mark.call ? "diff-call" : ""}, el("code", {}, call.name, "("),
-      Object.entries(call.args || {}).map(([key, v], j) => [j ? el("code", {}, ", ") : null,
-        el("code", {class: (mark.args || []).includes(key) ? "diff-arg" : ""}, `${key}=${JSON.stringify(v)}`)]),
-      el("code", {}, ")"));
-  }));
+  return el("ol", {class: "calls"}, calls.map((call, i) => el("li", {class: (marks[i] || {}).call ? "diff-call" : ""}, callCode(call, marks[i] || {}))));
+}
+
+// A call as every report writes it (results/notation.py): name(key='value', n=2).
+function callCode(call, mark) {
+  return [el("code", {}, call.name, "("),
+    Object.entries(call.args || {}).map(([key, v], j) => [j ? el("code", {}, ", ") : null,
+      el("code", {class: (mark.args || []).includes(key) ? "diff-arg" : ""}, `${key}=${pyRepr(v)}`)]),
+    el("code", {}, ")")];
+}
+
+// What a tool returned, pretty-printed; an error ({"error": …}, as ADK reports a failed call) marked as one.
+function toolResponse(response) {
+  const failed = response && typeof response === "object" && !Array.isArray(response) && typeof response.error === "string" && response.error;
+  const text = typeof response === "string" ? response : JSON.stringify(response, null, 2) ?? "null";
+  const lines = text.split("\n").length;
+  const body = el("pre", {class: failed ? "tool-response tool-error" : "tool-response"}, text);
+  const head = failed ? el("span", {class: "tool-error-head"}, `✗ error: ${response.error}`) : null;
+  if (lines <= FOLD_LINES && text.length <= FOLD_CHARS) return el("div", {class: "tool-out"}, el("span", {class: "arrow"}, "→ "), head, failed && Object.keys(response).length === 1 ? null : body);
+  return el("details", {class: "tool-out"}, el("summary", {}, "→ ", head, failed ? " " : "", `response (${lines} lines, ${text.length} characters)`), body);
+}
+const FOLD_LINES = 12, FOLD_CHARS = 1500;
+
+// A JSON value as Python writes it (repr), the notation of results/notation.py.
+function pyRepr(v) {
+  if (v === null || v === undefined) return "None";
+  if (v === true) return "True";
+  if (v === false) return "False";
+  if (typeof v === "number") return String(v);
+  if (typeof v === "string") return pyString(v);
+  if (Array.isArray(v)) return "[" + v.map(pyRepr).join(", ") + "]";
+  return "{" + Object.entries(v).map(([k, x]) => `${pyString(k)}: ${pyRepr(x)}`).join(", ") + "}";
+}
+
+function pyString(s) {
+  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+  let body = s.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\t/g, "\\t");
+  if (quote === "'") body = body.replace(/'/g, "\\'");
+  return quote + body + quote;
 }
 
 // Calls are paired by position: a different name marks the call, a different value marks the argument.

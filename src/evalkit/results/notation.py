@@ -1,0 +1,17 @@
+"""How a tool call is written for people: `name(key='value', n=2)`, the same in every report.
+
+The console, the detailed listing, the HTML report, the criteria's own explanations and
+the viewer (`view/static/turns.js`, `callText`) all write a call this way, so a call
+read in one place is found as written in another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def call_text(name: str | None, args: Mapping[str, Any] | None) -> str:
+    """`get_weather(city='Paris')`: each argument as `key=value`, the value as Python writes it."""
+    shown = ", ".join(f"{key}={value!r}" for key, value in (args or {}).items())
+    return f"{name or '?'}({shown})"
