@@ -27,6 +27,7 @@ from evalkit import defaults
 from evalkit.defaults import (DEFAULT_JOBS, DEFAULT_JUDGE_JOBS, DEFAULT_MAX_REPEAT, DEFAULT_PROCESSES, DEFAULT_REPEAT,
                               DEFAULT_TIMEOUT_S)
 from evalkit.foundation.concurrency import JobsSetting, most_in_flight, parse_jobs
+from evalkit.foundation.redaction import add_secret
 from evalkit.errors import SettingError, UsageError
 
 if TYPE_CHECKING:
@@ -76,6 +77,8 @@ def parse_headers(value: object) -> tuple[tuple[str, str], ...]:
                              "such as --header 'Authorization: Bearer TOKEN'")
         if "\r" in text or "\n" in text:
             raise ValueError(f"the value of header {name} holds a line break; give it on one line")
+    for _, text in pairs:
+        add_secret(text)  # an agent may repeat it (a debug line, an error): every writer masks it from now on
     return tuple((name, text.strip()) for name, text in pairs)
 
 

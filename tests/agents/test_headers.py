@@ -150,3 +150,38 @@ def test_worker_processes_get_the_headers_without_a_file(guarded, tmp_path):
     assert done.returncode == 0, done.stderr  # a worker without the header would have been refused (401)
     assert json.loads((tmp_path / "result.json").read_text())["summary"]["passed"] == len(WEATHER_CASES)
     assert files_holding(tmp_path, SECRET) == []
+
+
+class EchoingHandler(BaseHTTPRequestHandler):
+    """An HTTP agent that repeats its token in its answer, as a careless debug line would."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        token = self.headers.get("X-Api-Token", "")
+        body = json.dumps({"final_response": f"I was called with token {token}."}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+def test_a_header_value_the_agent_repeats_is_masked_in_every_file(tmp_path):
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), EchoingHandler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        evalset = write_set(tmp_path, "echo", [{"eval_id": "hello", "conversation": [turn("hi", "Hello.")]}])
+        done = invoke_evalkit("run", str(evalset), "--agent", f"http://127.0.0.1:{httpd.server_port}/",
+                              "--header", f"X-Api-Token: {SECRET}", *REPORTS, cwd=tmp_path)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+    assert done.returncode == 1, done.stderr  # the answer does not match: a verdict, with the reply in every report
+    reports_written(tmp_path)
+    assert "I was called with token [redacted]." in (tmp_path / "result.json").read_text()
+    assert files_holding(tmp_path, SECRET) == []
+    assert SECRET not in done.stdout + done.stderr
