@@ -45,6 +45,14 @@ def test_an_http_agent_gets_the_headers_on_every_request_and_no_file_holds_them(
     assert SECRET not in done.stdout + done.stderr
 
 
+def send_json(handler: BaseHTTPRequestHandler, status: int, body: bytes) -> None:
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
 class AppsHandler(BaseHTTPRequestHandler):
     """Just enough of ADK's API server for the probe evalkit makes before a run: `/list-apps`."""
 
@@ -52,12 +60,7 @@ class AppsHandler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         AppsHandler.seen.append(dict(self.headers))
-        body = b'["my_app"]' if self.path == "/list-apps" else b"{}"
-        self.send_response(200 if self.path == "/list-apps" else 404)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        send_json(self, 200 if self.path == "/list-apps" else 404, b'["my_app"]' if self.path == "/list-apps" else b"{}")
 
     def log_message(self, *args) -> None:
         pass
@@ -158,12 +161,7 @@ class EchoingHandler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
         token = self.headers.get("X-Api-Token", "")
-        body = json.dumps({"final_response": f"I was called with token {token}."}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        send_json(self, 200, json.dumps({"final_response": f"I was called with token {token}."}).encode())
 
     def log_message(self, *args) -> None:
         pass
