@@ -28,12 +28,14 @@ from evalkit.report.console import flaky_lines, quarantine_lines, summary_line
 from evalkit.report.html_markup import Html as _Html
 from evalkit.report.html_markup import el as _el
 from evalkit.report.html_markup import join as _join
+from evalkit.report.html_values import pretty_json as _pretty_json
+from evalkit.report.html_values import raw as _raw
+from evalkit.report.html_values import score as _score
+from evalkit.report.html_values import value_html as _value
+from evalkit.report.html_values import without_nulls as _without_nulls
 from evalkit.results.notation import call_text
 from evalkit.report.statistics import case_note, change_line, overall_line, tested_changes
 from evalkit.schema.results import CaseResult, CriterionResult, RunResult, Status
-
-_MAX_DEPTH = 6
-
 
 def render_html(result: RunResult) -> str:
     style = _asset("report.css")
@@ -352,54 +354,3 @@ def _parse_invocation(data: dict[str, Any] | None) -> dict[str, Any] | None:
                       None if response is None else _pretty_json(response.response)))
     return {"user": views.user_text(invocation), "final": views.final_text(invocation),
             "texts": views.intermediate_texts(invocation), "calls": calls}
-
-
-def _value(value: Any, depth: int = 0) -> _Html:
-    """Any JSON value as nested key/value lists, so every criterion's details can be read."""
-    if depth > _MAX_DEPTH:
-        return _el("pre", _compact_json(value))
-    if isinstance(value, dict):
-        if not value:
-            return _el("span", "{}", class_="none")
-        return _el("dl", [[_el("dt", str(k)), _el("dd", _value(v, depth + 1))] for k, v in value.items()], class_="kv")
-    if isinstance(value, list):
-        if not value:
-            return _el("span", "[]", class_="none")
-        if all(not isinstance(v, (dict, list)) for v in value) and sum(len(str(v)) for v in value) < 120:
-            return _el("span", ", ".join(_scalar(v) for v in value))
-        return _el("ol", [_el("li", _value(v, depth + 1)) for v in value])
-    if value is None:
-        return _el("span", "—", class_="none")
-    return _el("span", _scalar(value))
-
-
-def _without_nulls(value: Any) -> Any:
-    """The value with empty entries dropped (metrics often record many unknowns as null)."""
-    if isinstance(value, dict):
-        kept = {k: _without_nulls(v) for k, v in value.items()}
-        return {k: v for k, v in kept.items() if v not in (None, {}, [])}
-    return value
-
-
-def _scalar(value: Any) -> str:
-    if isinstance(value, bool) or value is None:
-        return json.dumps(value)
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    return str(value)
-
-
-def _raw(data: Any) -> _Html:
-    return _el("pre", json.dumps(data, indent=2, ensure_ascii=False, default=str), class_="raw")
-
-
-def _pretty_json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, indent=2, default=str)
-
-
-def _compact_json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
-
-
-def _score(score: float | None) -> str:
-    return "n/a" if score is None else f"{score:.3f}"
