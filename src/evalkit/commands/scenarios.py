@@ -11,8 +11,6 @@ the set is skipped, so running the command again adds only new scenarios. Unlike
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -21,6 +19,7 @@ from pydantic import ValidationError
 
 from evalkit.errors import InputError, Problem
 from evalkit.foundation.documents import YAML_SUFFIXES, read_document
+from evalkit.foundation.files import write_text_atomically
 from evalkit.loading.evalset_paths import default_id
 from evalkit.loading.evalsets import load_evalset
 from evalkit.schema.problems import known_keys, problems_from
@@ -99,12 +98,4 @@ def _write(path: Path, evalset: dict[str, Any]) -> None:
         text = yaml.safe_dump(evalset, sort_keys=False, allow_unicode=True)
     else:
         text = json.dumps(evalset, indent=2, ensure_ascii=False) + "\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_text_atomically(path, text)

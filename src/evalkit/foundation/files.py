@@ -7,6 +7,7 @@ import stat
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TextIO
 
 from evalkit.errors import Problem, UsageError
 from evalkit.foundation.redaction import mask_secrets
@@ -27,8 +28,7 @@ def write_pieces_atomically(path: Path, pieces: Iterable[str]) -> None:
         raise UsageError(Problem(str(path), "", cannot_write(error))) from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
-            for piece in pieces:
-                out.write(mask_secrets(piece))  # no file evalkit writes carries a secret
+            _write_masked(out, pieces)
         os.chmod(temp, 0o644)  # mkstemp makes files owner-only; reports are meant to be shared
         os.replace(temp, path)
     except OSError as error:
@@ -60,7 +60,11 @@ def _is_special_file(path: Path) -> bool:
 def _write_through(path: Path, pieces: Iterable[str]) -> None:
     try:
         with open(path, "w", encoding="utf-8") as out:
-            for piece in pieces:
-                out.write(mask_secrets(piece))
+            _write_masked(out, pieces)
     except OSError as error:
         raise UsageError(Problem(str(path), "", cannot_write(error))) from None
+
+
+def _write_masked(out: TextIO, pieces: Iterable[str]) -> None:
+    for piece in pieces:
+        out.write(mask_secrets(piece))  # no file evalkit writes carries a secret
