@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from google.adk.plugins.base_plugin import BasePlugin
+from google.adk.tools.base_tool import BaseTool
 
 from evalkit.agents.tool_hook import LIVE, MOCKED, RECORDED, REPLAYED, ReplayedToolError, ToolCallHook
 from evalkit.results.coverage import Activity
@@ -227,8 +228,6 @@ def _ensure_retry_options(llm_request: Any) -> None:
 
 def _unknown(tool: Any) -> bool:
     """A call to a tool the agent lacks: ADK hands the callbacks a bare `BaseTool` named after it."""
-    from google.adk.tools.base_tool import BaseTool
-
     return type(tool) is BaseTool
 
 

@@ -181,5 +181,7 @@ def _unmatched_calls(result: CaseResult) -> list[dict] | None:
 
 def _tool_calls(result: CaseResult) -> list[dict] | None:
     # The console counts where tool calls' answers came from over all repeated runs.
-    calls = [call for run in (result.runs or [result]) for call in run.tool_calls or ()]
+    # Only what the count reads (report/tool_sources.py): a call's arguments and answer stay in the file.
+    calls = [{"name": call.get("name"), "source": call.get("source")}
+             for run in (result.runs or [result]) for call in run.tool_calls or ()]
     return calls or None

@@ -31,19 +31,28 @@ _PATTERNS = (
     ("x-goog-api-key", re.compile(r"(?i)(x-goog-api-key['\"]?\s*[:=]\s*['\"]?)[^'\"\s,}\\]+")),
 )
 _registered: set[str] = set()
+# secret_values() runs for every stored case and every piece written: its list is kept until
+# a value is registered or an API-key variable changes.
+_known: tuple[tuple[str, ...], list[str]] | None = None
 
 
 def add_secret(value: str) -> None:
     """Mask `value` in everything written from now on in this process (header values, tokens)."""
+    global _known
     value = value.strip()
     if len(value) >= _SHORTEST_SECRET:
         _registered.add(value)
+        _known = None
 
 
 def secret_values() -> list[str]:
     """The values to mask now: the API-key variables' and the registered ones, longest first."""
-    values = {os.environ.get(name, "").strip() for name in SECRET_ENV_VARS} | _registered
-    return sorted((v for v in values if len(v) >= _SHORTEST_SECRET), key=len, reverse=True)
+    global _known
+    from_env = tuple(os.environ.get(name, "").strip() for name in SECRET_ENV_VARS)
+    if _known is None or _known[0] != from_env:
+        values = set(from_env) | _registered
+        _known = (from_env, sorted((v for v in values if len(v) >= _SHORTEST_SECRET), key=len, reverse=True))
+    return _known[1]
 
 
 def mask_secrets(text: str) -> str:

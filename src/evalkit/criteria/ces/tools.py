@@ -51,7 +51,7 @@ class CesToolParameterCorrectnessCriterion(Criterion):
                 calls.append({
                     "note": describe(match.expectation, index),
                     "tool": match.expected.tool_name,
-                    "expected": format_call_of(match.expected.tool_name, match.expected.args),
+                    "expected": call_text(match.expected.tool_name, match.expected.args),
                     "actual": format_call(match.actual) if match.actual is not None else "not called",
                     "score": match.correctness,
                     "threshold": threshold,
@@ -67,10 +67,6 @@ class CesToolParameterCorrectnessCriterion(Criterion):
             turns.append(InvocationScore(score=_mean([c["score"] for c in calls]), status=_verdict(statuses),
                                          details=details))
         return Outcome(score=_mean(all_scores), status=_verdict(all_statuses), invocations=turns)
-
-
-def format_call_of(name: str, args: dict) -> str:
-    return call_text(name, args)
 
 
 class ToolInvocationOptions(CriterionOptions):

@@ -129,6 +129,7 @@ def _group_turns(store: SpanStore, chosen: OtelFilter, result: OtelImportResult)
 
 def _cases(store: SpanStore, chosen: OtelFilter, result: OtelImportResult) -> Iterator[dict[str, Any]]:
     from evalkit.ces.convert import slug
+    from evalkit.judge.redact import mask_secrets_in
 
     seen: set[bytes] = set()
     used: set[str] = set()
@@ -170,13 +171,7 @@ def _cases(store: SpanStore, chosen: OtelFilter, result: OtelImportResult) -> It
             continue
         seen.add(key)
         result.case_ids.append(eval_id)
-        yield _redacted(case)
-
-
-def _redacted(value: Any) -> Any:
-    from evalkit.judge.redact import mask_secrets_in
-
-    return mask_secrets_in(value)
+        yield mask_secrets_in(case)
 
 
 def _identity(case: dict[str, Any]) -> bytes:
