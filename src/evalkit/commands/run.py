@@ -126,7 +126,7 @@ def _run_and_report(request: RunRequest, plan: Plan | None, agent: Agent | None)
     if baseline is not None:  # before the reports, which show its tests
         comparison = compare_with_baseline(baseline, result.model_copy(update={"cases": full_cases()})
                                            if full_cases else result, request)
-        result.comparison = comparison.to_dict()
+        result.comparison = comparison.to_record()
     # Result files first: a console cut short (`| head`) must not lose them or the exit code.
     write_failure = None
     try:
