@@ -39,7 +39,7 @@ class UnknownName(InputError):
         from evalkit.foundation.suggestions import did_you_mean
 
         listed = ", ".join(known) if known else "none"
-        super().__init__(f"unknown {kind} {name!r}{did_you_mean(name, known, 0.6)}; known: {listed}")
+        super().__init__(f"unknown {kind} {name!r}{did_you_mean(name, known, 0.6)} (known: {listed})")
         self.kind, self.name, self.known = kind, name, known
 
 
