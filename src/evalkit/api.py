@@ -85,7 +85,7 @@ def assert_passes(
     with `min_coverage`, the cases called that share of the agent's tools)."""
     # pytest shows the failing cases and their reasons at the user's line, not this frame.
     __tracebackhide__ = True
-    from evalkit.commands.finish import coverage_minimum
+    from evalkit.finish import coverage_minimum
     from evalkit.report.console import failure_lines, summary_line
     from evalkit.results.coverage import gate_message
 

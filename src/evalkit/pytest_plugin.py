@@ -99,7 +99,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     """`--evalkit PATH`, and an option (with an ini key, unless repeatable) for each setting declared
     for the plugin (evalkit.settings: `in_pytest`), so a new one needs no line here."""
     from evalkit.settings import every_setting
-    from evalkit.settings.declaration import pytest_option
+    from evalkit.settings import pytest_option
 
     group = parser.getgroup("evalkit", "evalkit: eval cases as tests")
     group.addoption("--evalkit", action="append", default=[], dest="evalkit_paths", metavar="PATH",

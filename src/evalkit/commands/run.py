@@ -1,4 +1,4 @@
-"""`evalkit run` (and `rescore`): plan → agent → evaluate → the finish step (commands/finish.py) → exit code."""
+"""`evalkit run` (and `rescore`): plan → agent → evaluate → the finish step (evalkit.finish) → exit code."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def run_command(settings: RunSettings, finish: FinishSettings, plan: Plan | None
 def _run_and_report(settings: RunSettings, finish_settings: FinishSettings, plan: Plan | None,
                     agent: Agent | None) -> tuple[int, bool]:
     """The run, its files and its table: the exit code, and whether a signal stopped the run."""
-    from evalkit.commands.finish import Finish
+    from evalkit.finish import Finish
     from evalkit.engine.history import run_stamp
     from evalkit.engine.run import load_plan, run
     from evalkit.report.progress import live_progress

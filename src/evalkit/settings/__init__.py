@@ -7,7 +7,8 @@
 - `Environment` (environment.py): the `EVALKIT_*` variables, read there and nowhere else.
 """
 
-from evalkit.settings.declaration import Declared, Needs, Setting, declared, every_setting, flags, keywords, pytest_options
+from evalkit.settings.declaration import Declared, Needs, Setting, declared
+from evalkit.settings.fronts import every_setting, flags, keywords, pytest_option, pytest_options
 from evalkit.settings.environment import Environment
 from evalkit.settings.finish import GATE_BOTH, GATE_REGRESSIONS, GATE_THRESHOLDS, FinishSettings
 from evalkit.settings.partners import check_partners

@@ -6,7 +6,7 @@ A field of `RunSettings` or `FinishSettings` carries a `Setting` in its annotati
 
 Every front end is derived from these declarations: the options of `evalkit run`
 (`evalkit.cli.options`), the keywords of `evalkit.run_evals`, the pytest plugin's options,
-and the word each message uses for a setting (`flags()`, `keywords()`, `pytest_options()`).
+and the word each message uses for a setting (evalkit.settings.fronts).
 A new setting is one field with its `Setting` (docs/architecture.md, "Where a change goes").
 """
 
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel
@@ -75,34 +74,3 @@ def declared(*models: type[BaseModel]) -> Iterator[Declared]:
             for mark in field.metadata:
                 if isinstance(mark, Setting):
                     yield Declared(name, mark, field.get_default(call_default_factory=False))
-
-
-@cache
-def every_setting() -> tuple[Declared, ...]:
-    """The settings of a run and of its finish, as `evalkit run` lists them."""
-    from evalkit.settings.finish import FinishSettings
-    from evalkit.settings.run import RunSettings
-
-    return tuple(declared(RunSettings, FinishSettings))
-
-
-@cache
-def flags() -> dict[str, str]:
-    """Each setting's flag: how the CLI names it in a message (`--pass-rate 1.5: …`)."""
-    return {d.name: d.setting.flag for d in every_setting()}
-
-
-@cache
-def keywords() -> dict[str, str]:
-    """Each setting's keyword in the Python API, where it is not the setting's own name."""
-    return {d.name: d.setting.keyword for d in every_setting() if d.setting.keyword}
-
-
-def pytest_option(d: Declared) -> str:
-    return "--evalkit-" + d.setting.flag.removeprefix("--")
-
-
-@cache
-def pytest_options() -> dict[str, str]:
-    """Each setting the pytest plugin offers, with its option (`--evalkit-agent`)."""
-    return {d.name: pytest_option(d) for d in every_setting() if d.setting.in_pytest}

@@ -1,6 +1,6 @@
 """`FinishSettings`: what a finished run writes, compares with and gates on, declared once.
 
-The run's outputs and gates (evalkit.commands.finish) read these; `evalkit run` takes every
+The run's outputs and gates (evalkit.finish) read these; `evalkit run` takes every
 one as a flag, `rescore` and `merge` the ones that apply to them (evalkit.cli.options).
 """
 
