@@ -21,8 +21,8 @@ from evalkit.settings import FinishSettings, RunSettings
 
 def merge_command(files: list[Path], settings: RunSettings, finish_settings: FinishSettings) -> int:
     from evalkit.finish import Finish, coverage_minimum
-    from evalkit.engine.evaluation import exit_code
     from evalkit.report.console import make_console
+    from evalkit.results.run_verdict import exit_code
     from evalkit.results.reader import read_result
 
     finish = Finish.plan(finish_settings)

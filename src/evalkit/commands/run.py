@@ -9,8 +9,8 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from evalkit.engine.coverage import gate_ratio
-from evalkit.engine.evaluation import exit_code
 from evalkit.errors import EvalkitError, ExitCode
+from evalkit.results.run_verdict import exit_code
 from evalkit.report.console import make_console
 from evalkit.schema.results import CaseResult, RunResult
 from evalkit.settings import FinishSettings, RunSettings

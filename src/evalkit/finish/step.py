@@ -5,7 +5,7 @@ output paths, settings given without their partners, the gate, a reachable confi
 gate and the baseline (loaded now, before this run enters the history). After the run,
 `compare`, `write`, `show` and `exit_code` do the rest in one order for `evalkit run`,
 `rescore` and `merge`; the Python API and the pytest plugin use `coverage_gate` and the
-verdicts (evalkit.engine.evaluation.exit_code) the same way.
+verdicts (evalkit.results.run_verdict.exit_code) the same way.
 """
 
 from __future__ import annotations
