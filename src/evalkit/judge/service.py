@@ -20,6 +20,7 @@ from evalkit.defaults import DEFAULT_JUDGE_JOBS
 from evalkit.errors import JudgeError
 from evalkit.judge.base import OPENAI_PREFIX, JudgeBackend, JudgeReply, JudgeRequest, JudgeUnavailable, TransientJudgeError
 from evalkit.judge.cache import JudgeCache
+from evalkit.judge.endpoints import JudgeEndpoints
 from evalkit.judge.retry import RetryPolicy, call_with_retries
 from evalkit.schema.results import JudgeStatistics
 
@@ -39,11 +40,13 @@ class JudgeService:
         cache_dir: Path | None = None,
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+        endpoints: JudgeEndpoints = JudgeEndpoints(),
     ):
         if max_concurrency != AUTO and int(max_concurrency) < 1:
             raise ValueError("max_concurrency must be at least 1 or 'auto'")
         self.max_concurrency = max_concurrency
         self.retry_policy = retry if retry is not None else RetryPolicy.from_env()
+        self.endpoints = endpoints  # the judges' own servers, if not where the model variables point
         self._cache = JudgeCache(cache_dir) if use_cache else None
         self._limits: dict[str, AdaptiveLimit] = {}  # one budget of calls in flight per endpoint
         self._backends: dict[str, JudgeBackend] = {}
@@ -81,11 +84,11 @@ class JudgeService:
             if family == "openai":
                 from evalkit.judge.openai_backend import OpenAICompatibleBackend
 
-                backend = OpenAICompatibleBackend()
+                backend = OpenAICompatibleBackend(self.endpoints)
             elif family == "gemini":
                 from evalkit.judge.gemini_backend import GeminiBackend
 
-                backend = GeminiBackend()
+                backend = GeminiBackend(self.endpoints)
             else:
                 backend = _plugin_backend(family)
             self._backends[family] = backend
