@@ -111,12 +111,15 @@ def _is_garbled_reply(error: BaseException) -> bool:
 class GeminiBackend:
     """One google-genai client for all Gemini judge calls of a service."""
 
-    def __init__(self, endpoints: JudgeEndpoints = JudgeEndpoints()) -> None:
-        self.endpoints = endpoints
+    def __init__(self) -> None:
+        self.endpoints = JudgeEndpoints()  # where the run's judges call, if not where the model variables say
         self._client: Any = None
         self._types: Any = None
         self._errors: Any = None
         self._setup_lock = asyncio.Lock()
+
+    def use_endpoints(self, endpoints: JudgeEndpoints) -> None:
+        self.endpoints = endpoints
 
     def describe_endpoint(self, model: str) -> str:
         return f"{gemini_base_url(self.endpoints)} (model {model})"

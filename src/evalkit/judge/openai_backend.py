@@ -91,9 +91,12 @@ def _error_detail(response: Any) -> str:
 class OpenAICompatibleBackend:
     """One httpx client for all `openai/...` judge calls of a service."""
 
-    def __init__(self, endpoints: JudgeEndpoints = JudgeEndpoints()) -> None:
-        self.endpoints = endpoints
+    def __init__(self) -> None:
+        self.endpoints = JudgeEndpoints()  # where the run's judges call, if not where the model variables say
         self._client: Any = None
+
+    def use_endpoints(self, endpoints: JudgeEndpoints) -> None:
+        self.endpoints = endpoints
 
     def describe_endpoint(self, model: str) -> str:
         return f"{openai_base_url(self.endpoints)} (model {model})"
