@@ -17,7 +17,7 @@ class Environment(BaseModel):
 
     An unset or empty variable takes its default (`evalkit.defaults`). Built from a plain
     mapping (`Environment.read()`), not pydantic-settings: that library's import costs
-    a run's start-up a tenth of a second or more for seven values (docs/dependencies.md).
+    a run's start-up a tenth of a second or more for ten values (docs/dependencies.md).
     """
 
     model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True, defer_build=True)
@@ -32,6 +32,11 @@ class Environment(BaseModel):
                                           alias="EVALKIT_JUDGE_RETRY_BASE_DELAY")
     judge_retry_max_delay: float = Field(default=defaults.DEFAULT_JUDGE_RETRY_MAX_DELAY_S, ge=0,
                                          alias="EVALKIT_JUDGE_RETRY_MAX_DELAY")
+    # Where the judges (and the user simulator) call when not where the agent's variables say;
+    # `run --cassettes` fills in the real servers for the run (CassetteRun.judges_environment).
+    judge_gemini_base_url: str | None = Field(default=None, alias="EVALKIT_JUDGE_GEMINI_BASE_URL")
+    judge_vertex_base_url: str | None = Field(default=None, alias="EVALKIT_JUDGE_VERTEX_BASE_URL")
+    judge_openai_base_url: str | None = Field(default=None, alias="EVALKIT_JUDGE_OPENAI_BASE_URL")
 
     @classmethod
     def read(cls, environ: Mapping[str, str] | None = None) -> Environment:
@@ -45,6 +50,11 @@ class Environment(BaseModel):
             variable = str(error.errors()[0]["loc"][0])
             name = next(n for n, f in cls.model_fields.items() if f.alias == variable)
             raise UsageError(f"{variable}={given[variable]}: {_ENVIRONMENT_REASONS[name]}") from None
+
+    @classmethod
+    def variables(cls, prefix: str = "") -> tuple[str, ...]:
+        """The variables' names (those of the fields starting with `prefix`), for code that clears them."""
+        return tuple(field.alias for name, field in cls.model_fields.items() if field.alias and name.startswith(prefix))
 
 
 _ENVIRONMENT_REASONS = {
