@@ -187,11 +187,14 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
         criterion.prepare()
     judge = None
     if needs_judge(plan):
+        from evalkit.judge.endpoints import JudgeEndpoints
         from evalkit.judge.retry import RetryPolicy
         from evalkit.judge.service import JudgeService
 
+        environment = settings.environment
         judge = JudgeService(max_concurrency=settings.judge_jobs, use_cache=settings.use_cache,
-                             cache_dir=settings.environment.cache_dir, retry=RetryPolicy.of(settings.environment))
+                             cache_dir=environment.cache_dir, retry=RetryPolicy.of(environment),
+                             endpoints=JudgeEndpoints.of(environment))
     progress.limit = AdaptiveLimit(settings.jobs, busy=BusyMeter())
     runner = Runner(agent, settings, judge=judge, on_case_done=on_case_done, limit=progress.limit)
     try:

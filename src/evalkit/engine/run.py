@@ -151,6 +151,7 @@ def _run_here(settings: RunSettings, plan: Plan, given: Any, spec: str | None, w
             loaded: Agent = resolve_agent(spec if by_spec else given, None, settings)
             if cassettes is not None:
                 loaded = cassettes.wrap(loaded)
+                settings = settings.model_copy(update={"environment": cassettes.judges_environment(settings.environment)})
             loaded.check_cases([(s.evalset.eval_set_id, c.eval_id) for s in plan.sets for c in s.cases_to_run])
             with start_up_frozen(), (watch(progress) if watch is not None else nullcontext()):
                 run_sync(lambda: evaluate(plan, loaded, settings, progress, full=False))

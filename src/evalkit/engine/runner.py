@@ -175,7 +175,8 @@ class Runner:
         if case.conversation_scenario is not None:
             from evalkit.simulation.conversation import simulate_conversation
 
-            outcome = await simulate_conversation(job, session, self.play_turn, self.judge, actual)
+            outcome = await simulate_conversation(case, job.simulator_config, session, self.play_turn, self.judge,
+                                                  actual)
             return SimulationEnd.model_validate(outcome.to_dict())
         for index, expected in enumerate(case.conversation or ()):
             actual.append(await self.play_turn(session, expected.user_content, index, case.eval_id))
