@@ -1,33 +1,31 @@
 """One evaluation run from Python: a Plan and an Agent in, a RunResult out.
 
 The CLI, the pytest plugin and `evalkit.assert_passes` all come through here. Results
-collect in `RunProgress` as cases finish, so an interrupted run still has them: each
-in full in a `CaseStore` on disk, and a slim copy in memory.
+collect in `RunProgress` as cases finish, so an interrupted run still has them: in its
+`RunRecord` (evalkit.results.record), each in full on disk and a slim copy in memory.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-from datetime import datetime, timezone
 
 from evalkit import __version__
 from evalkit.agents.base import Agent
 from evalkit.loading.plan import Plan
-from evalkit.results.coverage import CoverageTally, coverage_of
-from evalkit.results.latency import RunFigures
+from evalkit.results.case_store import CaseStore, StoredCases
+from evalkit.results.coverage import coverage_of
+from evalkit.results.record import RunRecord
+from evalkit.results.slim_cases import SlimCases
 from evalkit.schema.coverage import Inventory
 from evalkit.engine.coverage import gate_ratio, run_inventory
 from evalkit.foundation.concurrency import AdaptiveLimit
-from evalkit.engine.case_store import CaseStore, StoredCases, slim
 from evalkit.engine.loop_load import BusyMeter
-from evalkit.engine.slim_cases import SlimCases
 from evalkit.engine.jobs import CaseJob
 from evalkit.engine.runner import Runner
-from evalkit.schema.results import CaseResult, JudgeStatistics, RunResult, Status, Summary
+from evalkit.schema.results import CaseResult, JudgeStatistics, RunResult, Status
 from evalkit.schema.run_figures import Concurrency
 from evalkit.defaults import DEFAULT_REPEAT
 from evalkit.settings import RunSettings
@@ -37,79 +35,68 @@ if TYPE_CHECKING:
     from evalkit.quarantine import Quarantine
 
 
-_AFTER_THE_PLAN = 1 << 62  # where a finished case the plan does not list is put: last
-
-
 @dataclass
 class RunProgress:
-    """What has finished so far; read it after Ctrl-C too."""
+    """What has finished so far, and how the run went; read it after Ctrl-C too.
 
-    started_at: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
-    started: float = field(default_factory=time.perf_counter)
+    The finished cases are the run's record (evalkit.results.record): each in full in a
+    case store on disk, and a slim copy in memory."""
+
+    record: RunRecord = field(default_factory=RunRecord)
     total: int = 0
-    cases: SlimCases = field(default_factory=SlimCases)  # slim copies, packed (evalkit.engine.slim_cases)
-    store: CaseStore = field(default_factory=CaseStore)  # case i of `cases` in full, in finishing order
     judge_stats: JudgeStatistics | None = None
-    order: dict[str, dict[str, int]] = field(default_factory=dict)  # eval set id → eval id → place in the plan
     listeners: list[Callable[[CaseResult], None]] = field(default_factory=list)
     repeat: int = DEFAULT_REPEAT
     pass_rate: float | None = None
     limit: AdaptiveLimit | None = None  # the run's cases-in-flight controller, for the progress bar
     reruns: int = 0
-    figures: RunFigures = field(default_factory=RunFigures)  # latency and tool figures, fed as cases finish
     quarantine: Quarantine | None = None  # `--quarantine FILE`: marks the cases it holds out, before they are stored
     auto_repeat: AutoRepeat | None = None  # `--repeat auto`: how many agent runs it took
     confidence: float | None = None  # `--confidence`
-    no_verdicts: int = 0  # judged turns without a readable verdict, over every case added (workers' too)
-    coverage: CoverageTally = field(default_factory=CoverageTally)  # what the cases exercised, fed as they finish
     inventory: Inventory | None = None  # what the agent declares, asked once after the cases (engine/coverage.py)
     min_coverage: float | None = None  # the coverage gate
+
+    @property
+    def cases(self) -> SlimCases:
+        """The slim copies, in finishing order."""
+        return self.record.cases
+
+    @property
+    def store(self) -> CaseStore:
+        return self.record.store
 
     def add(self, result: CaseResult) -> None:
         if self.quarantine is not None:
             self.quarantine.mark(result)
-        result = self.store.add(result)  # as stored: text no file can hold is escaped
-        self.no_verdicts += sum(1 for criterion in result.criteria for turn in criterion.invocations
-                                if turn.details.get("no_verdict"))
-        self.figures.add(result)
-        self.coverage.add(result)
-        self.cases.append(slim(result))
+        result = self.record.add(result)  # as stored: text no file can hold is escaped
         for listener in self.listeners:
             listener(result)
 
     def stored_cases(self) -> StoredCases:
         """Every finished case in full, in plan order, read back from disk one at a time."""
-        return self.store.in_order(self._plan_order())
-
-    def _plan_order(self) -> list[int]:
-        def place(index: int) -> int:
-            eval_set_id, eval_id = self.cases.key(index)
-            return self.order.get(eval_set_id, {}).get(eval_id, _AFTER_THE_PLAN)
-
-        return sorted(range(len(self.cases)), key=place)
+        return self.record.full_cases()
 
     def result(self, interrupted: bool = False, full: bool = True) -> RunResult:
         """The run so far; `full=False` holds the slim cases (write files from `stored_cases()`)."""
-        result = RunResult(
+        record = self.record
+        header = RunResult(
             evalkit_version=__version__,
-            started_at=self.started_at,
-            duration_s=round(time.perf_counter() - self.started, 3),
-            summary=Summary.of(self.cases, planned=self.total),
+            started_at=record.started_at,
+            duration_s=record.elapsed_s(),
+            summary=record.summary(planned=self.total),
             cases=[],
             interrupted=interrupted,
-            judge=self.judge_stats.model_copy(update={"no_verdict": self.no_verdicts}) if self.judge_stats else None,
-            latency=self.figures.report(total=self.total),
+            judge=self.judge_stats.model_copy(update={"no_verdict": record.no_verdicts}) if self.judge_stats else None,
+            latency=record.figures.report(total=self.total),
             repeat=self.repeat,
             pass_rate=self.pass_rate,
             concurrency=self.concurrency_figures(),
             quarantine=self.quarantine.summary() if self.quarantine is not None else None,
             repeat_auto=self.auto_repeat.figures() if self.auto_repeat is not None else None,
             confidence=self.confidence,
-            coverage=coverage_of(self.inventory, self.coverage.activity, self.coverage.expected, self.min_coverage),
+            coverage=coverage_of(self.inventory, record.coverage.activity, record.coverage.expected, self.min_coverage),
         )
-        # Slim cases are read through a view, built one at a time: a list of them all is what grew per case.
-        result.cases = list(self.stored_cases()) if full else self.cases.in_order(self._plan_order())  # type: ignore[assignment]
-        return result
+        return record.with_cases(header, full)
 
     def concurrency_figures(self) -> Concurrency | None:
         if self.limit is None:
@@ -163,7 +150,7 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
     jobs = jobs_for(plan)
     unscored = not_evaluated_results(plan)
     progress.total = len(jobs) + len(unscored)
-    progress.order = plan_order(plan)
+    progress.record.order = plan_order(plan)
     for result in unscored:
         progress.add(result)
     on_case_done = progress.add

@@ -4,7 +4,7 @@ Shards 2..N each run in a worker, `python -m evalkit.engine.worker` (on Linux fo
 from the run's process instead, `evalkit.engine.forked_worker`), given the run's
 settings serialized (`RunSettings` as JSON, with its own `shard` K/N), in a process of
 its own with its own event loop, writing its result as lines to a temporary folder
-(evalkit.engine.shard_lines). The parent starts them first and then runs shard 1
+(evalkit.results.record_views). The parent starts them first and then runs shard 1
 itself, so its own start-up (evalkit, the eval set) is not paid a second time and
 overlaps theirs; it then adds the workers' cases to its own run one at a time, as if
 they had finished there, and reports as one run. It pays for agents whose turns cost
@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING
 
 from evalkit.engine.forked_worker import WORKER_MODULE, ForkedWorker, can_fork, fork_worker, preload_adk
 from evalkit.engine.process_count import burns_cpu_in_process
-from evalkit.engine.shard_lines import read_shard_lines
 from evalkit.foundation.signals import stop_signals_held, told_of_signals
+from evalkit.results.record_views import read_shard_lines
 from evalkit.errors import AgentError, ExitCode, InputError, Problem, SettingProblem, Terminated, UsageError
 from evalkit.schema.results import RunResult
 from evalkit.settings import RunSettings

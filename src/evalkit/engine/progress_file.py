@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from evalkit.foundation.redaction import mask_secrets
+from evalkit.results.record_views import progress_row
 
 if TYPE_CHECKING:
     from evalkit.schema.results import CaseResult
@@ -48,12 +49,8 @@ class ProgressFile:
 
     def add(self, case: CaseResult, total: int) -> None:
         """One finished case: what its row in the viewer shows."""
-        row = case.model_dump(mode="json", include={"eval_set_id", "eval_id", "status", "error", "duration_s",
-                                                    "quarantined"})
-        row["criteria"] = [c.model_dump(mode="json", include={"name", "score", "status", "threshold"})
-                           for c in case.criteria]
         try:
-            self._handle.write(mask_secrets(json.dumps({"total": total, "case": row})) + "\n")
+            self._handle.write(mask_secrets(json.dumps({"total": total, "case": progress_row(case)})) + "\n")
             self._handle.flush()
         except (OSError, ValueError):
             pass  # a full disk must not stop the run; the viewer shows what arrived

@@ -163,7 +163,7 @@ def _run_here(settings: RunSettings, plan: Plan, given: Any, spec: str | None, w
         _stop_cassettes(cassettes, tell)
     result = progress.result(interrupted=interrupted is not None, full=full)  # slim unless asked: memory flat in the cases
     result.shard = str(shard) if shard else None
-    return RunOutcome(result, interrupted is not None, shard, None if full else progress.stored_cases,
+    return RunOutcome(result, interrupted is not None, shard, None if full else progress.record.full_cases,
                       terminated=isinstance(interrupted, Terminated), quarantine=quarantine, progress=progress)
 
 
@@ -180,12 +180,12 @@ def _folded(progress: RunProgress, workers: list[RunResult], plan: Plan, interru
             full: bool, quarantine: Quarantine | None) -> RunOutcome:
     """`processes`: one run of shard 1's progress, which holds every worker's cases too, in
     the order of the whole plan (the workers' cases marked with this run's quarantine list)."""
-    progress.order, progress.total = plan_order(plan), plan.case_count
+    progress.record.order, progress.total = plan_order(plan), plan.case_count
     progress.judge_stats = sum_judge_stats([progress.judge_stats, *(worker.judge for worker in workers)])
     result = progress.result(interrupted=bool(interrupted), full=full)
     if result.repeat_auto:  # each process decided its own cases' runs: keep the rule, not one process's counts
         result.repeat_auto = result.repeat_auto.rule_only()
-    return RunOutcome(result, bool(interrupted), full_cases=None if full else progress.stored_cases,
+    return RunOutcome(result, bool(interrupted), full_cases=None if full else progress.record.full_cases,
                       terminated=isinstance(interrupted, Terminated), quarantine=quarantine, progress=progress)
 
 

@@ -2,7 +2,7 @@
 
 The settings are the parent run's `RunSettings`, serialized, with this worker's `shard`;
 the worker runs them through `evalkit.engine.run.run` like any run and writes its result
-as lines (evalkit.engine.shard_lines), also when interrupted. Its exit code is the run's. A problem with the input (an
+as lines (evalkit.results.record_views), also when interrupted. Its exit code is the run's. A problem with the input (an
 agent that cannot load) is written beside the result file (`evalkit.engine.processes.write_problems`), so the
 parent raises it as its own and the CLI words it with its flags; any other problem is one
 `evalkit:` line on stderr, which the parent shows when no result file was written.
@@ -17,10 +17,10 @@ from pathlib import Path
 from evalkit.engine.evaluation import RunProgress
 from evalkit.engine.run import run
 from evalkit.engine.processes import write_problems
-from evalkit.engine.shard_lines import write_shard_lines
 from evalkit.errors import EvalkitError, ExitCode, InputError, Terminated, raise_terminated
 from evalkit.foundation.signals import let_stop_signals_in, signals_noted_after_the_run
 from evalkit.gc_control import freeze_at_exit
+from evalkit.results.record_views import write_shard_lines
 from evalkit.results.run_verdict import exit_code
 from evalkit.settings import RunSettings
 

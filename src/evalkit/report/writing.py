@@ -21,7 +21,7 @@ def write_reports(result: RunResult, *, json_out: Path | None = None, junit: Pat
     `full_cases`, for a run whose `result` holds slim cases, reads every case back in
     full: the result file streams them, and the HTML report, which shows every turn,
     gets them all at once. JUnit and Markdown need only what the slim copies keep
-    (evalkit.engine.case_store), so they are written from those.
+    (evalkit.results.record), so they are written from those.
     """
     from evalkit.results.writer import write_result
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 
 from evalkit.foundation.files import write_pieces_atomically, write_text_atomically
+from evalkit.results.record_views import result_file_pieces
 from evalkit.schema.results import CaseResult, RunResult
 
 
@@ -14,14 +15,4 @@ def write_result(result: RunResult, path: Path, cases: Iterable[CaseResult] | No
     if cases is None:
         write_text_atomically(path, result.model_dump_json(indent=2) + "\n")
         return
-    head, tail = result.model_copy(update={"cases": []}).model_dump_json(indent=2).split('"cases": []', 1)
-
-    def pieces() -> Iterator[str]:
-        yield head + '"cases": ['
-        separator = "\n    "
-        for case in cases:
-            yield separator + case.model_dump_json(indent=2).replace("\n", "\n    ")
-            separator = ",\n    "
-        yield ("]" if separator == "\n    " else "\n  ]") + tail + "\n"
-
-    write_pieces_atomically(path, pieces())
+    write_pieces_atomically(path, result_file_pieces(result, cases))

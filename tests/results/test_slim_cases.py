@@ -6,9 +6,8 @@ import tracemalloc
 
 import pytest
 
-from evalkit.engine.case_store import slim
-from evalkit.engine.evaluation import RunProgress
-from evalkit.engine.slim_cases import SlimCases
+from evalkit.results.record import RunRecord
+from evalkit.results.slim_cases import SlimCases, slim
 from evalkit.schema.results import CaseResult, CriterionResult, Status
 
 
@@ -41,7 +40,7 @@ def test_every_kind_of_case_reads_back_as_its_slim_copy():
 
 
 def test_a_run_keeps_well_under_a_kilobyte_per_plain_case():
-    progress = RunProgress()
+    progress = RunRecord()
     cases = [finished_case(n) for n in range(3000)]
     tracemalloc.start()
     try:

@@ -19,8 +19,7 @@ from pydantic_core import PydanticSerializationError
 
 from evalkit.foundation.redaction import mask_secrets
 from evalkit.foundation.text import escape_surrogates
-from evalkit.schema.case_extras import ToolCallSource, UnmatchedToolCall
-from evalkit.schema.results import COST_CRITERION, CaseResult, CriterionResult, Status
+from evalkit.schema.results import CaseResult
 
 
 class CaseStore:
@@ -128,61 +127,3 @@ class StoredCases(Sequence[CaseResult]):
     def __iter__(self) -> Iterator[CaseResult]:
         for position in self._positions:
             yield self._store.read(position)
-
-
-# Criteria whose details the console's failure lines read; the others are kept as bare scores.
-_EXPLAINED = frozenset({Status.FAILED, Status.ERROR, Status.NOT_EVALUATED})
-# Slim copies are never assigned to, so they share one "fields set" each (a set per model
-# instance is the largest part of a bare copy); a frozenset makes an assignment fail loudly.
-_CASE_FIELDS = frozenset(CaseResult.model_fields)
-_CRITERION_FIELDS = frozenset(CriterionResult.model_fields)
-
-
-def slim(result: CaseResult) -> CaseResult:
-    """What stays in memory of a finished case, all that the console, JUnit and Markdown
-    read: no recorded turns, no repeated runs, no session id, no informational metrics but the cost, and
-    details only for the criteria the console explains (failed, error, not evaluated), and
-    an error case's `error_detail` (shown under `--debug`; only error cases carry one), and what the
-    console says of a case besides its criteria (why it was not evaluated, unmatched tool calls).
-
-    Built afresh rather than copied, so nothing of the full result stays referenced.
-    """
-    return CaseResult.model_construct(
-        _CASE_FIELDS,  # type: ignore[arg-type]  # pydantic annotates a set; it only reads it
-        eval_set_id=result.eval_set_id, eval_id=result.eval_id, status=result.status, error=result.error,
-        error_detail=result.error_detail, criteria=[_slim_criterion(c) for c in result.criteria if _shown(c)],
-        invocations=[],
-        source_file=result.source_file, session_id=None,  # in the result file; no report made from slim copies shows it
-        duration_s=result.duration_s, simulation=result.simulation, repeat=result.repeat, runs=None,
-        reason=result.reason, unmatched_tool_calls=_unmatched_calls(result), tool_calls=_tool_calls(result),
-        quarantined=result.quarantined,
-    )
-
-
-def _shown(criterion: CriterionResult) -> bool:
-    """Whether a report made from slim copies reads this criterion: the console, JUnit and
-    Markdown show the criteria that decide pass or fail, and add up the cost."""
-    return criterion.status is not Status.INFORMATIONAL or criterion.name == COST_CRITERION
-
-
-def _slim_criterion(criterion: CriterionResult) -> CriterionResult:
-    if criterion.status in _EXPLAINED:
-        return criterion
-    return CriterionResult.model_construct(
-        _CRITERION_FIELDS,  # type: ignore[arg-type]  # pydantic annotates a set; it only reads it
-        name=criterion.name, threshold=criterion.threshold, score=criterion.score,
-        status=criterion.status, invocations=[], details={}, error=criterion.error, spread=criterion.spread)
-
-
-def _unmatched_calls(result: CaseResult) -> list[UnmatchedToolCall] | None:
-    # The console lists a case's unmatched tool calls over all its repeated runs, which the slim copy drops.
-    calls = [call for run in (result.runs or [result]) for call in run.unmatched_tool_calls or ()]
-    return calls or None
-
-
-def _tool_calls(result: CaseResult) -> list[ToolCallSource] | None:
-    # The console counts where tool calls' answers came from over all repeated runs.
-    # Only what the count reads (report/tool_sources.py): a call's arguments and answer stay in the file.
-    calls = [ToolCallSource(name=call.name, source=call.source)
-             for run in (result.runs or [result]) for call in run.tool_calls or ()]
-    return calls or None
