@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 from evalkit import __version__
 from evalkit.agents.base import Agent
 from evalkit.loading.plan import Plan
-from evalkit.results.case_store import CaseStore, StoredCases
+from evalkit.results.case_store import CaseStore
+from evalkit.results.cases_in_order import CasesInOrder
 from evalkit.results.coverage import coverage_of
 from evalkit.results.record import RunRecord
 from evalkit.results.slim_cases import SlimCases
@@ -72,7 +73,7 @@ class RunProgress:
         for listener in self.listeners:
             listener(result)
 
-    def stored_cases(self) -> StoredCases:
+    def stored_cases(self) -> CasesInOrder:
         """Every finished case in full, in plan order, read back from disk one at a time."""
         return self.record.full_cases()
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 import json
 import tempfile
 from array import array
-from collections.abc import Iterator, Sequence
-from typing import BinaryIO, overload
+from collections.abc import Sequence
+from typing import BinaryIO
 
 from pydantic_core import PydanticSerializationError
 
 from evalkit.foundation.redaction import mask_secrets
 from evalkit.foundation.text import escape_surrogates
+from evalkit.results.cases_in_order import CasesInOrder
 from evalkit.schema.results import CaseResult
 
 
@@ -95,35 +96,10 @@ class CaseStore:
         self._file.seek(self._offsets[position])
         return CaseResult.model_validate_json(self._file.read(self._lengths[position]))
 
-    def in_order(self, positions: Sequence[int]) -> StoredCases:
-        return StoredCases(self, positions)
+    def in_order(self, positions: Sequence[int]) -> CasesInOrder:
+        """The cases at `positions`, read from disk on every access."""
+        return CasesInOrder(self.read, positions)
 
     def close(self) -> None:
         if self._file is not None:
             self._file.close()
-
-
-class StoredCases(Sequence[CaseResult]):
-    """A sequence of stored cases read from disk on every access: iterate it, do not keep it."""
-
-    def __init__(self, store: CaseStore, positions: Sequence[int]):
-        self._store = store
-        self._positions = positions
-
-    def __len__(self) -> int:
-        return len(self._positions)
-
-    @overload
-    def __getitem__(self, index: int) -> CaseResult: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[CaseResult]: ...
-
-    def __getitem__(self, index: int | slice) -> CaseResult | list[CaseResult]:
-        if isinstance(index, slice):
-            return [self._store.read(p) for p in self._positions[index]]
-        return self._store.read(self._positions[index])
-
-    def __iter__(self) -> Iterator[CaseResult]:
-        for position in self._positions:
-            yield self._store.read(position)

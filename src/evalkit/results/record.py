@@ -23,11 +23,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from evalkit.results.case_store import CaseStore, StoredCases
+from evalkit.results.case_store import CaseStore
+from evalkit.results.cases_in_order import CasesInOrder
 from evalkit.results.coverage import CoverageTally
 from evalkit.results.latency import RunFigures
 from evalkit.results.record_views import result_file_pieces, shard_line_pieces
-from evalkit.results.slim_cases import OrderedSlimCases, SlimCases, slim
+from evalkit.results.slim_cases import SlimCases, slim
 from evalkit.schema.results import CaseResult, RunResult, Summary
 
 _AFTER_THE_PLAN = 1 << 62  # where a finished case the plan does not list is put: last
@@ -57,11 +58,11 @@ class RunRecord:
     def __len__(self) -> int:
         return len(self.cases)
 
-    def full_cases(self) -> StoredCases:
+    def full_cases(self) -> CasesInOrder:
         """Every case in full, in plan order, read back from disk one at a time."""
         return self.store.in_order(self._plan_order())
 
-    def slim_cases(self) -> OrderedSlimCases:
+    def slim_cases(self) -> CasesInOrder:
         """Every case's slim copy, in plan order, built as it is read."""
         return self.cases.in_order(self._plan_order())
 

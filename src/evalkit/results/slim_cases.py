@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import overload
 
+from evalkit.results.cases_in_order import CasesInOrder
 from evalkit.schema.case_extras import ToolCallSource, UnmatchedToolCall
 from evalkit.schema.results import COST_CRITERION, CaseResult, CriterionResult, Status
 
@@ -72,8 +73,12 @@ class SlimCases(Sequence[CaseResult]):
         item = self._items[index]
         return (item[0], item[1]) if isinstance(item, tuple) else (item.eval_set_id, item.eval_id)
 
-    def in_order(self, positions: Sequence[int]) -> OrderedSlimCases:
-        return OrderedSlimCases(self, positions)
+    def in_order(self, positions: Sequence[int]) -> CasesInOrder:
+        """The cases at `positions` (finishing order), each built as it is read."""
+        return CasesInOrder(self._read, positions)
+
+    def _read(self, position: int) -> CaseResult:
+        return self._unpack(self._items[position])
 
     def _share(self, text: str | None) -> str | None:
         """One string object for the many cases that name the same eval set or file."""
@@ -115,32 +120,6 @@ class SlimCases(Sequence[CaseResult]):
             criteria.append((criterion.name, criterion.threshold, criterion.score, criterion.status))
         return (self._share(case.eval_set_id) or "", case.eval_id, case.status, self._share(case.source_file),
                 case.duration_s, self._share_scores(tuple(criteria)))
-
-
-class OrderedSlimCases(Sequence[CaseResult]):
-    """Some of a run's slim cases in a given order, built as they are read: iterate, do not keep."""
-
-    def __init__(self, cases: SlimCases, positions: Sequence[int]):
-        self._cases = cases
-        self._positions = positions
-
-    def __len__(self) -> int:
-        return len(self._positions)
-
-    @overload
-    def __getitem__(self, index: int) -> CaseResult: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[CaseResult]: ...
-
-    def __getitem__(self, index: int | slice) -> CaseResult | list[CaseResult]:
-        if isinstance(index, slice):
-            return [self._cases[p] for p in self._positions[index]]
-        return self._cases[self._positions[index]]
-
-    def __iter__(self) -> Iterator[CaseResult]:
-        for position in self._positions:
-            yield self._cases[position]
 
 
 def _criterion(name: str, threshold: float | None, score: float | None, status: Status) -> CriterionResult:
