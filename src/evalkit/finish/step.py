@@ -72,7 +72,7 @@ class Finish:
 
             add_significance(comparison, self.baseline, this_run, self.settings.significance,
                              self.settings.gate_scores, held=_held(whole))
-        result.comparison = comparison.to_dict()
+        result.comparison = comparison.to_record()
         return comparison
 
     def write(self, result: RunResult, full_cases: FullCases | None = None) -> EvalkitError | None:
