@@ -36,6 +36,8 @@ _AFTER_THE_PLAN = 1 << 62  # where a finished case the plan does not list is put
 
 @dataclass
 class RunRecord:
+    """A run's finished cases, kept once, with the tallies fed as they finish; its forms are views of it."""
+
     started_at: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
     started: float = field(default_factory=time.perf_counter)
     store: CaseStore = field(default_factory=CaseStore)  # every case in full, in finishing order
