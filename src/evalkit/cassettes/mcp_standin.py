@@ -32,8 +32,9 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
-from evalkit.cassettes.mcp_cassette import McpCassette, command_text
+from evalkit.cassettes.mcp_cassette import McpCassette, command_text, mcp_json
 from evalkit.cassettes.recorded_calls import RecordedCalls
+from evalkit.cassettes.store import missed_in
 from evalkit.errors import UsageError
 from evalkit.judge.redact import mask_secrets_in
 
@@ -62,7 +63,7 @@ class McpStandIn:
         if self.upstream is None:
             raise self._miss("no recorded tools/list answer")
         result = await self.upstream.list_tools()
-        self.cassette.tools = mask_secrets_in([_json(tool) for tool in result.tools])
+        self.cassette.tools = mask_secrets_in([mcp_json(tool) for tool in result.tools])
         self.cassette.save()
         return self.cassette.tools or []
 
@@ -87,7 +88,7 @@ class McpStandIn:
         except MCPError as error:
             self._keep({"tool": name, "args": masked, "error": {"code": error.code, "message": error.message}})
             raise
-        response = _json(result)
+        response = mcp_json(result)
         self._keep({"tool": name, "args": masked, "response": mask_secrets_in(response)})
         return response
 
@@ -98,14 +99,9 @@ class McpStandIn:
     def _miss(self, what: str) -> Exception:
         from mcp import MCPError
 
-        where = (f"cassette {self.cassette.path}" if self.cassette.exists
-                 else f"there is no cassette {self.cassette.path}")
+        where = missed_in(self.cassette.path, self.cassette.exists)
         return MCPError(NO_RECORDING, f"evalkit mcp (replay): {what} ({where}); if the agent's calls or the server's "
                                       "tools changed, re-record with --cassette-mode record (or auto)")
-
-
-def _json(model: Any) -> dict[str, Any]:
-    return model.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 async def serve(folder: Path, mode: str, command: list[str], name: str) -> None:
