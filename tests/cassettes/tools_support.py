@@ -67,5 +67,45 @@ def write_tool_evalset(folder: Path) -> Path:
     return path
 
 
+MCP_CITIES = {"Paris": "sunny", "Oslo": "snowy", "Lima": "sunny"}  # Lima's forecast: unknown, so that case fails
+
+
+def write_mcp_evalset(folder: Path, config: dict[str, Any] | None = None) -> Path:
+    """The suite of examples/mcp_weather_agent's agent: each case asks for a city's forecast (get_forecast)."""
+    cases = [{"eval_id": city.lower(), "conversation": [{
+        "user_content": {"role": "user", "parts": [{"text": f"What is the weather in {city}?"}]},
+        "final_response": {"role": "model", "parts": [{"text": f"{city}: {condition} for 2 day(s)"}]},
+        "intermediate_data": {"tool_uses": [{"name": "get_forecast", "args": {"city": city, "days": 2}}]}}]}
+        for city, condition in MCP_CITIES.items()]
+    path = folder / "mcp.evalset.json"
+    path.write_text(json.dumps({"eval_set_id": "mcp", "eval_cases": cases}))
+    (folder / "test_config.json").write_text(json.dumps(
+        {"criteria": {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.9}, **(config or {})}))
+    return path
+
+
+def stand_in(tmp_path: Path, mode: str, *extra: str):
+    """`evalkit mcp` standing in for the example's weather server (a copy in `tmp_path`, logging to server.log)."""
+    import os
+    import sys
+
+    from mcp import StdioServerParameters
+
+    server = tmp_path / "weather_server.py"
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "evalkit", "mcp", "--cassettes", str(tmp_path / "cassettes"), "--cassette-mode", mode, *extra,
+              "--", sys.executable, str(server), str(tmp_path / "server.log")],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}, cwd=str(tmp_path))
+
+
+def mcp_agent_spec() -> str:
+    """examples/mcp_weather_agent's `cmd:` agent, an MCP client (its server command: $WEATHER_MCP_COMMAND)."""
+    import shlex
+    import sys
+
+    return f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(EXAMPLE / 'agent.py'))}"
+
+
 def log_lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []

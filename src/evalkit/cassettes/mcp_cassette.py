@@ -20,7 +20,7 @@ import hashlib
 import json
 import secrets
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,7 +63,11 @@ class McpCassette:
 
     @classmethod
     def load(cls, folder: Path, name: str, server: str) -> McpCassette:
-        cassette = cls(folder / "mcp" / (file_name(name) + SUFFIX), server)
+        return cls.at(folder / "mcp" / (file_name(name) + SUFFIX), server)
+
+    @classmethod
+    def at(cls, path: Path, server: str = "") -> McpCassette:
+        cassette = cls(path, server)
         data = cassette._read()
         if data is not None:
             cassette.tools, cassette.tool_calls, cassette.exists = data.get("tools"), data["tool_calls"], True
@@ -126,6 +130,29 @@ class McpCassette:
         with _lock_file(self.path, "write") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             yield lock
+
+
+def recorded_tools(folder: Path, warn: Callable[[str], None]) -> dict[str, list[str]] | None:
+    """The tools that the `tools/list` answers recorded in `folder/mcp/` declare, each with its input
+    schema's parameter names; None when no cassette there holds a listing. An unreadable cassette is
+    left out and named through `warn`."""
+    tools: dict[str, list[str]] | None = None
+    for path in sorted((folder / "mcp").glob("*" + SUFFIX)):
+        try:
+            listing = McpCassette.at(path).tools
+        except UsageError as error:
+            warn(str(error))
+            continue
+        if not isinstance(listing, list):
+            continue
+        tools = {} if tools is None else tools
+        for tool in listing:
+            name = tool.get("name") if isinstance(tool, dict) else None
+            if isinstance(name, str) and name:
+                properties = (tool.get("inputSchema") or {}).get("properties") or {}
+                known = tools.setdefault(name, [])
+                known.extend(p for p in properties if p not in known)
+    return tools
 
 
 def _mark(path: Path, lock: IO[bytes] | None) -> tuple[Any, ...]:

@@ -213,7 +213,8 @@ def gate_message(coverage: Coverage | None, requested: float | None) -> str | No
         return None
     if coverage is None:
         return (f"min_coverage {requested:g}: evalkit does not know this agent's tools, so there is no coverage to "
-                "gate on; list them under \"coverage\" in the config (docs/coverage.md), or drop --min-coverage")
+                "gate on; list them under \"coverage\" in the config, or have `evalkit mcp` record its MCP servers "
+                "into the run's --cassettes folder (docs/coverage.md), or drop --min-coverage")
     if not coverage.fails_gate:
         return None
     ratio = coverage.tools.ratio or 0.0
