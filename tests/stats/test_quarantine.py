@@ -7,7 +7,7 @@ from datetime import date
 
 import pytest
 
-from evalkit.engine.evaluation import exit_code
+from evalkit.results.run_verdict import exit_code
 from evalkit.errors import ExitCode, InputError
 from evalkit.quarantine import load_quarantine
 from evalkit.schema.results import CaseResult, RunResult, Status, Summary

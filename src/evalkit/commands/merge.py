@@ -24,7 +24,7 @@ from evalkit.schema.results import RunResult
 def merge_command(files: list[Path], *, json_out: Path | None = None, junit: Path | None = None,
                   markdown: Path | None = None, html: Path | None = None, quiet: bool = False,
                   min_coverage: float | None = None) -> int:
-    from evalkit.engine.evaluation import exit_code
+    from evalkit.results.run_verdict import exit_code
     from evalkit.report.console import make_console, render, summary_line
     from evalkit.report.writing import write_reports
     from evalkit.results.reader import read_result

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evalkit.engine.coverage import gate_ratio
-from evalkit.engine.evaluation import exit_code
+from evalkit.results.run_verdict import exit_code
 from evalkit.errors import EvalkitError, ExitCode, InputError, StorageError, UsageError
 from evalkit.report.console import make_console
 from evalkit.report.writing import write_reports

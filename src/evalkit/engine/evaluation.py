@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 from datetime import datetime, timezone
 
 from evalkit import __version__
-from evalkit.errors import ExitCode
 from evalkit.agents.base import Agent
 from evalkit.loading.plan import Plan
 from evalkit.results.coverage import CoverageTally, coverage_of
@@ -28,7 +27,7 @@ from evalkit.engine.loop_load import BusyMeter
 from evalkit.engine.slim_cases import SlimCases
 from evalkit.engine.jobs import CaseJob
 from evalkit.engine.runner import Runner
-from evalkit.schema.results import CaseResult, JudgeStatistics, RunResult, Status, Summary, has_errors
+from evalkit.schema.results import CaseResult, JudgeStatistics, RunResult, Status, Summary
 from evalkit.defaults import DEFAULT_REPEAT
 from evalkit.settings import RunSettings
 
@@ -239,30 +238,3 @@ async def run_checked(run: Coroutine[Any, Any, None], check: Coroutine[Any, Any,
                 task.cancel()
         await asyncio.gather(checking, running, return_exceptions=True)
 
-
-def exit_code(result: RunResult) -> int:
-    """The exit code of a finished run: interrupted, errors, all passed, or something failed."""
-    if result.interrupted:
-        return ExitCode.INTERRUPTED
-    if any(case.quarantined for case in result.cases):
-        return _exit_code_without_quarantined(result)
-    # An error outranks a failure: a failed case may hold a criterion that errored.
-    if result.summary.errors or any(has_errors(case) for case in result.cases):
-        return ExitCode.RUN_ERROR
-    if result.summary.cases and result.summary.passed == result.summary.cases:
-        return ExitCode.FAILED if coverage_gate_fails(result) else ExitCode.OK
-    return ExitCode.FAILED
-
-
-def coverage_gate_fails(result: RunResult) -> bool:
-    """Below its `min_coverage`; a shard's coverage is a part, so only a whole run (or a merge) is gated."""
-    return result.shard is None and result.coverage is not None and result.coverage.fails_gate
-
-
-def _exit_code_without_quarantined(result: RunResult) -> int:
-    """Quarantined cases ran and are reported, but only the others decide (evalkit.quarantine)."""
-    counted = [case for case in result.cases if not case.quarantined]
-    if any(case.status is Status.ERROR or has_errors(case) for case in counted):
-        return ExitCode.RUN_ERROR
-    passed = all(case.status is Status.PASSED for case in counted) and not coverage_gate_fails(result)
-    return ExitCode.OK if passed else ExitCode.FAILED
