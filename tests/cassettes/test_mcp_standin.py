@@ -6,7 +6,6 @@ not start it): the same answers, and the server's log stays empty.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import shutil
@@ -14,33 +13,16 @@ import sys
 
 import pytest
 
-from tests.cassettes.tools_support import EXAMPLE, log_lines, mcp_agent_spec, stand_in, write_mcp_evalset
+from tests.cassettes.tools_support import (CALLS, EXAMPLE, log_lines, mcp_agent_spec, session_answers, stand_in,
+                                          write_mcp_evalset)
 
 pytest.importorskip("mcp")
 
-CALLS = [("get_forecast", {"city": "Paris", "days": 2}), ("station_status", {}),
-         ("get_forecast", {"city": "Paris", "days": 2}), ("get_forecast", {"days": 3, "city": "Oslo"})]
-
-
-async def session_answers(parameters, calls) -> tuple[list[str], list[dict]]:
-    """What an MCP client sees: the listed tools' names, then each call's result (or its error)."""
-    from mcp import ClientSession, MCPError, stdio_client
-
-    async with stdio_client(parameters) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        listed = await session.list_tools()
-        answers = []
-        for name, args in calls:
-            try:
-                result = await session.call_tool(name, args)
-                answers.append(result.model_dump(mode="json", by_alias=True, exclude_none=True))
-            except MCPError as error:
-                answers.append({"error": error.message})
-        return [tool.name for tool in listed.tools], answers
-
 
 def answers(parameters, calls=CALLS):
-    return asyncio.run(asyncio.wait_for(session_answers(parameters, calls), timeout=120))
+    from mcp import stdio_client
+
+    return session_answers(lambda: stdio_client(parameters), calls)
 
 
 def test_record_then_replay_without_the_server(tmp_path):

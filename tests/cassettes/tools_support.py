@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from evalkit.testing import function_call
@@ -105,6 +106,33 @@ def mcp_agent_spec() -> str:
     import sys
 
     return f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(EXAMPLE / 'agent.py'))}"
+
+
+CALLS = [("get_forecast", {"city": "Paris", "days": 2}), ("station_status", {}),
+         ("get_forecast", {"city": "Paris", "days": 2}), ("get_forecast", {"days": 3, "city": "Oslo"})]
+
+
+def session_answers(transport: Callable[[], Any], calls=CALLS) -> tuple[list[str], list[dict]]:
+    """What an MCP client sees through `transport()` (the SDK's stdio or streamable-HTTP client): the
+    listed tools' names, then each call's result (or its error)."""
+    import asyncio
+
+    from mcp import ClientSession, MCPError
+
+    async def talk() -> tuple[list[str], list[dict]]:
+        async with transport() as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            listed = await session.list_tools()
+            answers = []
+            for name, args in calls:
+                try:
+                    result = await session.call_tool(name, args)
+                    answers.append(result.model_dump(mode="json", by_alias=True, exclude_none=True))
+                except MCPError as error:
+                    answers.append({"error": error.message})
+            return [tool.name for tool in listed.tools], answers
+
+    return asyncio.run(asyncio.wait_for(talk(), timeout=120))
 
 
 def log_lines(path: Path) -> list[dict]:
