@@ -39,3 +39,11 @@ def test_validate_imports_nothing_heavy():
 def test_the_probe_does_see_heavy_imports():
     # Guards the test itself: a real run of the demo does load rouge_score.
     assert any(m.startswith("rouge_score") for m in loaded_modules("run", "evalsets/weather.evalset.json", "--quiet"))
+
+
+def test_the_plugin_api_imports_nothing_heavy():
+    # A plug-in package imports evalkit.extend at its own import; that must not load a model client.
+    code = f"import sys, evalkit.extend; print(sorted(m for m in sys.modules if m.startswith({HEAVY!r})))"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

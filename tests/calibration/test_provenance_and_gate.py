@@ -9,7 +9,7 @@ import pytest
 
 from evalkit.criteria.judging.calibration_option import CalibrationRequirement
 from evalkit.criteria.judging.calibration_gate import hold_reason, judged_result
-from evalkit.criteria import registry
+from evalkit.criteria.registry import CRITERIA
 from evalkit.criteria.adk.final_response_match_v2 import FinalResponseMatchV2Criterion
 from evalkit.criteria.adk.rubric_final_response import RubricFinalResponseQualityCriterion
 from evalkit.criteria.configure import configure_criteria
@@ -39,7 +39,7 @@ def built(criterion_class: type[JudgeCriterion]) -> JudgeCriterion:
 
 
 def judged_classes() -> list[type[JudgeCriterion]]:
-    classes = [registry.get(name) for name in registry.names()]
+    classes = [CRITERIA.get(name) for name in CRITERIA.names()]
     return [c for c in classes if c is not None and c.uses_judge]
 
 

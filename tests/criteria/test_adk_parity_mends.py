@@ -65,14 +65,14 @@ def test_response_evaluation_score_is_accepted_and_not_evaluated_with_the_reason
     pandas, and needs Google Cloud credentials): nothing to compare offline, so it is reported unscored."""
     import json
 
-    from evalkit.criteria import registry
+    from evalkit.criteria.registry import CRITERIA
     from evalkit.criteria.base import EvalContext
     from evalkit.schema.evalset import EvalCase
     from evalkit.schema.results import Status
     from tests.conftest import ROOT
     from tests.in_process import invoke_evalkit
 
-    criterion_class = registry.get("response_evaluation_score")
+    criterion_class = CRITERIA.get("response_evaluation_score")
     assert criterion_class is not None and criterion_class.score_range == (1.0, 5.0)
     case = EvalCase.model_validate({"eval_id": "c", "conversation": [TURN]})
     outcome = asyncio.run(criterion_class(4.0).evaluate(EvalContext(case=case, actual=case.conversation,

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from evalkit.agents.python_callable import CallableAgent
-from evalkit.criteria import registry
+from evalkit.criteria.registry import CRITERIA
 from evalkit.criteria.base import Criterion
 from evalkit.judge import JudgeService, RetryPolicy
 from evalkit.engine.jobs import CaseJob
@@ -88,7 +88,7 @@ def script(
 
 
 def criterion(name: str, threshold: float, **options: Any) -> Criterion:
-    criterion_class = registry.get(name)
+    criterion_class = CRITERIA.get(name)
     assert criterion_class is not None
     return criterion_class(threshold, criterion_class.Options.model_validate(options))
 

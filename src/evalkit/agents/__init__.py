@@ -1,0 +1,1 @@
+"""The agent under test: the Agent and AgentSession classes, the spec resolver and one adapter per kind."""

@@ -1,14 +1,10 @@
-"""Agent specs → agents: one prefix → adapter table, one resolver (docs/agents.md).
+"""Agent specs → agents: one resolver (docs/agents.md).
 
 The CLI's `--agent`, the Python API's `agent=` and the pytest plugin's `--evalkit-agent`
-all resolve here. A spec's form picks the adapter: a registered prefix (`cmd:`,
-`http://`, `replay:`, ...), else an ADK agent folder, else `module:attr` or
-`file.py:attr`. Each adapter module is imported only when used.
-
-Other packages add prefixes through the `evalkit.agents` entry point group: the entry
-point's name is the prefix (without the colon) and its object a callable
-`(target: str, settings: RunSettings) -> Agent`. Entry points are read only when a
-spec's prefix is not built in, so naming a built-in adapter never pays for them.
+all resolve here. A spec's form picks the adapter: a prefix of the `AGENT_PREFIXES`
+registry (`cmd:`, `http://`, `replay:`, ... and those of other packages: prefixes.py),
+else an ADK agent folder, else `module:attr` or `file.py:attr`. Each adapter module is
+imported only when used.
 """
 
 from __future__ import annotations
@@ -17,66 +13,19 @@ import importlib
 import importlib.util
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from evalkit.agents.base import Agent
+from evalkit.agents.prefixes import AGENT_PREFIXES, FORMS, may_name_a_plugin, spec_prefix
 from evalkit.errors import AgentLoadError, InputError, Problem, SettingProblem, UsageError
+from evalkit.foundation.registry import PluginLoadError
 from evalkit.settings import RunSettings
-
-ENTRY_POINT_GROUP = "evalkit.agents"
-
-Loader = Callable[[str, RunSettings], Agent]
-
-
-def _replay(target: str, settings: RunSettings) -> Agent:
-    from evalkit.agents.replay import ReplayAgent
-
-    return ReplayAgent.from_file(target)
-
-
-def _command(target: str, settings: RunSettings) -> Agent:
-    from evalkit.agents.subprocess_agent import SubprocessAgent
-
-    return SubprocessAgent(target, workers=settings.most_jobs_in_flight)
-
-
-def _adk_server(target: str, settings: RunSettings) -> Agent:
-    from evalkit.agents.adk_server import AdkServerAgent
-
-    return AdkServerAgent.connect(target, max_connections=settings.most_jobs_in_flight, timeout=settings.timeout,
-                                  headers=dict(settings.headers))
-
-
-def _http(url: str, settings: RunSettings) -> Agent:
-    from evalkit.agents.http_agent import HttpAgent
-
-    return HttpAgent(url, max_connections=settings.most_jobs_in_flight, timeout=settings.timeout,
-                     headers=dict(settings.headers))
-
-
-def _a2a(target: str, settings: RunSettings) -> Agent:
-    from evalkit.agents.a2a_agent import A2aAgent
-
-    return A2aAgent.connect(target, headers=dict(settings.headers), max_connections=settings.most_jobs_in_flight,
-                            timeout=settings.timeout)
-
-
-# prefix → (loader, whether the prefix is part of what the loader gets, how to write it)
-PREFIXES: dict[str, tuple[Loader, bool, str]] = {
-    "cmd:": (_command, False, "cmd:COMMAND"),
-    "adk-server:": (_adk_server, True, "adk-server:URL/APP"),
-    "a2a:": (_a2a, True, "a2a:URL"),
-    "http://": (_http, True, "http(s)://URL"),
-    "https://": (_http, True, "http(s)://URL"),
-    "replay:": (_replay, False, "replay:RESULT.json"),
-}
 
 
 def has_prefix(spec: str) -> bool:
-    """Whether a spec names a built-in adapter by prefix (so it is not a path to resolve)."""
-    return spec.strip().startswith(tuple(PREFIXES))
+    """Whether a spec names a built-in (or registered) adapter by prefix (so it is not a path to resolve)."""
+    return spec_prefix(spec) is not None
 
 
 def spec_relative_to(spec: str, folder: Path) -> str:
@@ -130,47 +79,34 @@ def no_agent_error() -> UsageError:
 def spec_forms() -> str:
     """Every form a spec can take, for messages and help."""
     forms = ["module:attr", "file.py:attr", "an ADK agent folder"]
-    forms += dict.fromkeys(form for _, _, form in PREFIXES.values())
-    forms += [f"{name}:..." for name in sorted(plugin_prefixes())]
+    forms += dict.fromkeys(FORMS.get(name, f"{name}:...") for name in AGENT_PREFIXES.names())
     return ", ".join(forms[:-1]) + " or " + forms[-1]
-
-
-def plugin_prefixes() -> dict[str, Any]:
-    """Prefixes other packages registered (entry points, not yet loaded), by name."""
-    from evalkit.plugins import entry_points_of
-
-    return entry_points_of(ENTRY_POINT_GROUP)
 
 
 def load_agent(spec: str, settings: RunSettings | None = None) -> Agent:
     """Resolve an agent spec with the run's settings (cases in flight, per-turn timeout)."""
     settings = settings or RunSettings()
     spec = spec.strip()
-    for prefix, (loader, keep_prefix, _) in PREFIXES.items():
-        if spec.startswith(prefix):
-            return loader(spec if keep_prefix else spec.removeprefix(prefix), settings)
+    name, sep, target = spec.partition(":")
+    if spec_prefix(spec) is not None:
+        return _loaded(spec, name, target, settings)
     if Path(spec).is_dir():
         from evalkit.agents.adk_agent import AdkAgent
 
         return AdkAgent.from_directory(spec)
-    name, sep, target = spec.partition(":")
-    if sep and name and not name.endswith(".py") and "." not in name and "/" not in name:
-        plugin = plugin_prefixes().get(name)
-        if plugin is not None:
-            return _load_plugin(plugin, spec, target, settings)
+    if sep and may_name_a_plugin(name) and name in AGENT_PREFIXES.plugins():
+        return _loaded(spec, name, target, settings)
     return agent_from_object(import_object(spec), spec, settings)
 
 
-def _load_plugin(entry_point: Any, spec: str, target: str, settings: RunSettings) -> Agent:
+def _loaded(spec: str, prefix: str, target: str, settings: RunSettings) -> Agent:
     try:
-        loader = entry_point.load()
-    except Exception as error:
-        raise AgentLoadError(spec, f"the plug-in {entry_point.value} failed to load: "
-                             f"{type(error).__name__}: {error}") from None
+        loader = AGENT_PREFIXES.require(prefix)
+    except PluginLoadError as error:
+        raise AgentLoadError(spec, error.reason) from None
     agent = loader(target, settings)
     if not isinstance(agent, Agent):
-        raise AgentLoadError(spec, f"the plug-in {entry_point.value} returned "
-                             f"{type(agent).__name__}, not an evalkit Agent")
+        raise AgentLoadError(spec, f"the {prefix}: loader returned {type(agent).__name__}, not an evalkit Agent")
     return agent
 
 

@@ -62,9 +62,9 @@ def judge_decided(criterion: str, details: Mapping[str, Any]) -> bool:
     from before judges were recorded) the criterion is one that asks a judge."""
     if details.get("judge_model") is not None:
         return True
-    from evalkit.criteria import registry
+    from evalkit.criteria.registry import CRITERIA
 
-    criterion_class = registry.get(criterion)
+    criterion_class = CRITERIA.get(criterion)
     return criterion_class is not None and criterion_class.uses_judge
 
 

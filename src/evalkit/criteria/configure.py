@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from evalkit.criteria.judging.calibration_gate import bind_calibration
-from evalkit.criteria import registry
+from evalkit.criteria.registry import CRITERIA
 from evalkit.criteria.base import Criterion
 from evalkit.errors import InputError, Problem
 from evalkit.foundation.suggestions import did_you_mean
@@ -41,7 +41,7 @@ def configure_criteria(config: EvalConfig, file: str) -> list[Criterion]:
                 except ValueError as error:
                     problems.append(Problem(file, f"custom_metrics.{name}.code_config.name", str(error)))
             continue
-        criterion_class = registry.get(name)
+        criterion_class = CRITERIA.get(name)
         if criterion_class is None:
             problems.append(Problem(file, where, _unknown(name)))
             continue
@@ -126,5 +126,5 @@ def _number(value: Any) -> float | None:
 
 
 def _unknown(name: str) -> str:
-    hint = did_you_mean(name, registry.names(), cutoff=0.6) or "; `evalkit criteria` lists them"
+    hint = did_you_mean(name, CRITERIA.names(), cutoff=0.6) or "; `evalkit criteria` lists them"
     return f"unknown criterion {name!r}{hint}"

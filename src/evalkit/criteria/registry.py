@@ -1,4 +1,4 @@
-"""Criteria by name (docs/criteria.md, docs/architecture.md).
+"""Criteria by name: one `Registry` (docs/criteria.md, docs/extending.md).
 
 Built-in criteria are listed as `module:Class` strings and imported on first use, so
 naming one criterion never pays for the others (nor for their heavy dependencies).
@@ -6,16 +6,15 @@ naming one criterion never pays for the others (nor for their heavy dependencies
 Other packages add criteria through the `evalkit.criteria` entry point group: the entry
 point's name is the criterion's name, its object the Criterion class. Entry points are
 read only when a name is not built in, or when every criterion is listed. In-process
-code (a test, a notebook) can also `register()` a class.
+code (a test, a notebook) can also register a class (`evalkit.extend.register_criterion`).
 """
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import Any
 
 from evalkit.criteria.base import Criterion
-from evalkit.errors import InputError
+from evalkit.foundation.registry import Registry
 
 ENTRY_POINT_GROUP = "evalkit.criteria"
 
@@ -58,49 +57,15 @@ _BUILT_IN: dict[str, str] = {
     "response_checks_v1": "evalkit.criteria.extended.response_checks:ResponseChecksCriterion",
 }
 
-_registered: dict[str, type[Criterion]] = {}
+
+def _is_criterion_class(entry: Any) -> bool:
+    return isinstance(entry, type) and issubclass(entry, Criterion)
 
 
-def register(criterion: type[Criterion]) -> type[Criterion]:
+CRITERIA: Registry[type[Criterion]] = Registry("criterion", ENTRY_POINT_GROUP, built_in=_BUILT_IN,
+                                               accepts=_is_criterion_class, wanted="a Criterion class")
+
+
+def register_criterion(criterion: type[Criterion]) -> type[Criterion]:
     """Make a criterion class available by its `name` (usable as a class decorator)."""
-    _registered[criterion.name] = criterion
-    return criterion
-
-
-def names() -> list[str]:
-    """Every criterion: the built-in ones, then those registered or installed by plug-ins."""
-    extra = [*_registered, *_plugins()]
-    return [*_BUILT_IN, *dict.fromkeys(n for n in extra if n not in _BUILT_IN)]
-
-
-def get(name: str) -> type[Criterion] | None:
-    if name in _registered:
-        return _registered[name]
-    target = _BUILT_IN.get(name)
-    if target is not None:
-        module_name, _, class_name = target.partition(":")
-        criterion = getattr(import_module(module_name), class_name)
-    else:
-        entry_point = _plugins().get(name)
-        if entry_point is None:
-            return None
-        criterion = _load_plugin(entry_point)
-    _registered[name] = criterion
-    return criterion
-
-
-def _plugins() -> dict[str, Any]:
-    from evalkit.plugins import entry_points_of
-
-    return entry_points_of(ENTRY_POINT_GROUP)
-
-
-def _load_plugin(entry_point: Any) -> type[Criterion]:
-    try:
-        criterion = entry_point.load()
-    except Exception as error:
-        raise InputError(f"criterion {entry_point.name!r}: its plug-in {entry_point.value} failed to load: "
-                         f"{type(error).__name__}: {error}") from None
-    if not (isinstance(criterion, type) and issubclass(criterion, Criterion)):
-        raise InputError(f"criterion {entry_point.name!r}: its plug-in {entry_point.value} is not a Criterion class")
-    return criterion
+    return CRITERIA.register(criterion.name, criterion)

@@ -1,0 +1,1 @@
+"""evalkit import: eval sets made from other tools' records (sessions, traces, exported tests)."""

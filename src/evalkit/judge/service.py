@@ -18,6 +18,8 @@ from evalkit.foundation.concurrency import AUTO, AdaptiveLimit, Held, JobsSettin
 from evalkit.foundation.overloads import OVERLOAD_STATUSES
 from evalkit.defaults import DEFAULT_JUDGE_JOBS
 from evalkit.errors import JudgeError
+from evalkit.foundation.registry import PluginLoadError
+from evalkit.judge.backends import JUDGE_BACKENDS
 from evalkit.judge.base import OPENAI_PREFIX, JudgeBackend, JudgeReply, JudgeRequest, JudgeUnavailable, TransientJudgeError
 from evalkit.judge.cache import JudgeCache
 from evalkit.judge.retry import RetryPolicy, call_with_retries
@@ -78,17 +80,7 @@ class JudgeService:
         family = _family(model)
         backend = self._backends.get(family)
         if backend is None:
-            if family == "openai":
-                from evalkit.judge.openai_backend import OpenAICompatibleBackend
-
-                backend = OpenAICompatibleBackend()
-            elif family == "gemini":
-                from evalkit.judge.gemini_backend import GeminiBackend
-
-                backend = GeminiBackend()
-            else:
-                backend = _plugin_backend(family)
-            self._backends[family] = backend
+            backend = self._backends[family] = _new_backend(family)
         return backend
 
     async def generate(self, request: JudgeRequest) -> JudgeReply:
@@ -192,34 +184,25 @@ def _describe(backend: JudgeBackend, model: str) -> str:
     return describe(model) if describe is not None else model
 
 
-JUDGE_ENTRY_POINT_GROUP = "evalkit.judges"
-
-
 def _family(model: str) -> str:
-    """Which backend serves a model: `openai/...`, a plug-in's `PREFIX/...`, else Gemini.
+    """Which backend serves a model: `openai/...`, a registered or plug-in `PREFIX/...`, else Gemini.
 
-    Plug-ins (entry point group `evalkit.judges`, named by their prefix, whose object is
-    a JudgeBackend class) are looked up only for a prefix that is not built in.
+    Plug-ins (entry point group `evalkit.judges`, named by their prefix) are looked up
+    only for a prefix that is not built in.
     """
     if model.startswith(OPENAI_PREFIX):
         return "openai"
     prefix, sep, _ = model.partition("/")
-    if sep and prefix in _plugin_judges():
+    if sep and prefix in JUDGE_BACKENDS:
         return prefix
     return "gemini"
 
 
-def _plugin_judges() -> dict[str, Any]:
-    from evalkit.plugins import entry_points_of
-
-    return entry_points_of(JUDGE_ENTRY_POINT_GROUP)
-
-
-def _plugin_backend(prefix: str) -> JudgeBackend:
-    entry_point = _plugin_judges()[prefix]
+def _new_backend(family: str) -> JudgeBackend:
     try:
-        backend = entry_point.load()()
+        backend_class = JUDGE_BACKENDS.require(family)
+        return backend_class()
+    except PluginLoadError as error:
+        raise JudgeError(f"judge {family}/...: {error.reason}") from None
     except Exception as error:
-        raise JudgeError(f"judge {prefix}/...: its plug-in {entry_point.value} failed to load: "
-                         f"{type(error).__name__}: {error}") from None
-    return backend
+        raise JudgeError(f"judge {family}/...: its backend could not be made: {type(error).__name__}: {error}") from None

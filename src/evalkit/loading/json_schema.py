@@ -25,11 +25,11 @@ def json_schema(which: str) -> dict[str, Any]:
 
 def _describe_criteria(document: dict[str, Any]) -> None:
     """Spell out `criteria`: each known criterion's threshold and options, from its options model."""
-    from evalkit.criteria import registry
+    from evalkit.criteria.registry import CRITERIA
 
     properties: dict[str, Any] = {}
-    for name in registry.names():
-        criterion = registry.get(name)
+    for name in CRITERIA.names():
+        criterion = CRITERIA.get(name)
         assert criterion is not None
         options = criterion.Options.model_json_schema(by_alias=False, ref_template="#/$defs/{model}")
         document.setdefault("$defs", {}).update(options.pop("$defs", {}))

@@ -8,7 +8,7 @@ from pydantic import BaseModel
 from rich.console import Console
 from rich.text import Text
 
-from evalkit.criteria import registry
+from evalkit.criteria.registry import CRITERIA
 from evalkit.errors import Problem
 from evalkit.report.hanging import print_hanging
 
@@ -28,7 +28,7 @@ def _nested_keys(annotation: object) -> list[str]:
 
 
 def describe_options(name: str) -> list[tuple[str, str, str]]:
-    criterion = registry.get(name)
+    criterion = CRITERIA.get(name)
     assert criterion is not None
     rows = []
     for field_name, field in criterion.Options.model_fields.items():
@@ -53,8 +53,8 @@ def config_value(default: object) -> str:
 
 def render_criteria(console: Console, names: list[str] | None = None) -> None:
     """A list, not a table: criterion names are long and must never be cut. `names`: only these."""
-    known = registry.names()
-    unknown = [name for name in names or () if registry.get(name) is None]
+    known = CRITERIA.names()
+    unknown = [name for name in names or () if CRITERIA.get(name) is None]
     if unknown:
         from evalkit.errors import UsageError
         from evalkit.foundation.suggestions import did_you_mean
@@ -62,7 +62,7 @@ def render_criteria(console: Console, names: list[str] | None = None) -> None:
         raise UsageError([Problem("", "", f"no criterion named {name!r}{did_you_mean(name, known, 0.6)} "
                                   "(`evalkit criteria` lists them all)") for name in unknown])
     for name in names or known:
-        criterion = registry.get(name)
+        criterion = CRITERIA.get(name)
         assert criterion is not None
         needs = [w for w, on in (("expected turns", criterion.requires_expected),
                                  ("a conversation scenario", criterion.requires_scenario),

@@ -1,0 +1,1 @@
+"""Result files read and written, and the figures computed over a run's cases."""

@@ -1,0 +1,1 @@
+"""The data model of every file evalkit reads and writes: eval sets, configs, results (pydantic)."""

@@ -1,0 +1,1 @@
+"""The user simulator: conversations played from a scenario, personas and their prompts."""

@@ -1,0 +1,1 @@
+"""The Customer Engagement Suite's golden-evaluation criteria (docs/ces.md)."""

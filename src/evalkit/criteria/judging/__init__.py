@@ -1,0 +1,1 @@
+"""What every judged criterion shares: asking a judge, sampling, voting, prompts and calibration."""

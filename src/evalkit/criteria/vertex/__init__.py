@@ -1,0 +1,1 @@
+"""Vertex AI's evaluation metrics: text overlap, tool calls and model-based templates."""
