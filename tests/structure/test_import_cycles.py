@@ -1,58 +1,24 @@
 """No two modules, and no two packages, of evalkit import each other, directly or around a
-loop (lazy imports count too). The layers themselves are checked by `lint-imports`
-(pyproject.toml, docs/architecture.md "Layers")."""
+loop. Every import counts: lazy ones inside functions and type-only ones under
+`if TYPE_CHECKING:` too (a type-only loop still ties two modules into one). The layers
+themselves are checked by `lint-imports` (pyproject.toml, docs/architecture.md "Layers"),
+which leaves type-only imports out; this test does not.
+
+The graph is grimp's (the library `lint-imports` is built on), built from the source."""
 
 from __future__ import annotations
 
-import ast
 import sys
-from pathlib import Path
+
+import grimp
 
 from tests.conftest import ROOT
 
-PACKAGE = ROOT / "src" / "evalkit"
-
-
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-def imports_of(tree: ast.AST, name: str, is_package: bool, known: set[str]) -> set[str]:
-    """The evalkit modules a module imports anywhere in it, except under `if TYPE_CHECKING:`."""
-    found: set[str] = set()
-    skipped = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If) and _is_type_checking(node.test)
-               for child in node.body for n in ast.walk(child)}
-    package = name if is_package else name.rpartition(".")[0]
-    for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")
-                anchor = anchor[: len(anchor) - node.level + 1]
-                base = ".".join([*anchor, base] if base else anchor)
-            for alias in node.names:
-                submodule = f"{base}.{alias.name}"
-                found.add(submodule if submodule in known else base)
-    return {target for target in found if target in known and target != name}
-
-
-def _is_type_checking(test: ast.AST) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
 
 def import_graph() -> dict[str, set[str]]:
-    paths = {module_name(path): path for path in PACKAGE.rglob("*.py")}
-    known = set(paths)
-    return {name: imports_of(ast.parse(path.read_text(encoding="utf-8")), name, path.name == "__init__.py", known)
-            for name, path in paths.items()}
+    """Each evalkit module → the evalkit modules it imports anywhere in it, type-only imports included."""
+    graph = grimp.build_graph("evalkit", exclude_type_checking_imports=False, cache_dir=None)
+    return {name: set(graph.find_modules_directly_imported_by(name)) for name in graph.modules}
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -141,11 +107,21 @@ def test_the_walk_sees_imports_and_cycles():
     assert "evalkit.engine.runner" in graph["evalkit.engine.evaluation"]
     assert "evalkit.criteria.base" in graph["evalkit.criteria.vertex.tools"]
     assert "evalkit.simulation.conversation" in graph["evalkit.engine.runner"]  # imported inside a function
+    assert "evalkit.judge.service" in graph["evalkit.criteria.judging.criterion"]  # under `if TYPE_CHECKING:`
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
 def test_the_simulator_does_not_import_the_runner():
     assert "evalkit.engine.runner" not in graph_closure(import_graph(), "evalkit.simulation.conversation")
+
+
+def test_the_parts_do_not_reach_into_the_run():
+    # A part is handed what it needs (the simulator: the case and its config), never a run's own types.
+    graph = import_graph()
+    parts = ("agents", "criteria", "judge", "cassettes", "simulation", "calibration", "loading")
+    for name, targets in graph.items():
+        if name.partition(".")[2].split(".")[0] in parts:
+            assert not {t for t in targets if t.startswith("evalkit.engine")}, name
 
 
 def test_commands_do_not_import_each_other():

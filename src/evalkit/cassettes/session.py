@@ -8,8 +8,9 @@
 While it runs, `GOOGLE_GEMINI_BASE_URL`, `GOOGLE_VERTEX_BASE_URL` and `OPENAI_BASE_URL`
 in evalkit's own environment name the proxy, so in-process agents (loaded after
 `start`) and `cmd:` workers (which inherit the environment) call it. evalkit's own
-judges and user simulator are not the agent: `EVALKIT_JUDGE_*_BASE_URL` keep them on
-the servers they would have used. In replay, a missing `GOOGLE_API_KEY` or
+judges and user simulator are not the agent: `judges_environment` keeps them on the
+servers they would have used (the run's settings name them, as `EVALKIT_JUDGE_*_BASE_URL`
+would). In replay, a missing `GOOGLE_API_KEY` or
 `OPENAI_API_KEY` is set to a placeholder, since clients refuse to start without one.
 See docs/cassettes.md.
 """
@@ -23,21 +24,16 @@ from typing import TYPE_CHECKING
 
 from evalkit.agents.base import Agent
 from evalkit.cassettes.deck import CassetteDeck
-from evalkit.cassettes.protocols import GEMINI, OPENAI
 from evalkit.cassettes.proxy import ModelProxy
-from evalkit.cassettes.upstream import VERTEX_ENV_VAR, Forwarder, Upstreams
+from evalkit.cassettes.upstream import Forwarder, Upstreams
 
 if TYPE_CHECKING:
+    from evalkit.settings import Environment
     from evalkit.cassettes.mcp_listings import RecordedListings
     from evalkit.cassettes.model_layer import InProcessModels
 
 MCP_TOOLSET_MODULE = "google.adk.tools.mcp_tool.mcp_toolset"
 REPLAY_PLACEHOLDER_KEY = "evalkit-replay-needs-no-key"
-JUDGE_OVERRIDES = {
-    GEMINI.env_var: "EVALKIT_JUDGE_GEMINI_BASE_URL",
-    VERTEX_ENV_VAR: "EVALKIT_JUDGE_VERTEX_BASE_URL",
-    OPENAI.env_var: "EVALKIT_JUDGE_OPENAI_BASE_URL",
-}
 
 
 class CassetteRun:
@@ -54,11 +50,7 @@ class CassetteRun:
 
     def start(self) -> CassetteRun:
         self.proxy.start()
-        upstream_of = {GEMINI.env_var: self.upstreams.gemini, VERTEX_ENV_VAR: self.upstreams.vertex,
-                       OPENAI.env_var: self.upstreams.openai}
         settings = dict(self.proxy.environment())
-        for agent_var, judge_var in JUDGE_OVERRIDES.items():
-            settings[judge_var] = os.environ.get(judge_var) or upstream_of[agent_var]
         if self.mode == "replay":
             # Clients refuse to start without a key, and a replay sends nothing anywhere:
             # a placeholder lets a checkout with no key (CI, a newcomer) replay.
@@ -70,6 +62,15 @@ class CassetteRun:
             self._saved[name] = os.environ.get(name)
             os.environ[name] = value
         return self
+
+    def judges_environment(self, environment: Environment) -> Environment:
+        """The run's `environment` with the judges kept off the proxy: the judge endpoints it names,
+        else the servers the agent's variables named before the proxy took them over."""
+        return environment.model_copy(update={
+            "judge_gemini_base_url": environment.judge_gemini_base_url or self.upstreams.gemini,
+            "judge_vertex_base_url": environment.judge_vertex_base_url or self.upstreams.vertex,
+            "judge_openai_base_url": environment.judge_openai_base_url or self.upstreams.openai,
+        })
 
     def wrap(self, agent: Agent) -> Agent:
         from evalkit.agents.adk_agent import AdkAgent

@@ -89,7 +89,8 @@ class JudgeBackend(Protocol):
     Backends may also define `async start()` (slow one-time setup, run before the
     first attempt so it does not eat into the attempt timeout) and
     `describe_endpoint(model) -> str` (where calls go, for error messages; never
-    holding a key). `JudgeService` uses them when present.
+    holding a key); evalkit's own backends also take `use_endpoints(endpoints)`, the
+    run's judge servers (judge/endpoints.py). `JudgeService` uses them when present.
     """
 
     async def generate(self, request: JudgeRequest) -> JudgeReply: ...

@@ -18,6 +18,7 @@ from typing import Any
 
 from evalkit.errors import JudgeError
 from evalkit.judge.base import JudgeReply, JudgeRequest, JudgeUnavailable, TransientJudgeError, config_dict
+from evalkit.judge.endpoints import JudgeEndpoints
 from evalkit.judge.redact import redact
 from evalkit.foundation.retry_after import parse_retry_after
 from evalkit.judge.retry import PERMANENT_STATUSES, is_retryable_status
@@ -38,14 +39,14 @@ def _uses_vertex() -> bool:
     return bool(_env_flag("GOOGLE_GENAI_USE_VERTEXAI"))
 
 
-def judge_base_url_override() -> str | None:
-    """Under `run --cassettes` the agent's variables name the model proxy; the judge keeps its own server."""
-    return os.environ.get("EVALKIT_JUDGE_VERTEX_BASE_URL" if _uses_vertex() else "EVALKIT_JUDGE_GEMINI_BASE_URL") or None
+def judge_base_url_override(endpoints: JudgeEndpoints) -> str | None:
+    """The judges' own server, if they have one (under `run --cassettes` the agent's variables name the proxy)."""
+    return (endpoints.vertex if _uses_vertex() else endpoints.gemini) or None
 
 
-def gemini_base_url() -> str:
-    """The base URL google-genai will use, as far as the environment decides it."""
-    override = judge_base_url_override()
+def gemini_base_url(endpoints: JudgeEndpoints = JudgeEndpoints()) -> str:
+    """The base URL google-genai will use, as far as `endpoints` and the environment decide it."""
+    override = judge_base_url_override(endpoints)
     if override:
         return override
     if _uses_vertex():
@@ -111,13 +112,17 @@ class GeminiBackend:
     """One google-genai client for all Gemini judge calls of a service."""
 
     def __init__(self) -> None:
+        self.endpoints = JudgeEndpoints()  # where the run's judges call, if not where the model variables say
         self._client: Any = None
         self._types: Any = None
         self._errors: Any = None
         self._setup_lock = asyncio.Lock()
 
+    def use_endpoints(self, endpoints: JudgeEndpoints) -> None:
+        self.endpoints = endpoints
+
     def describe_endpoint(self, model: str) -> str:
-        return f"{gemini_base_url()} (model {model})"
+        return f"{gemini_base_url(self.endpoints)} (model {model})"
 
     async def start(self) -> None:
         """Import google-genai and build the client, once."""
@@ -136,7 +141,7 @@ class GeminiBackend:
         # it promises holds. (An explicit retry_options also stops google-genai's
         # hidden reconnect-and-sleep on aiohttp connection errors.)
         http_options = types.HttpOptions(retry_options=types.HttpRetryOptions(attempts=1),
-                                         base_url=judge_base_url_override())
+                                         base_url=judge_base_url_override(self.endpoints))
         reason = None
         try:
             client = genai.Client(http_options=http_options)

@@ -19,6 +19,7 @@ from typing import Any
 
 from evalkit.errors import JudgeError
 from evalkit.judge.base import OPENAI_PREFIX, JudgeReply, JudgeRequest, JudgeUnavailable, TransientJudgeError, config_dict
+from evalkit.judge.endpoints import JudgeEndpoints
 from evalkit.judge.redact import redact
 from evalkit.foundation.retry_after import parse_retry_after
 from evalkit.judge.retry import PERMANENT_STATUSES, is_retryable_status
@@ -40,9 +41,9 @@ _CONFIG_FIELDS = {
 _LEADING_THINK_BLOCK = re.compile(r"^\s*<think>.*?</think>\s*", re.DOTALL)
 
 
-def openai_base_url() -> str:
-    # EVALKIT_JUDGE_OPENAI_BASE_URL: set under `run --cassettes`, where OPENAI_BASE_URL names the agent's proxy.
-    configured = os.environ.get("EVALKIT_JUDGE_OPENAI_BASE_URL") or os.environ.get("OPENAI_BASE_URL")
+def openai_base_url(endpoints: JudgeEndpoints = JudgeEndpoints()) -> str:
+    # The judges' own server first: under `run --cassettes`, OPENAI_BASE_URL names the agent's proxy.
+    configured = endpoints.openai or os.environ.get("OPENAI_BASE_URL")
     return (configured or DEFAULT_OPENAI_BASE_URL).rstrip("/")
 
 
@@ -91,10 +92,14 @@ class OpenAICompatibleBackend:
     """One httpx client for all `openai/...` judge calls of a service."""
 
     def __init__(self) -> None:
+        self.endpoints = JudgeEndpoints()  # where the run's judges call, if not where the model variables say
         self._client: Any = None
 
+    def use_endpoints(self, endpoints: JudgeEndpoints) -> None:
+        self.endpoints = endpoints
+
     def describe_endpoint(self, model: str) -> str:
-        return f"{openai_base_url()} (model {model})"
+        return f"{openai_base_url(self.endpoints)} (model {model})"
 
     def _http_client(self) -> Any:
         if self._client is None:
@@ -112,7 +117,7 @@ class OpenAICompatibleBackend:
 
     async def start(self) -> None:
         """Check the base URL once, so a typo fails at once instead of after retries."""
-        base_url = openai_base_url()
+        base_url = openai_base_url(self.endpoints)
         if not base_url.startswith(("http://", "https://")):
             raise JudgeUnavailable(
                 f"OPENAI_BASE_URL={base_url!r} is not an http(s) URL "
@@ -126,7 +131,7 @@ class OpenAICompatibleBackend:
         body = chat_completions_body(model, request.prompt, request.config)
         try:
             response = await self._http_client().post(
-                f"{openai_base_url()}/chat/completions", json=body
+                f"{openai_base_url(self.endpoints)}/chat/completions", json=body
             )
         except httpx.ConnectError as error:  # DNS failure or connection refused: it will not heal
             detail = redact(str(error)) or "no detail"

@@ -22,6 +22,7 @@ from evalkit.foundation.registry import PluginLoadError
 from evalkit.judge.backends import JUDGE_BACKENDS
 from evalkit.judge.base import OPENAI_PREFIX, JudgeBackend, JudgeReply, JudgeRequest, JudgeUnavailable, TransientJudgeError
 from evalkit.judge.cache import JudgeCache
+from evalkit.judge.endpoints import JudgeEndpoints
 from evalkit.judge.retry import RetryPolicy, call_with_retries
 from evalkit.schema.results import JudgeStatistics
 
@@ -41,11 +42,13 @@ class JudgeService:
         cache_dir: Path | None = None,
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+        endpoints: JudgeEndpoints = JudgeEndpoints(),
     ):
         if max_concurrency != AUTO and int(max_concurrency) < 1:
             raise ValueError("max_concurrency must be at least 1 or 'auto'")
         self.max_concurrency = max_concurrency
         self.retry_policy = retry if retry is not None else RetryPolicy.from_env()
+        self.endpoints = endpoints  # the judges' own servers, if not where the model variables point
         self._cache = JudgeCache(cache_dir) if use_cache else None
         self._limits: dict[str, AdaptiveLimit] = {}  # one budget of calls in flight per endpoint
         self._backends: dict[str, JudgeBackend] = {}
@@ -80,7 +83,7 @@ class JudgeService:
         family = _family(model)
         backend = self._backends.get(family)
         if backend is None:
-            backend = self._backends[family] = _new_backend(family)
+            backend = self._backends[family] = _new_backend(family, self.endpoints)
         return backend
 
     async def generate(self, request: JudgeRequest) -> JudgeReply:
@@ -198,10 +201,13 @@ def _family(model: str) -> str:
     return "gemini"
 
 
-def _new_backend(family: str) -> JudgeBackend:
+def _new_backend(family: str, endpoints: JudgeEndpoints) -> JudgeBackend:
     try:
-        backend_class = JUDGE_BACKENDS.require(family)
-        return backend_class()
+        backend = JUDGE_BACKENDS.require(family)()
+        use_endpoints = getattr(backend, "use_endpoints", None)  # evalkit's own backends: the run's judge servers
+        if use_endpoints is not None:
+            use_endpoints(endpoints)
+        return backend
     except PluginLoadError as error:
         raise JudgeError(f"judge {family}/...: {error.reason}") from None
     except Exception as error:

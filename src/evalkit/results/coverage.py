@@ -83,7 +83,8 @@ def _runs_of(case: CaseResult | dict[str, Any]) -> Iterator[tuple[Any, Iterable[
             yield run.get("exercised"), ((record or {}).get("actual") for record in run.get("invocations") or ())
         return
     for model in case.runs or [case]:
-        yield model.exercised, (record.actual for record in model.invocations)
+        exercised = model.exercised.model_dump() if model.exercised is not None else None
+        yield exercised, (record.actual for record in model.invocations)
 
 
 def count_turn(actual: dict[str, Any], activity: Activity) -> None:

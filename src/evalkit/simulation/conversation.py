@@ -44,7 +44,6 @@ from evalkit.simulation.prompts import simulator_prompt
 if TYPE_CHECKING:
     from evalkit.agents.base import AgentSession
     from evalkit.judge.service import JudgeService
-    from evalkit.engine.jobs import CaseJob
 
 PlayTurn = Callable[["AgentSession", Content, int, str], Awaitable[Invocation]]
 
@@ -125,15 +124,17 @@ class UserSimulator:
 
 
 async def simulate_conversation(
-    job: CaseJob,
+    case: EvalCase,
+    simulator_config: dict[str, Any] | None,
     session: AgentSession,
     play_turn: PlayTurn,
     judge: JudgeService | None,
     actual: list[Invocation],
 ) -> SimulationOutcome:
-    """Run the case's scenario against `session`, appending each turn to `actual` as it happens."""
-    case = job.case
-    assert isinstance(case, EvalCase)  # the runner hands over its job unpacked
+    """Run the case's scenario against `session`, appending each turn to `actual` as it happens.
+
+    `simulator_config` is the config's `user_simulator_config` (None: the defaults).
+    """
     scenario = case.conversation_scenario
     assert scenario is not None, "simulate_conversation needs a scenario case"
     recorded = session.recorded_turns()
@@ -142,7 +143,7 @@ async def simulate_conversation(
             actual.append(await play_turn(session, turn.user_content, index, case.eval_id))
         return SimulationOutcome(Ending.REPLAYED, 0)
 
-    simulator = UserSimulator(scenario, LlmBackedUserSimulatorConfig.from_raw(job.simulator_config), judge,
+    simulator = UserSimulator(scenario, LlmBackedUserSimulatorConfig.from_raw(simulator_config), judge,
                               case.eval_id)
     while True:
         if simulator.limit_reached:

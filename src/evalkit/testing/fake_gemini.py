@@ -34,6 +34,7 @@ import json
 import re
 from typing import Any
 
+from evalkit.settings import Environment
 from evalkit.testing.scripted_server import FunctionCall, ParsedCall, Reply, ScriptedModelServer
 
 _METHOD_PATH = re.compile(
@@ -68,9 +69,7 @@ def _text_of(contents: Any) -> str:
 FOREIGN_ENVIRONMENT = (
     "GEMINI_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_ENTERPRISE", "GOOGLE_CLOUD_PROJECT",
     "GOOGLE_CLOUD_LOCATION", "GOOGLE_VERTEX_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL",
-    "EVALKIT_JUDGE_MAX_ATTEMPTS", "EVALKIT_JUDGE_TIMEOUT", "EVALKIT_JUDGE_RETRY_BASE_DELAY",
-    "EVALKIT_JUDGE_RETRY_MAX_DELAY", "EVALKIT_JUDGE_GEMINI_BASE_URL", "EVALKIT_JUDGE_VERTEX_BASE_URL",
-    "EVALKIT_JUDGE_OPENAI_BASE_URL",
+    *Environment.variables("judge_"),  # evalkit's own judge settings (retries, endpoints)
 )
 
 

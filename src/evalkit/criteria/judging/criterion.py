@@ -72,7 +72,7 @@ class JudgeCriterion(Criterion[OptionsT]):
         if self._provenance is None:
             from evalkit.criteria.judging.provenance import provenance_of
 
-            self._provenance = provenance_of(self)
+            self._provenance = provenance_of(self.judge_options.judge_model, self.name, self.prompt_identity(), self.options)
         return self._provenance
 
     def _service(self, ctx: EvalContext) -> JudgeService:

@@ -13,22 +13,23 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any
 
-if TYPE_CHECKING:
-    from evalkit.criteria.judging.criterion import JudgeCriterion
+from pydantic import BaseModel
 
 # judge_model_options keys that do not change what the judge is asked.
 _NOT_HASHED = {"judge_model", "parallelism_limit", "calibration"}
 _HASH_LENGTH = 16
 
 
-def provenance_of(criterion: JudgeCriterion) -> dict[str, Any]:
-    return {"judge_model": criterion.judge_options.judge_model, "prompt_hash": prompt_hash(criterion)}
+def provenance_of(judge_model: str, criterion: str, prompts: Sequence[str], options: BaseModel) -> dict[str, Any]:
+    """A judged criterion's provenance, from its judge model, name, prompt identity and options."""
+    return {"judge_model": judge_model, "prompt_hash": prompt_hash(criterion, prompts, options)}
 
 
-def prompt_hash(criterion: JudgeCriterion) -> str:
-    options = criterion.options.model_dump(mode="json", exclude={"judge_model_options": _NOT_HASHED})
-    identity = {"criterion": criterion.name, "prompts": criterion.prompt_identity(), "options": options}
+def prompt_hash(criterion: str, prompts: Sequence[str], options: BaseModel) -> str:
+    dumped = options.model_dump(mode="json", exclude={"judge_model_options": _NOT_HASHED})
+    identity = {"criterion": criterion, "prompts": list(prompts), "options": dumped}
     text = json.dumps(identity, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:_HASH_LENGTH]

@@ -77,3 +77,15 @@ class SlimSpan:
     @property
     def has_content(self) -> bool:
         return bool(self.user_texts or self.output or self.responses)
+
+
+@dataclass
+class Chain:
+    """Where a span sits under its trace's agent spans (turns.py finds it, turn_events.py reads it)."""
+
+    root: SlimSpan | None  # the top-most agent span above (or at) the span
+    unit: SlimSpan | None  # the agent span that is the span's turn (the root, or the one under a wrapper)
+    orphan: bool  # the chain ends at a parent that is not in the file
+    inside_tool: bool  # a tool span lies between the span and its turn
+    inside_model: SlimSpan | None  # the outermost model span above the span, if any
+    agent: SlimSpan | None  # the nearest agent span at or above the span

@@ -16,13 +16,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from evalkit.importers.otel.readers.content import response_object
-from evalkit.importers.otel.spans import ADK, ADK_LEGACY, MODEL, TOOL, SlimSpan
-
-if TYPE_CHECKING:
-    from evalkit.importers.otel.turns import Chain
+from evalkit.importers.otel.spans import ADK, ADK_LEGACY, MODEL, TOOL, Chain, SlimSpan
 
 DEFAULT_AUTHOR = "agent"
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evalkit.importers.otel.spans import AGENT, BOOKKEEPING, MODEL, OTHER, TOOL, UNKNOWN, SlimSpan
+from evalkit.importers.otel.spans import AGENT, BOOKKEEPING, MODEL, OTHER, TOOL, UNKNOWN, Chain, SlimSpan
 from evalkit.importers.otel.turn_events import Turn, build_turn
 
 
@@ -25,16 +25,6 @@ class Unplaced:
     reason: str
     trace_id: str
     count: int = 1
-
-
-@dataclass
-class Chain:
-    root: SlimSpan | None  # the top-most agent span above (or at) the span
-    unit: SlimSpan | None  # the agent span that is the span's turn (the root, or the one under a wrapper)
-    orphan: bool  # the chain ends at a parent that is not in the file
-    inside_tool: bool  # a tool span lies between the span and its turn
-    inside_model: SlimSpan | None  # the outermost model span above the span, if any
-    agent: SlimSpan | None  # the nearest agent span at or above the span
 
 
 @dataclass
