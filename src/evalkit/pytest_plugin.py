@@ -121,7 +121,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_TARGETS] = targets
     quarantine_file = _setting(config, "evalkit_quarantine")
     if quarantine_file:
-        from evalkit.quarantine import load_quarantine
+        from evalkit.results.quarantine import load_quarantine
 
         try:
             config.stash[_QUARANTINE] = load_quarantine(Path(quarantine_file))

@@ -192,7 +192,7 @@ class RunSettings(BaseModel):
     use_cache: bool = True  # read and write the judge cache
     confidence: float | None = Field(default=None, gt=0, lt=1)  # with pass_rate: judge by the interval's low end
     auto_repeat: bool = False  # `--repeat auto`: `repeat` is then the most runs a case gets (engine/repeats.py)
-    quarantine: Path | None = None  # known-flaky cases left out of the exit code until their date (evalkit.quarantine)
+    quarantine: Path | None = None  # known-flaky cases left out of the exit code until their date (evalkit.results.quarantine)
     min_coverage: float | None = Field(default=None, ge=0, le=1)  # fail below this share of tools called (coverage)
     # `--header`: (name, value) sent with every request to http(s)://, adk-server: and a2a: agents. Never
     # serialized (a `--processes` worker gets them in its environment: engine/processes.py) nor shown.

@@ -33,7 +33,7 @@ from evalkit.settings import RunSettings
 
 if TYPE_CHECKING:
     from evalkit.engine.repeats import AutoRepeat
-    from evalkit.quarantine import Quarantine
+    from evalkit.results.quarantine import Quarantine
 
 
 _AFTER_THE_PLAN = 1 << 62  # where a finished case the plan does not list is put: last

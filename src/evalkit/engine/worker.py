@@ -20,7 +20,7 @@ from evalkit.engine.processes import write_problems
 from evalkit.engine.shard_lines import write_shard_lines
 from evalkit.errors import EvalkitError, ExitCode, InputError, Terminated, raise_terminated
 from evalkit.foundation.signals import let_stop_signals_in, signals_noted_after_the_run
-from evalkit.gc_control import freeze_at_exit
+from evalkit.foundation.gc_control import freeze_at_exit
 from evalkit.results.run_verdict import exit_code
 from evalkit.settings import RunSettings
 

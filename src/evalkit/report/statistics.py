@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from evalkit.results.notation import format_p
 from evalkit.schema.results import CaseResult, RunResult
 
 
@@ -53,7 +54,3 @@ def overall_line(result: RunResult) -> str | None:
     return (f"compared with {comparison.get('base')} at significance {comparison.get('significance')}: "
             f"{overall['regressed']} case(s) worse, {overall['improved']} better, overall p = "
             f"{format_p(overall['p_value'])} ({overall['test']}): {verdict}")
-
-
-def format_p(p_value: float) -> str:
-    return f"{p_value:.2g}" if p_value < 0.001 else f"{p_value:.3f}"
