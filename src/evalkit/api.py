@@ -9,21 +9,25 @@
 following the callable protocol, an ADK agent or App. Without it, the config's
 `agent` is used. Bad input (a broken eval set, an unknown criterion) raises
 `evalkit.errors.InputError`, not an assertion: it is a broken test, not a failing agent.
+
+The keywords are the run's settings (evalkit.settings.RunSettings) that the API takes,
+derived from their declarations: `inspect.signature(run_evals)` lists them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import inspect
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from evalkit.errors import InputError, UsageError
 from evalkit.schema.results import RunResult, Status
-from evalkit.settings import RunSettings
+from evalkit.settings import RunSettings, declared
 
-
-# The keyword of each setting whose name differs from it, so errors name what the caller wrote.
-KEYWORDS = {"case_ids": "cases"}
+# The keywords of `run_evals` beyond its arguments: keyword → the setting it gives.
+_SETTINGS_BY_KEYWORD = {d.setting.keyword or d.name: d.name for d in declared(RunSettings) if d.setting.in_api}
+KEYWORDS = {name: keyword for keyword, name in _SETTINGS_BY_KEYWORD.items() if keyword != name}
 
 
 class EvalFailed(AssertionError):
@@ -39,16 +43,8 @@ def run_evals(
     agent: Any = None,
     config: str | Path | None = None,
     *,
-    cases: Sequence[str] | None = None,
-    jobs: int | str | None = None,
-    timeout: float | None = None,
-    repeat: int | None = None,
-    pass_rate: float | None = None,
-    judge_jobs: int | str | None = None,
-    use_cache: bool | None = None,
-    min_coverage: float | None = None,
-    headers: Mapping[str, str] | Sequence[str] | None = None,
     settings: RunSettings | None = None,
+    **options: Any,
 ) -> RunResult:
     """Load, run and score, as `evalkit run` does, and return the result (no files written).
 
@@ -58,15 +54,19 @@ def run_evals(
     """
     from evalkit.engine.run import run
 
-    given = {"jobs": jobs, "timeout": timeout, "repeat": repeat, "pass_rate": pass_rate, "judge_jobs": judge_jobs,
-             "use_cache": use_cache, "min_coverage": min_coverage, "headers": headers}
-    if settings is None:
-        settings = RunSettings.of(**given)
-    elif any(value is not None for value in given.values()):
-        raise UsageError("give either settings= or the separate options, not both")
-    settings = settings.model_copy(update={"paths": tuple(_as_list(paths)), "case_ids": tuple(cases or ()),
-                                           "config": str(config) if config else None})
+    unknown = sorted(set(options) - set(_SETTINGS_BY_KEYWORD))
+    if unknown:
+        raise TypeError(f"run_evals() got an unexpected keyword argument {unknown[0]!r}; it takes "
+                        f"{', '.join(sorted(_SETTINGS_BY_KEYWORD))}")
+    given = {_SETTINGS_BY_KEYWORD[keyword]: value for keyword, value in options.items()}
+    cases = given.pop("case_ids", None)
     try:
+        if settings is None:
+            settings = RunSettings.of(**given)
+        elif any(value is not None for value in given.values()):
+            raise UsageError("give either settings= or the separate options, not both")
+        settings = settings.model_copy(update={"paths": tuple(_as_list(paths)), "case_ids": tuple(cases or ()),
+                                               "config": str(config) if config else None})
         outcome = run(settings, agent=agent, full=True)
     except InputError as error:
         raise error.renamed(KEYWORDS) from None
@@ -85,15 +85,14 @@ def assert_passes(
     with `min_coverage`, the cases called that share of the agent's tools)."""
     # pytest shows the failing cases and their reasons at the user's line, not this frame.
     __tracebackhide__ = True
+    from evalkit.finish import coverage_minimum
     from evalkit.report.console import failure_lines, summary_line
-
     from evalkit.results.coverage import gate_message
 
     result = run_evals(paths, agent, config, **options)
     settings = options.get("settings")
     requested = options.get("min_coverage", settings.min_coverage if settings is not None else None)
-    coverage_problem = gate_message(result.coverage, requested if requested is not None else
-                                    result.coverage.min_ratio if result.coverage is not None else None)
+    coverage_problem = gate_message(result.coverage, coverage_minimum(result, requested))
     if result.summary.cases and all(case.status is Status.PASSED for case in result.cases) and not coverage_problem:
         return result
     lines = [summary_line(result), *failure_lines(result.cases), *([coverage_problem] if coverage_problem else [])]
@@ -104,3 +103,14 @@ def _as_list(paths: str | Path | Sequence[str | Path]) -> list[str]:
     if isinstance(paths, (str, Path)):
         return [str(paths)]
     return [str(p) for p in paths]
+
+
+def _signature() -> inspect.Signature:
+    """`run_evals`'s signature with each keyword it takes, so `help()` and editors list them."""
+    own = [p for p in inspect.signature(run_evals).parameters.values() if p.kind is not p.VAR_KEYWORD]
+    keywords = [inspect.Parameter(keyword, inspect.Parameter.KEYWORD_ONLY, default=None)
+                for keyword in _SETTINGS_BY_KEYWORD]
+    return inspect.Signature(own + keywords, return_annotation=RunResult)
+
+
+run_evals.__signature__ = _signature()  # type: ignore[attr-defined]

@@ -77,7 +77,9 @@ class SettingProblem(Problem):
         head = []
         if self.setting:
             called = word(self.setting)
-            if called.startswith("-"):
+            if called.startswith("-") and self.value is True:  # a switch: given by its name alone
+                head = [called]
+            elif called.startswith("-"):
                 value = f"{self.value:g}" if isinstance(self.value, float) else str(self.value)
                 head = [f"{called} {value}"]
             else:

@@ -30,11 +30,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from evalkit.errors import EvalkitError, InputError
+from evalkit.errors import EvalkitError, InputError, SettingError
 from evalkit.schema.results import CaseResult, Status
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr, TracebackStyle  # the types of pytest's own repr_failure
+
+    from evalkit.settings import RunSettings
 
 
 @dataclass
@@ -66,6 +68,8 @@ class Targets:
 
 _TARGETS = pytest.StashKey[Targets]()
 _QUARANTINE = pytest.StashKey[Any]()
+_SETTINGS = pytest.StashKey["RunSettings"]()
+_SETTINGS_ERROR = pytest.StashKey[EvalkitError]()
 
 
 @dataclass
@@ -92,25 +96,25 @@ _COVERAGE = pytest.StashKey[CoverageGate]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    """`--evalkit PATH`, and an option (with an ini key, unless repeatable) for each setting declared
+    for the plugin (evalkit.settings: `in_pytest`), so a new one needs no line here."""
+    from evalkit.settings import every_setting
+    from evalkit.settings import pytest_option
+
     group = parser.getgroup("evalkit", "evalkit: eval cases as tests")
     group.addoption("--evalkit", action="append", default=[], dest="evalkit_paths", metavar="PATH",
                     help="Collect the eval cases of this eval set file or folder (repeatable; file.json:id1,id2 selects cases)")
-    group.addoption("--evalkit-agent", dest="evalkit_agent", metavar="SPEC",
-                    help="The agent under test, as `evalkit run --agent` takes it (default: the config's agent)")
-    group.addoption("--evalkit-config", dest="evalkit_config", metavar="FILE",
-                    help="EvalConfig for every eval set (default: test_config.json beside each)")
-    group.addoption("--evalkit-quarantine", dest="evalkit_quarantine", metavar="FILE",
-                    help="Known-flaky cases (as `evalkit run --quarantine`): xfail instead of failing until their date")
-    group.addoption("--evalkit-min-coverage", dest="evalkit_min_coverage", metavar="RATIO",
-                    help="Fail the session when the eval cases called fewer than this share of the agent's tools")
-    group.addoption("--evalkit-header", action="append", default=[], dest="evalkit_headers", metavar="'NAME: VALUE'",
-                    help="A header for every request to an http(s)://, adk-server: or a2a: agent (as `evalkit run "
-                         "--header`; repeatable; on the command line only, so no file holds it)")
     parser.addini("evalkit_paths", "eval set files or folders collected as tests", type="paths", default=[])
-    parser.addini("evalkit_agent", "the agent under test (SPEC as for `evalkit run --agent`)", default="")
-    parser.addini("evalkit_config", "EvalConfig file for every eval set", default="")
-    parser.addini("evalkit_quarantine", "quarantine file of known-flaky cases", default="")
-    parser.addini("evalkit_min_coverage", "least share of the agent's tools the eval cases must call", default="")
+    for d in every_setting():
+        if not d.setting.in_pytest:
+            continue
+        help_line = d.setting.pytest_help or d.setting.help
+        if d.setting.repeatable:
+            group.addoption(pytest_option(d), action="append", default=[], dest=f"evalkit_{d.name}",
+                            metavar=d.setting.metavar, help=help_line)
+        else:
+            group.addoption(pytest_option(d), dest=f"evalkit_{d.name}", metavar=d.setting.metavar, help=help_line)
+            parser.addini(f"evalkit_{d.name}", help_line, default="")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -119,15 +123,15 @@ def pytest_configure(config: pytest.Config) -> None:
     given = [targets.add(raw, config.invocation_params.dir) for raw in config.getoption("evalkit_paths") or []]
     from_ini = [targets.add(str(path), config.rootpath) for path in config.getini("evalkit_paths")]
     config.stash[_TARGETS] = targets
-    quarantine_file = _setting(config, "evalkit_quarantine")
-    if quarantine_file:
+    settings = config.stash[_SETTINGS] = _settings(config)
+    if settings.quarantine is not None:
         from evalkit.results.quarantine import load_quarantine
 
         try:
-            config.stash[_QUARANTINE] = load_quarantine(Path(quarantine_file))
+            config.stash[_QUARANTINE] = load_quarantine(settings.quarantine)
         except InputError as error:
             raise pytest.UsageError("evalkit: " + "\nevalkit: ".join(error.lines())) from None
-    config.stash[_COVERAGE] = CoverageGate(_min_coverage(config))
+    config.stash[_COVERAGE] = CoverageGate(settings.min_coverage)
     extra = given if config.args_source is config.ArgsSource.ARGS else given + from_ini
     covered = [Path(arg.split("::")[0]).resolve() for arg in config.args]
     for path in extra:
@@ -162,7 +166,7 @@ class EvalSetFile(pytest.File):
         ids = targets.files.get(self.path.resolve(), [])
         selector = f"{_shown(self.path)}:{','.join(ids)}" if ids else str(_shown(self.path))
         try:
-            self.plan = build_plan([selector], config_file=_setting(self.config, "evalkit_config"))
+            self.plan = build_plan([selector], config_file=self.config.stash[_SETTINGS].config)
         except InputError as error:
             raise self.CollectError("evalkit: " + "\nevalkit: ".join(_lines(error))) from None
         for planned in self.plan.sets:
@@ -174,16 +178,15 @@ class EvalSetFile(pytest.File):
 
         from evalkit.engine.run import run
         from evalkit.loading.plan import Plan
-        from evalkit.settings import RunSettings
 
         chosen = {item.name for item in self.session.items if item.parent is self}
         plan = Plan([replace(s, cases=[c for c in s.cases if c.eval_id in chosen]) for s in self.plan.sets])
         try:
             quarantine = self.config.stash.get(_QUARANTINE, None)
             gate = self.config.stash[_COVERAGE]
-            settings = RunSettings.of(quarantine=Path(quarantine.file) if quarantine is not None else None,
-                                      min_coverage=gate.requested, headers=self.config.getoption("evalkit_headers") or None)
-            outcome = run(settings, agent=_agent_spec(self.config), plan=plan, full=True)
+            if _SETTINGS_ERROR in self.config.stash:
+                raise self.config.stash[_SETTINGS_ERROR]
+            outcome = run(self.config.stash[_SETTINGS], plan=plan, full=True)
         except EvalkitError as error:
             problem = "evalkit: " + "\nevalkit: ".join(_lines(error))
         else:
@@ -267,26 +270,45 @@ def describe_failure(case: CaseResult) -> str:
     return "\n".join(lines)
 
 
-# The option of each setting the plugin takes, so errors name what the user wrote.
-OPTIONS = {"agent": "--evalkit-agent", "config": "--evalkit-config", "headers": "--evalkit-header",
-           "min_coverage": "--evalkit-min-coverage"}
+def _settings(config: pytest.Config) -> RunSettings:
+    """The session's run settings, from each declared option, else its ini key (files in the ini are
+    relative to the rootdir); checked once, before collection, as a run checks its flags."""
+    from evalkit.settings import RunSettings, every_setting
 
-
-def _min_coverage(config: pytest.Config) -> float | None:
-    """`--evalkit-min-coverage` (or `evalkit_min_coverage`), checked as a run checks `--min-coverage`."""
-    value = config.getoption("evalkit_min_coverage") or config.getini("evalkit_min_coverage")
-    if not value:
-        return None
-    from evalkit.settings import RunSettings
-
+    given: dict[str, Any] = {}
+    for d in every_setting():
+        if not d.setting.in_pytest:
+            continue
+        from_option = config.getoption(f"evalkit_{d.name}")
+        if from_option:
+            given[d.name] = from_option
+        elif not d.setting.repeatable and config.getini(f"evalkit_{d.name}"):
+            given[d.name] = _from_ini(config, d.name, config.getini(f"evalkit_{d.name}"))
     try:
-        return RunSettings.of(min_coverage=value).min_coverage
-    except EvalkitError as error:
-        raise pytest.UsageError("evalkit: " + "\nevalkit: ".join(_lines(error))) from None
+        return RunSettings.of(**given)
+    except SettingError as error:
+        # A setting the session itself uses (its quarantine list, its coverage gate) stops it before
+        # collection; one only the runs use (the agent's headers) fails the eval cases, as before.
+        if error.name in ("quarantine", "min_coverage"):
+            raise pytest.UsageError("evalkit: " + "\nevalkit: ".join(_lines(error))) from None
+        config.stash[_SETTINGS_ERROR] = error
+        return RunSettings.of(**{name: value for name, value in given.items() if name != error.name})
+
+
+def _from_ini(config: pytest.Config, name: str, value: str) -> str:
+    """An ini value, with a file it names taken relative to the rootdir (where the ini is)."""
+    if name == "agent":
+        from evalkit.agents.registry import spec_relative_to
+
+        return spec_relative_to(value, config.rootpath)
+    candidate = config.rootpath / value
+    return str(candidate) if name in ("config", "quarantine") and candidate.exists() else value
 
 
 def _lines(error: EvalkitError) -> list[str]:
-    return error.lines(OPTIONS) if isinstance(error, InputError) else error.lines()
+    from evalkit.settings import pytest_options
+
+    return error.lines(pytest_options()) if isinstance(error, InputError) else error.lines()
 
 
 def _shown(path: Path) -> Path:
@@ -295,27 +317,3 @@ def _shown(path: Path) -> Path:
         return path.relative_to(Path.cwd())
     except ValueError:
         return path
-
-
-def _setting(config: pytest.Config, name: str) -> str | None:
-    value = config.getoption(name) or config.getini(name)
-    if not value:
-        return None
-    if config.getoption(name):
-        return str(value)
-    candidate = config.rootpath / value  # ini values are relative to the rootdir
-    return str(candidate) if candidate.exists() else str(value)
-
-
-def _agent_spec(config: pytest.Config) -> str | None:
-    """`--evalkit-agent`, else `evalkit_agent` from the ini (None: the config's agent)."""
-    return config.getoption("evalkit_agent") or _ini_agent(config)
-
-
-def _ini_agent(config: pytest.Config) -> str | None:
-    spec = config.getini("evalkit_agent")
-    if not spec:
-        return None
-    from evalkit.agents.registry import spec_relative_to
-
-    return spec_relative_to(spec, config.rootpath)

@@ -1,5 +1,4 @@
-"""How `evalkit` words things: help with metavars as any CLI writes them (no Python type names),
-and each setting named by its flag."""
+"""How `evalkit` words its help: metavars as any CLI writes them, no Python type names."""
 
 from __future__ import annotations
 
@@ -28,13 +27,3 @@ class EvalkitCommand(TyperCommand):
         for param in self.params:
             if type(param) is TyperArgument:
                 param.__class__ = _PlainArgument
-
-
-# The flag of each run setting, so the settings' messages name what the user typed.
-SETTING_FLAGS = {"jobs": "--jobs", "judge_jobs": "--judge-jobs", "timeout": "--timeout", "repeat": "--repeat",
-                 "pass_rate": "--pass-rate", "use_cache": "--no-cache", "agent": "--agent", "case_ids": "--case",
-                 "config": "--config", "shard": "--shard", "cassettes": "--cassettes", "cassette_mode": "--cassette-mode",
-                 "processes": "--processes", "tolerance": "--tolerance", "confidence": "--confidence",
-                 "max_repeat": "--max-repeat", "quarantine": "--quarantine", "headers": "--header",
-                 "baseline": "--baseline",
-                 "min_coverage": "--min-coverage"}

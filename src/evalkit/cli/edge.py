@@ -12,7 +12,7 @@ from typing import NoReturn, TypeVar
 
 import typer
 
-from evalkit.cli_format import SETTING_FLAGS
+
 
 T = TypeVar("T")
 
@@ -35,6 +35,7 @@ def fail(lines: list[str], code: int) -> NoReturn:
 def guarded(action: Callable[[], T]) -> T:
     """Run a command body, mapping evalkit errors to their messages and exit codes."""
     from evalkit.errors import EvalkitError, InputError
+    from evalkit.settings import flags
 
     try:
         return action()
@@ -44,7 +45,7 @@ def guarded(action: Callable[[], T]) -> T:
 
             traceback.print_exc()
         # A setting's message names the flag the user typed (`--jobs`), not the keyword.
-        fail(error.lines(SETTING_FLAGS) if isinstance(error, InputError) else error.lines(), error.exit_code)
+        fail(error.lines(flags()) if isinstance(error, InputError) else error.lines(), error.exit_code)
 
 
 def take_debug_flag(args: list[str]) -> list[str]:

@@ -9,8 +9,8 @@ from typing import List, Optional
 import typer
 
 from evalkit import defaults
-from evalkit.cli_edge import guarded
-from evalkit.cli_format import EvalkitCommand
+from evalkit.cli.edge import guarded
+from evalkit.cli.format import EvalkitCommand
 
 import_app = typer.Typer(help="Convert other tools' evaluation files into eval sets.", no_args_is_help=True,
                          rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]})

@@ -1,10 +1,10 @@
 """The `evalkit` command: parse flags, call the library, turn outcomes into exit codes.
 
 Everything heavy is imported inside the commands, so `evalkit --help` starts fast.
-Domain errors become short messages at the edge (`cli_edge.guarded`: exit 2 for bad
+Domain errors become short messages at the edge (`cli.edge.guarded`: exit 2 for bad
 input, 3 when the run itself had errors); any other exception is evalkit's own bug,
 one line and exit 4. `--debug`, before or after the command, adds the tracebacks.
-The `import` commands' flags are in `cli_import`.
+The `import` commands' flags are in `cli.imports`; `run`, `rescore` and `merge` take theirs from the settings' declarations (`cli.run_commands`).
 """
 
 from __future__ import annotations
@@ -16,12 +16,14 @@ from typing import Any, List, Optional
 import typer
 
 from evalkit import defaults
-from evalkit.cli_edge import debug, guarded, take_debug_flag
-from evalkit.cli_format import EvalkitCommand
-from evalkit.cli_import import import_app
+from evalkit.cli.deferred import EvalkitGroup, defer
+from evalkit.cli.edge import debug, guarded, take_debug_flag
+from evalkit.cli.format import EvalkitCommand
+from evalkit.cli.imports import import_app
 
 app = typer.Typer(
     name="evalkit",
+    cls=EvalkitGroup,
     help="Evaluate LLM agents against eval sets, with ADK-compatible scores, as a CI gate.",
     no_args_is_help=True,
     add_completion=False,
@@ -29,6 +31,15 @@ app = typer.Typer(
     rich_markup_mode=None,  # plain help: CLI conventions, no boxes, no Python type names
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+# Their options are the settings' declarations: built when named (evalkit.cli.deferred).
+defer("run", "Run the agent on the eval cases, score them, and exit 0 only if every case passed.",
+      "evalkit.cli.run_commands:run_app")
+defer("rescore", "Score the actual turns saved in RESULT again, with new or changed criteria; nothing is re-run.",
+      "evalkit.cli.run_commands:rescore_app")
+defer("merge", "Combine shard results into one result file, with the exit code of one whole run.",
+      "evalkit.cli.run_commands:merge_app")
+
 
 def _show_version(value: bool) -> None:
     if value:
@@ -46,57 +57,6 @@ def _root(
 ) -> None:
     if debug_flag:
         debug.on = True
-
-
-@app.command(cls=EvalkitCommand)
-def run(
-    paths: List[str] = typer.Argument(..., metavar="PATH", help="Eval set files, folders, or file.json:case1,case2"),
-    config: Optional[str] = typer.Option(None, "--config", "--config_file_path", metavar="FILE", help="EvalConfig file (JSON or YAML)"),
-    agent: Optional[str] = typer.Option(None, "--agent", metavar="SPEC", help="module:attr, file.py:attr, ADK agent folder, cmd:COMMAND, http(s)://URL, adk-server:URL/APP, a2a:URL or replay:RESULT.json"),
-    header: Optional[List[str]] = typer.Option(None, "--header", metavar="'NAME: VALUE'", help="Send this header with every request to an http(s)://, adk-server: or a2a: agent (repeatable; never written to a file)"),
-    jobs: Optional[str] = typer.Option(None, "--jobs", "-j", metavar="N|auto", show_default=False, help=f"Cases run at once: 'auto' adapts to the agent, a number fixes it [default: {defaults.DEFAULT_JOBS}]"),
-    json_out: Optional[Path] = typer.Option(None, "--json", metavar="FILE", help="Write the result file here"),
-    junit: Optional[Path] = typer.Option(None, "--junit", metavar="FILE", help="Write a JUnit XML report here"),
-    markdown: Optional[Path] = typer.Option(None, "--markdown", metavar="FILE", help="Write a Markdown summary here"),
-    html: Optional[Path] = typer.Option(None, "--html", metavar="FILE", help="Write a self-contained HTML report here"),
-    repeat: Optional[str] = typer.Option(None, "--repeat", metavar="N|auto", show_default=False, help=f"Run each case N times, or 'auto': again only while its verdict is uncertain [default: {defaults.DEFAULT_REPEAT}]"),
-    case: Optional[List[str]] = typer.Option(None, "--case", metavar="ID", help="Only this eval id (repeatable)"),
-    shard: Optional[str] = typer.Option(None, "--shard", metavar="K/N", help="K/N: run the K-th of N stable slices of the cases; auto: the slice from the CI's parallel-job variables"),
-    baseline: Optional[str] = typer.Option(None, "--baseline", metavar="FILE|last|history[:N]", help="Compare with an earlier result file (evalkit's or ADK's), 'last' for the previous run, or 'history' for the last 20 runs pooled (history:N for N); regressions exit 1"),
-    tolerance: Optional[float] = typer.Option(None, "--tolerance", metavar="DELTA", help="With --baseline: a score may drop this much before it counts as a regression (default 0)"),
-    pass_rate: Optional[float] = typer.Option(None, "--pass-rate", metavar="RATE", help="With --repeat: share of the runs a case needs to pass (default: all)"),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the judge cache"),
-    timeout: Optional[float] = typer.Option(None, "--timeout", metavar="SECONDS", show_default=False, help=f"Seconds allowed per turn [default: {defaults.DEFAULT_TIMEOUT_S}]"),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line"),
-    processes: Optional[str] = typer.Option(None, "--processes", metavar="N|auto", show_default=False, help=f"Worker processes to spread the cases over, for CPU-bound agents; 'auto' uses the free cores for an ADK agent folder [default: {defaults.DEFAULT_PROCESSES}]"),
-    judge_jobs: Optional[str] = typer.Option(None, "--judge-jobs", metavar="N|auto", show_default=False, help=f"Judge calls in flight at once, per judge endpoint: 'auto' or a number [default: {defaults.DEFAULT_JUDGE_JOBS}]"),
-    print_detailed_results: bool = typer.Option(False, "--print_detailed_results", help="Also list every criterion of every turn (ADK's option)"),
-    cassettes: Optional[Path] = typer.Option(None, "--cassettes", metavar="DIR", help="Answer the agent's model calls from cassettes in this folder (see docs/cassettes.md)"),
-    cassette_mode: str = typer.Option("replay", "--cassette-mode", metavar="MODE", help="With --cassettes: replay (offline), record (call the model, rewrite) or auto (record only what is missing)"),
-    max_repeat: Optional[int] = typer.Option(None, "--max-repeat", metavar="N", show_default=False, help=f"With --repeat auto: the most runs a case gets [default: {defaults.DEFAULT_MAX_REPEAT}]"),
-    confidence: Optional[float] = typer.Option(None, "--confidence", metavar="LEVEL", help="With --pass-rate: a case passes when it is above the rate with this confidence, such as 0.95 (see docs/repeats.md)"),
-    significance: Optional[float] = typer.Option(None, "--significance", metavar="LEVEL", help="With --baseline: count a regression only when it is significant at LEVEL, such as 0.05"),
-    gate_scores: bool = typer.Option(False, "--gate-scores", help="With --significance: a significant drop of a criterion's mean score also exits 1"),
-    quarantine: Optional[Path] = typer.Option(None, "--quarantine", metavar="FILE", help="Known-flaky cases (JSON or YAML list of case, until, reason): run and reported, not counted in the exit code until their date"),
-    gate: Optional[str] = typer.Option(None, "--gate", metavar="thresholds|regressions|both", show_default=False, help="What exits 1: failed thresholds, regressions against --baseline, or both [default: both with --baseline, else thresholds]"),
-    min_coverage: Optional[float] = typer.Option(None, "--min-coverage", metavar="RATIO", help="Exit 1 when fewer than this share of the agent's tools were called, such as 0.8 (see docs/coverage.md)"),
-) -> None:
-    """Run the agent on the eval cases, score them, and exit 0 only if every case passed."""
-    from evalkit.engine.idle_cores import mark_start
-
-    mark_start()  # `--processes auto` measures the other work from here: by the time it chooses, long enough
-    from evalkit.commands.run import RunRequest, run_command
-
-    request = RunRequest(
-        paths=paths, config=config, agent=agent, jobs=jobs, json_out=json_out, junit=junit,
-        markdown=markdown, html=html, repeat=repeat, case_ids=case or [], shard=shard,
-        baseline=baseline, tolerance=tolerance, pass_rate=pass_rate, use_cache=False if no_cache else None, timeout=timeout, quiet=quiet,
-        judge_jobs=judge_jobs, detailed=print_detailed_results, debug=debug.on, cassettes=cassettes,
-        cassette_mode=cassette_mode, processes=processes, max_repeat=max_repeat, confidence=confidence,
-        significance=significance, gate_scores=gate_scores, quarantine=quarantine, min_coverage=min_coverage, gate=gate,
-        headers=header or [],
-    )
-    raise typer.Exit(guarded(lambda: run_command(request)))
 
 
 @app.command(cls=EvalkitCommand)
@@ -156,50 +116,6 @@ def compare(
 
     raise typer.Exit(guarded(lambda: compare_command(base, new, tolerance=tolerance, json_out=json_out,
                                                      show_unchanged=show_all, quiet=quiet, significance=significance, gate_scores=gate_scores)))
-
-
-@app.command(cls=EvalkitCommand)
-def rescore(
-    result_file: Path = typer.Argument(..., metavar="RESULT", help="A result file (evalkit's, or ADK's *.evalset_result.json)"),
-    config: Optional[str] = typer.Option(None, "--config", "--config_file_path", metavar="FILE", help="EvalConfig file with the new or changed criteria"),
-    json_out: Optional[Path] = typer.Option(None, "--json", metavar="FILE", help="Write the new result file here"),
-    junit: Optional[Path] = typer.Option(None, "--junit", metavar="FILE", help="Write a JUnit XML report here"),
-    markdown: Optional[Path] = typer.Option(None, "--markdown", metavar="FILE", help="Write a Markdown summary here"),
-    html: Optional[Path] = typer.Option(None, "--html", metavar="FILE", help="Write a self-contained HTML report here"),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the judge cache"),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line"),
-    judge_jobs: Optional[str] = typer.Option(None, "--judge-jobs", metavar="N|auto", show_default=False, help=f"Judge calls in flight at once, per judge endpoint: 'auto' or a number [default: {defaults.DEFAULT_JUDGE_JOBS}]"),
-) -> None:
-    """Score the actual turns saved in RESULT again, with new or changed criteria; nothing is re-run."""
-    from evalkit.commands.rescore import rescore_inputs
-    from evalkit.commands.run import RunRequest, run_command
-
-    request = RunRequest(paths=[str(result_file)], config=config, json_out=json_out, junit=junit, markdown=markdown,
-                         html=html, use_cache=False if no_cache else None, quiet=quiet, judge_jobs=judge_jobs,
-                         debug=debug.on)
-
-    def rescore() -> int:
-        plan, agent = rescore_inputs(result_file, config)
-        return run_command(request, plan=plan, agent=agent)
-
-    raise typer.Exit(guarded(rescore))
-
-
-@app.command(cls=EvalkitCommand)
-def merge(
-    files: List[Path] = typer.Argument(..., metavar="RESULT", help='Result files of the shards (or of separate runs)'),
-    json_out: Optional[Path] = typer.Option(None, "--json", metavar="FILE", help="Write the combined result file here"),
-    junit: Optional[Path] = typer.Option(None, "--junit", metavar="FILE", help="Write a JUnit XML report here"),
-    markdown: Optional[Path] = typer.Option(None, "--markdown", metavar="FILE", help="Write a Markdown summary here"),
-    html: Optional[Path] = typer.Option(None, "--html", metavar="FILE", help="Write a self-contained HTML report here"),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line"),
-    min_coverage: Optional[float] = typer.Option(None, "--min-coverage", metavar="RATIO", help="Exit 1 when the shards together called fewer than this share of the agent's tools (default: the shards' own setting)"),
-) -> None:
-    """Combine shard results into one result file, with the exit code of one whole run."""
-    from evalkit.commands.merge import merge_command
-
-    raise typer.Exit(guarded(lambda: merge_command(files, json_out=json_out, junit=junit, markdown=markdown,
-                                                   html=html, quiet=quiet, min_coverage=min_coverage)))
 
 
 @app.command(cls=EvalkitCommand)

@@ -1,0 +1,41 @@
+"""Settings that mean nothing alone: each declares the one it `needs` (declaration.Needs), checked here."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel
+
+from evalkit.errors import SettingError
+from evalkit.settings.declaration import Setting, declared
+
+_NAMED = re.compile(r"\{(\w+)\}")
+
+
+def check_partners(*models: BaseModel) -> None:
+    """Refuse a setting given without the one it needs, such as `--tolerance` without `--baseline`.
+
+    "Given" means away from its default. A partner that none of `models` holds is not
+    checked (`merge` has no baseline of its own).
+    """
+    values = {name: getattr(model, name) for model in models for name in type(model).model_fields}
+    defaults = {name: field.get_default(call_default_factory=True) for model in models
+                for name, field in type(model).model_fields.items()}
+    for model in models:
+        for d in declared(type(model)):
+            needs, value = d.setting.needs, getattr(model, d.name)
+            if needs is None or value == d.default or needs.setting not in values:
+                continue
+            if values[needs.setting] != defaults[needs.setting]:
+                continue
+            otherwise = needs.otherwise or "drop {" + d.name + "}"
+            message = f"only means something with {needs.with_words}{_not_a_choice(d.setting, value)}; " \
+                      f"{needs.fix}, or {otherwise}"
+            raise SettingError(d.name, value, message, mentions=tuple(dict.fromkeys(_NAMED.findall(message))))
+
+
+def _not_a_choice(setting: Setting, value: object) -> str:
+    if not setting.choices or value in setting.choices:
+        return ""
+    noun = (setting.metavar or "value").lower()
+    return f" (and it is not a {noun}: expected one of {', '.join(setting.choices)})"

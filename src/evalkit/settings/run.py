@@ -1,0 +1,192 @@
+"""`RunSettings`: what one run runs and how, declared once with the flags that give it.
+
+The CLI, the Python API and the pytest plugin all build a `RunSettings` from what their
+user gave (`None` meaning "not given") with `RunSettings.of(...)`, and pass it to
+`evalkit.engine.run.run`: the engine, the runner and the agent adapters read their limits
+from it and from nowhere else; `--processes` workers receive it serialized. The default
+numbers are in `evalkit.defaults`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from evalkit.defaults import (DEFAULT_JOBS, DEFAULT_JUDGE_JOBS, DEFAULT_MAX_REPEAT, DEFAULT_PROCESSES, DEFAULT_REPEAT,
+                              DEFAULT_TIMEOUT_S)
+from evalkit.errors import SettingError
+from evalkit.foundation.concurrency import most_in_flight
+from evalkit.settings.declaration import Needs, Setting, declared
+from evalkit.settings.environment import Environment
+from evalkit.settings.values import Concurrency, Headers, Processes, parse_headers, parse_processes
+
+if TYPE_CHECKING:
+    from evalkit.stats.sequential import StoppingRule
+
+WORKER_HEADERS_VARIABLE = "EVALKIT_WORKER_HEADERS"  # set by a run for its `--processes` workers only
+
+
+class RunSettings(BaseModel):
+    """One run: what it runs and its knobs. Frozen: what the run started with is what it ran with."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    # What to run. Empty or None: given another way (the Python API's arguments, the config's agent).
+    paths: tuple[str, ...] = ()  # eval set files and folders, `file.json:id,id` selectors (the CLI's arguments)
+    config: Annotated[str | None, Setting(
+        "--config", "EvalConfig file (JSON or YAML)", "FILE", aliases=("--config_file_path",), in_api=False,
+        in_pytest=True, pytest_help="EvalConfig for every eval set (default: test_config.json beside each)")] = None
+    agent: Annotated[str | None, Setting(
+        "--agent", "module:attr, file.py:attr, ADK agent folder, cmd:COMMAND, http(s)://URL, adk-server:URL/APP, "
+        "a2a:URL or replay:RESULT.json", "SPEC", in_api=False, in_pytest=True,
+        pytest_help="The agent under test, as `evalkit run --agent` takes it (default: the config's agent)")] = None  # an agent object goes beside
+    case_ids: Annotated[tuple[str, ...], Setting(
+        "--case", "Only this eval id (repeatable)", "ID", repeatable=True, keyword="cases")] = ()
+    shard: Annotated[str | None, Setting(
+        "--shard", "K/N: run the K-th of N stable slices of the cases; auto: the slice from the CI's parallel-job "
+        "variables", "K/N", in_api=False)] = None  # evalkit.engine.sharding
+    headers: Annotated[Headers, Setting(
+        "--header", "Send this header with every request to an http(s)://, adk-server: or a2a: agent "
+        "(repeatable; never written to a file)", "'NAME: VALUE'", repeatable=True, in_pytest=True,
+        pytest_help="A header for every request to an http(s)://, adk-server: or a2a: agent (as `evalkit run "
+        "--header`; repeatable; on the command line only, so no file holds it)")] = Field(
+        # Never serialized (a `--processes` worker gets them in its environment: engine/processes.py) nor shown.
+        default=(), exclude=True, repr=False)
+
+    # How: concurrency, limits, repeats.
+    jobs: Annotated[Concurrency, Setting(
+        "--jobs", "Cases run at once: 'auto' adapts to the agent, a number fixes it", "N|auto",
+        "expected 'auto' or a whole number of cases at a time, at least 1, such as 16", aliases=("-j",),
+        default_text=str(DEFAULT_JOBS))] = DEFAULT_JOBS
+    judge_jobs: Annotated[Concurrency, Setting(
+        "--judge-jobs", "Judge calls in flight at once, per judge endpoint: 'auto' or a number", "N|auto",
+        "expected 'auto' or a whole number of judge calls at a time, at least 1, such as 16",
+        default_text=str(DEFAULT_JUDGE_JOBS))] = DEFAULT_JUDGE_JOBS
+    processes: Annotated[Processes, Setting(
+        "--processes", "Worker processes to spread the cases over, for CPU-bound agents; 'auto' uses the free "
+        "cores for an ADK agent folder", "N|auto", "expected 'auto' or a whole number of worker processes, at least 1",
+        default_text=str(DEFAULT_PROCESSES), in_api=False)] = parse_processes(DEFAULT_PROCESSES)
+    timeout: Annotated[float | None, Setting(
+        "--timeout", "Seconds allowed per turn", "SECONDS", "expected a number of seconds per turn above 0, such as 60",
+        parsed_as=float, default_text=f"{DEFAULT_TIMEOUT_S:g}")] = Field(default=DEFAULT_TIMEOUT_S, gt=0)  # None: no limit
+    repeat: Annotated[int, Setting(
+        "--repeat", "Run each case N times, or 'auto': again only while its verdict is uncertain", "N|auto",
+        "expected 'auto' or a whole number of runs per case, at least 1, such as 5 (see docs/repeats.md)",
+        default_text=str(DEFAULT_REPEAT))] = Field(default=DEFAULT_REPEAT, ge=1)
+    auto_repeat: bool = False  # `--repeat auto`: `repeat` is then the most runs a case gets (engine/repeats.py)
+    max_repeat: Annotated[int | None, Setting(
+        "--max-repeat", "With --repeat auto: the most runs a case gets", "N",
+        "with --repeat auto: a whole number of runs, at least 2, such as 10", parsed_as=int,
+        default_text=str(DEFAULT_MAX_REPEAT), needs=Needs("auto_repeat", "{repeat} auto", "use {repeat} auto"))] = None
+    pass_rate: Annotated[float | None, Setting(
+        "--pass-rate", "With --repeat: share of the runs a case needs to pass (default: all)", "RATE",
+        "expected a share of the runs above 0 and at most 1, such as 0.8", parsed_as=float,
+        needs=Needs("repeat", "{repeat} N (N > 1)", "add {repeat}"))] = Field(default=None, gt=0, le=1)  # None: every run
+    confidence: Annotated[float | None, Setting(
+        "--confidence", "With --pass-rate: a case passes when it is above the rate with this confidence, such as "
+        "0.95 (see docs/repeats.md)", "LEVEL", "expected a confidence above 0 and below 1, such as 0.95",
+        parsed_as=float, needs=Needs("pass_rate", "{pass_rate} RATE", "add {pass_rate} (such as 0.8)"))] = Field(
+        default=None, gt=0, lt=1)  # judge by the interval's low end
+    use_cache: Annotated[bool, Setting(
+        "--no-cache", "Do not read or write the judge cache", reason="expected true or false",
+        switch_gives=False)] = True
+    cassettes: Annotated[Path | None, Setting(
+        "--cassettes", "Answer the agent's model calls from cassettes in this folder (see docs/cassettes.md)", "DIR",
+        parsed_as=Path)] = None
+    cassette_mode: Annotated[str, Setting(
+        "--cassette-mode", "With --cassettes: replay (offline), record (call the model, rewrite) or auto (record "
+        "only what is missing)", "MODE", default_text="replay", choices=("replay", "record", "auto"),
+        needs=Needs("cassettes", "{cassettes} DIR", "add {cassettes}"))] = "replay"
+    quarantine: Annotated[Path | None, Setting(
+        "--quarantine", "Known-flaky cases (JSON or YAML list of case, until, reason): run and reported, not "
+        "counted in the exit code until their date", "FILE",
+        "expected a quarantine file (JSON or YAML; see docs/repeats.md)", parsed_as=Path, in_pytest=True,
+        pytest_help="Known-flaky cases (as `evalkit run --quarantine`): xfail instead of failing until their date")] = None
+    min_coverage: Annotated[float | None, Setting(
+        "--min-coverage", "Exit 1 when fewer than this share of the agent's tools were called, such as 0.8 (see "
+        "docs/coverage.md)", "RATIO", "expected a share of the agent's tools from 0 to 1, such as 0.8 (see "
+        "docs/coverage.md)", parsed_as=float, in_pytest=True,
+        pytest_help="Fail the session when the eval cases called fewer than this share of the agent's tools")] = Field(default=None, ge=0, le=1)
+
+    # The EVALKIT_* variables, as they were when the settings were built.
+    environment: Environment = Field(default_factory=Environment.read)
+
+    @classmethod
+    def of(cls, **given: Any) -> RunSettings:
+        """Settings from options as a user gave them: `None` means "not given", so the default.
+
+        A value out of range raises `SettingError` naming the setting; the CLI words it
+        with its flag, the Python API with its keyword.
+        """
+        chosen = {name: value for name, value in given.items() if value is not None}
+        if isinstance(chosen.get("repeat"), str) and chosen["repeat"].strip().lower() == "auto":
+            chosen["auto_repeat"] = True
+            most = chosen.get("max_repeat", DEFAULT_MAX_REPEAT)
+            if not isinstance(most, int) or most < 2:
+                raise SettingError("max_repeat", most, _reason("max_repeat") or "")
+            chosen["repeat"] = most
+        try:
+            return cls(**chosen)
+        except ValidationError as error:
+            first = error.errors()[0]
+            name = str(first["loc"][0]) if first["loc"] else "settings"
+            if name == "headers":  # worded without the value, which may be a credential
+                raise SettingError(name, "…", str(first.get("ctx", {}).get("error", first["msg"]))) from None
+            raise SettingError(name, chosen.get(name), _reason(name) or first["msg"]) from None
+
+    def worker_environment(self) -> dict[str, str]:
+        """What a `--processes` worker's environment adds: the headers, which its settings file leaves out."""
+        return {WORKER_HEADERS_VARIABLE: json.dumps(self.headers)} if self.headers else {}
+
+    def with_worker_environment(self) -> RunSettings:
+        """In a worker: these settings with the headers its parent passed (taken out of the environment,
+        so that processes the agent starts do not inherit them)."""
+        given = os.environ.pop(WORKER_HEADERS_VARIABLE, None)
+        return self.model_copy(update={"headers": parse_headers(json.loads(given))}) if given else self
+
+    @property
+    def most_jobs_in_flight(self) -> int:
+        """The most cases ever in flight: what an adapter sizes its pool of processes,
+        connections or threads for (the controller's ceiling when `jobs` is "auto")."""
+        return most_in_flight(self.jobs)
+
+    @property
+    def required_passes(self) -> int:
+        """How many of the `repeat` runs of a case must pass: all, or ceil(pass_rate × runs)."""
+        return self.passes_required(self.repeat)
+
+    def stopping_rule(self) -> StoppingRule:
+        """`--repeat auto`'s rule (stats/sequential.py): curtail `--repeat repeat` with its
+        pass rule; without `--pass-rate`, the stability rule, which needs at most the runs
+        that make a half-passing case look stable with chance at most 0.05."""
+        from evalkit.defaults import DEFAULT_AUTO_REPEAT_ALPHA
+        from evalkit.stats.sequential import PASS_RATE, STABILITY, StoppingRule, agreeing_runs_needed
+
+        if self.pass_rate is None:
+            return StoppingRule(STABILITY, min(self.repeat, agreeing_runs_needed(DEFAULT_AUTO_REPEAT_ALPHA)))
+        return StoppingRule(PASS_RATE, self.repeat, self.required_passes)
+
+    def passes_required(self, runs: int) -> int:
+        """Passing runs a case needs out of `runs`: all of them; ceil(pass_rate × runs); or,
+        with a confidence, the fewest whose Wilson interval starts at pass_rate or above
+        (runs + 1 when even all of them do not: docs/repeats.md, "Gating on the interval")."""
+        if self.pass_rate is None:
+            return runs
+        if self.confidence is None:
+            return max(1, math.ceil(self.pass_rate * runs - 1e-9))
+        from evalkit.stats.interval import wilson_interval
+
+        for passed in range(1, runs + 1):
+            if wilson_interval(passed, runs, self.confidence)[0] >= self.pass_rate - 1e-12:
+                return passed
+        return runs + 1
+
+
+
+def _reason(name: str) -> str | None:
+    return next((d.setting.reason for d in declared(RunSettings) if d.name == name), None)

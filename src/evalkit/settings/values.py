@@ -1,0 +1,73 @@
+"""The words a setting's value may take that pydantic does not know: "auto" for a count, headers."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Annotated, Literal
+
+from pydantic import BeforeValidator
+
+from evalkit.foundation.concurrency import JobsSetting, parse_jobs
+from evalkit.foundation.redaction import add_secret
+
+# How many things run at once: a whole number ≥ 1 or "auto" (the adaptive controller of
+# `evalkit.foundation.concurrency`), parsed here for the CLI, the Python API and the plugin.
+Concurrency = Annotated[JobsSetting, BeforeValidator(parse_jobs)]
+
+AUTO_PROCESSES: Literal["auto"] = "auto"
+ProcessesSetting = int | Literal["auto"]
+
+
+def parse_processes(value: object) -> ProcessesSetting:
+    """`processes`: `auto` (evalkit.engine.process_count chooses) or a whole number ≥ 1.
+
+    The same words as `jobs`, so the same parser; `RunSettings.of` words its ValueError
+    as a `SettingError`.
+    """
+    return parse_jobs(value)
+
+
+Processes = Annotated[ProcessesSetting, BeforeValidator(parse_processes)]
+
+# A header field name: an HTTP token (RFC 9110, section 5.6.2).
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+
+
+def parse_headers(value: object) -> tuple[tuple[str, str], ...]:
+    """`headers`: "Name: value" strings (`--header`, repeatable) or a mapping name → value (the Python API).
+
+    Header values are often credentials: a ValueError here names the header, never its value.
+    """
+    if value is None:
+        return ()
+    if isinstance(value, Mapping):
+        pairs = [(str(name), str(text)) for name, text in value.items()]
+    elif isinstance(value, str):
+        pairs = [_split_header(value)]
+    else:
+        # (name, value) pairs as well: what RunSettings holds, and its JSON for a worker (lists)
+        pairs = [(str(item[0]), str(item[1])) if isinstance(item, (tuple, list)) and len(item) == 2
+                 else _split_header(str(item)) for item in value]  # type: ignore[attr-defined]
+    for name, text in pairs:
+        if not _HEADER_NAME.fullmatch(name):
+            raise ValueError(f"{name[:40]!r} is not a header name; write --header 'Name: value', "
+                             "such as --header 'Authorization: Bearer TOKEN'")
+        if "\r" in text or "\n" in text:
+            raise ValueError(f"the value of header {name} holds a line break; give it on one line")
+    for _, text in pairs:
+        add_secret(text)  # an agent may repeat it (a debug line, an error): every writer masks it from now on
+    return tuple((name, text.strip()) for name, text in pairs)
+
+
+def _split_header(text: str) -> tuple[str, str]:
+    name, colon, value = text.partition(":")
+    if not colon:
+        # Only what comes before a space is shown: the rest may be a credential.
+        raise ValueError(f"{text.split(' ')[0][:40]!r}… has no colon; write --header 'Name: value', "
+                         "such as --header 'Authorization: Bearer TOKEN'")
+    return name.strip(), value
+
+
+Headers = Annotated[tuple[tuple[str, str], ...], BeforeValidator(parse_headers)]
+
