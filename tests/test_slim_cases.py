@@ -27,7 +27,7 @@ def finished_case(n: int, status: Status = Status.PASSED, **fields) -> CaseResul
 
 def test_every_kind_of_case_reads_back_as_its_slim_copy():
     cases = [finished_case(1), finished_case(2, Status.FAILED), finished_case(3, Status.ERROR, error="boom"),
-             finished_case(4, unmatched_tool_calls=[{"name": "x"}]), finished_case(5, final_state={"a": 1})]
+             finished_case(4, unmatched_tool_calls=[{"invocation_index": 0, "name": "x", "args": {}}]), finished_case(5, final_state={"a": 1})]
     packed = SlimCases()
     for case in cases:
         packed.append(slim(case))

@@ -92,7 +92,7 @@ def assert_passes(
     result = run_evals(paths, agent, config, **options)
     settings = options.get("settings")
     requested = options.get("min_coverage", settings.min_coverage if settings is not None else None)
-    coverage_problem = gate_message(result.coverage, coverage_minimum(result, requested))
+    coverage_problem = gate_message(result.coverage, coverage_minimum(result.coverage, requested))
     if result.summary.cases and all(case.status is Status.PASSED for case in result.cases) and not coverage_problem:
         return result
     lines = [summary_line(result), *failure_lines(result.cases), *([coverage_problem] if coverage_problem else [])]

@@ -82,13 +82,11 @@ class CoverageGate:
     message: str | None = None
 
     def judge(self) -> str | None:
+        from evalkit.finish import coverage_minimum
         from evalkit.results.coverage import gate_message, merged_coverage
 
         coverage = merged_coverage(self.parts)
-        requested = self.requested if self.requested is not None else (coverage.min_ratio if coverage else None)
-        if coverage is not None and requested is not None:
-            coverage.min_ratio = requested
-        self.message = gate_message(coverage, requested) if self.parts else None
+        self.message = gate_message(coverage, coverage_minimum(coverage, self.requested)) if self.parts else None
         return self.message
 
 

@@ -112,7 +112,7 @@ def test_an_error_event_answered_with_http_200_is_the_cases_error(stand_in, tmp_
                                     "Internal Server Error (injected) (event by root)")
     # A 429 in an event is an overload, as an HTTP 429 is: the case runs again and passes.
     assert cases["busy_once"].status == "passed"
-    assert (result.concurrency or {}).get("reruns") == 1
+    assert result.concurrency is not None and result.concurrency.reruns == 1
 
 
 def test_the_rule_reads_adks_own_events_and_json_events_alike():

@@ -144,8 +144,8 @@ def test_a_python_agent_whose_model_answers_429_backs_off_instead_of_failing(lim
     evalset, config = write_set(tmp_path, 40)
     result = run_evals(evalset, agent, config)
     assert result.summary.passed == 40 and result.summary.errors == 0
-    assert result.concurrency["overloads"] == server.rejected > 0
-    assert result.concurrency["final"] <= 4
+    assert result.concurrency.overloads == server.rejected > 0
+    assert result.concurrency.final <= 4
 
 
 def test_auto_raises_the_level_for_an_agent_that_waits(limited, tmp_path):

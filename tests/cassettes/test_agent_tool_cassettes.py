@@ -111,7 +111,7 @@ def test_an_agent_tool_replays_without_running_its_agent(tmp_path, monkeypatch):
     recorded = run(tmp_path, "record")
     assert [c.status.value for c in recorded.cases] == ["passed"]
     assert ran == ["librarian", "archive_lookup(Oslo)", "librarian"]
-    sources = [(c["name"], c["source"]) for c in recorded.cases[0].tool_calls]
+    sources = [(c.name, c.source) for c in recorded.cases[0].tool_calls]
     assert sources == [("librarian", "recorded"), ("archive_lookup", "recorded")]  # in the order the calls began
 
     ran.clear()
@@ -122,7 +122,7 @@ def test_an_agent_tool_replays_without_running_its_agent(tmp_path, monkeypatch):
         broken["now"] = False
     assert [c.status.value for c in replayed.cases] == ["passed"], replayed.cases[0].error
     assert ran == []
-    assert [(c["name"], c["source"]) for c in replayed.cases[0].tool_calls] == [("librarian", "replayed")]
+    assert [(c.name, c.source) for c in replayed.cases[0].tool_calls] == [("librarian", "replayed")]
     assert replayed.cases[0].criteria[0].score == recorded.cases[0].criteria[0].score == 1.0
 
 

@@ -97,7 +97,7 @@ def test_per_tool_pass_and_fail_counts_come_from_the_per_call_results():
     assert by_tool["pay"].latency.p50_s == pytest.approx(0.4)
     assert (by_tool["notify"].passed, by_tool["notify"].failed) == (0, 1)
     assert report.progress.error == 1 and report.turn_latency.count == 2
-    assert report.to_dict()["tools"][1]["latency"]["p50_s"] == pytest.approx(0.4)
+    assert report.model_dump(mode="json")["tools"][1]["latency"]["p50_s"] == pytest.approx(0.4)
 
 
 def test_repeated_runs_count_every_run_s_turns_and_tool_calls(tmp_path):

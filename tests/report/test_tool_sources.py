@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from evalkit.report.tool_sources import tool_source_lines
 from evalkit.schema.results import CaseResult, RunResult, Status
+from evalkit.schema.run_figures import CassettesUse
 
 
 def run_with(sources: list[tuple[str, str]], mode: str | None) -> RunResult:
     calls = [{"invocation_index": 0, "name": name, "source": source} for name, source in sources]
     case = CaseResult(eval_set_id="s", eval_id="c", status=Status.PASSED, tool_calls=calls or None)
-    return RunResult.model_construct(cases=[case], cassettes={"folder": "/c", "mode": mode} if mode else None)
+    return RunResult.model_construct(cases=[case], cassettes=CassettesUse(folder="/c", mode=mode) if mode else None)
 
 
 def test_counts_in_a_fixed_order_and_says_nothing_without_tool_calls():

@@ -8,6 +8,7 @@ import pytest
 from evalkit.schema.evalset import Invocation
 from evalkit.schema.results import Status
 from evalkit.schema.views import final_text, tool_calls, user_text
+from evalkit.schema.case_extras import SimulationEnd
 from evalkit.simulation.transcript import conversation_lines
 from tests.simulation.support import (
     INVALID,
@@ -197,7 +198,7 @@ async def test_an_agent_failure_mid_conversation_keeps_the_turns_so_far(fake):
 async def test_the_conversation_reads_turn_by_turn(fake):
     script(fake, user=["To LAX.", "</finished>"])
     result = await run_case(travel_agent, scenario_case(), [])
-    result.simulation = {"ended_by": "stop_signal", "simulator_calls": 3}
+    result.simulation = SimulationEnd(ended_by="stop_signal", simulator_calls=3)
     assert conversation_lines(result) == [
         "Turn 1",
         "  user:  I need a flight.",

@@ -48,7 +48,7 @@ def test_after_the_date_the_case_counts_again_and_a_warning_names_it(tmp_path):
     assert exit_code(run_of(cases)) == ExitCode.FAILED
     warnings = quarantine.warnings()
     assert any("weather/paris ended on 2026-03-31; it counts again" in w and "[0]" in w for w in warnings)
-    assert quarantine.summary()["expired"] == ["weather/paris", "weather/tokyo"]
+    assert quarantine.summary().expired == ["weather/paris", "weather/tokyo"]
 
 
 def test_an_entry_naming_no_case_of_the_run_is_reported(tmp_path):
@@ -57,7 +57,7 @@ def test_an_entry_naming_no_case_of_the_run_is_reported(tmp_path):
     quarantine.mark(case("tokyo", Status.PASSED))
     (unknown,) = [w for w in quarantine.warnings() if "not a case of this run" in w]
     assert unknown.startswith(f"{tmp_path / 'quarantine.json'}[2]: quarantine entry names weather/atlantis")
-    assert quarantine.summary()["unknown"] == ["weather/atlantis"]
+    assert quarantine.summary().unknown == ["weather/atlantis"]
 
 
 def test_a_quarantined_error_does_not_make_the_run_exit_3(tmp_path):

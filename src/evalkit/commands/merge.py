@@ -33,7 +33,7 @@ def merge_command(files: list[Path], settings: RunSettings, finish_settings: Fin
     if warning:
         print(f"evalkit: warning: {warning}", file=sys.stderr)
     # `--min-coverage`, else the minimum the shards were run with (each shard left it to the merge).
-    minimum = coverage_minimum(merged, settings.min_coverage)
+    minimum = coverage_minimum(merged.coverage, settings.min_coverage)
     failure = finish.write(merged)
     if failure is not None:
         raise failure

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 
 from evalkit.compare.significance_results import CaseSignificance, Significance
 from evalkit.results.reader import CaseKey, ScoredCase, ScoredCriterion, ScoredRun
+from evalkit.schema.comparison import ComparisonRecord
 from evalkit.schema.results import Status
 
 # Scores are floats from different machines and libraries; differences below this are noise.
@@ -92,6 +93,10 @@ class Comparison:
         if self.significance is None:
             return bool(self.regressions)
         return bool(self.gate_regressions) or self.significance.fails_gate
+
+    def to_record(self) -> ComparisonRecord:
+        """The comparison as the result file's `comparison` holds it."""
+        return ComparisonRecord.model_validate(self.to_dict())
 
     def to_dict(self) -> dict:
         data = asdict(self)

@@ -19,6 +19,7 @@ from pydantic_core import PydanticSerializationError
 
 from evalkit.foundation.redaction import mask_secrets
 from evalkit.foundation.text import escape_surrogates
+from evalkit.schema.case_extras import ToolCallSource, UnmatchedToolCall
 from evalkit.schema.results import COST_CRITERION, CaseResult, CriterionResult, Status
 
 
@@ -173,15 +174,15 @@ def _slim_criterion(criterion: CriterionResult) -> CriterionResult:
         status=criterion.status, invocations=[], details={}, error=criterion.error, spread=criterion.spread)
 
 
-def _unmatched_calls(result: CaseResult) -> list[dict] | None:
+def _unmatched_calls(result: CaseResult) -> list[UnmatchedToolCall] | None:
     # The console lists a case's unmatched tool calls over all its repeated runs, which the slim copy drops.
     calls = [call for run in (result.runs or [result]) for call in run.unmatched_tool_calls or ()]
     return calls or None
 
 
-def _tool_calls(result: CaseResult) -> list[dict] | None:
+def _tool_calls(result: CaseResult) -> list[ToolCallSource] | None:
     # The console counts where tool calls' answers came from over all repeated runs.
     # Only what the count reads (report/tool_sources.py): a call's arguments and answer stay in the file.
-    calls = [{"name": call.get("name"), "source": call.get("source")}
+    calls = [ToolCallSource(name=call.name, source=call.source)
              for run in (result.runs or [result]) for call in run.tool_calls or ()]
     return calls or None

@@ -28,6 +28,7 @@ from evalkit.engine.slim_cases import SlimCases
 from evalkit.engine.jobs import CaseJob
 from evalkit.engine.runner import Runner
 from evalkit.schema.results import CaseResult, JudgeStatistics, RunResult, Status, Summary
+from evalkit.schema.run_figures import Concurrency
 from evalkit.defaults import DEFAULT_REPEAT
 from evalkit.settings import RunSettings
 
@@ -97,7 +98,7 @@ class RunProgress:
             cases=[],
             interrupted=interrupted,
             judge=self.judge_stats.model_copy(update={"no_verdict": self.no_verdicts}) if self.judge_stats else None,
-            latency=self.figures.report(total=self.total).to_dict(),
+            latency=self.figures.report(total=self.total),
             repeat=self.repeat,
             pass_rate=self.pass_rate,
             concurrency=self.concurrency_figures(),
@@ -110,10 +111,10 @@ class RunProgress:
         result.cases = list(self.stored_cases()) if full else self.cases.in_order(self._plan_order())  # type: ignore[assignment]
         return result
 
-    def concurrency_figures(self) -> dict | None:
+    def concurrency_figures(self) -> Concurrency | None:
         if self.limit is None:
             return None
-        return {**self.limit.summary(), "reruns": self.reruns}
+        return Concurrency(**self.limit.summary(), reruns=self.reruns)
 
 
 def jobs_for(plan: Plan) -> list[CaseJob]:

@@ -15,6 +15,7 @@ from evalkit.engine.sharding import Shard
 from evalkit.errors import InputError, Problem
 from evalkit.results.coverage import merged_coverage
 from evalkit.schema.results import CaseResult, JudgeStatistics, RunResult, Summary
+from evalkit.schema.run_figures import AutoRepeat
 
 
 def merge_results(results: list[tuple[Path, RunResult]]) -> RunResult:
@@ -56,25 +57,23 @@ def merge_results(results: list[tuple[Path, RunResult]]) -> RunResult:
     )
 
 
-_AUTO_COUNTS = ("agent_runs", "runs_saved")
-
-
-def _merged_auto(results: list[RunResult]) -> dict | None:
+def _merged_auto(results: list[RunResult]) -> AutoRepeat | None:
     """`--repeat auto`: the rule (the same in every part, or the merge is refused), and the
-    parts' runs added up. `compare` reads the rule back to test the counts right."""
+    parts' runs added up when every part says. `compare` reads the rule back to test the counts right."""
     first = results[0].repeat_auto
     if not first:
         return None
-    merged = {key: value for key, value in first.items() if key not in _AUTO_COUNTS}
-    for key in _AUTO_COUNTS:
-        if all(r.repeat_auto and key in r.repeat_auto for r in results):
-            merged[key] = sum(r.repeat_auto[key] for r in results if r.repeat_auto)
-    return merged
+    parts = [r.repeat_auto for r in results]
+    agent_runs = [p.agent_runs if p else None for p in parts]
+    runs_saved = [p.runs_saved if p else None for p in parts]
+    return first.model_copy(update={
+        "agent_runs": None if None in agent_runs else sum(n for n in agent_runs if n is not None),
+        "runs_saved": None if None in runs_saved else sum(n for n in runs_saved if n is not None)})
 
 
-def _auto_rule(result: RunResult) -> tuple | None:
+def _auto_rule(result: RunResult) -> str | None:
     auto = result.repeat_auto
-    return None if not auto else tuple(sorted((k, str(v)) for k, v in auto.items() if k not in _AUTO_COUNTS))
+    return None if not auto else auto.rule_only().model_dump_json()
 
 
 def agent_warning(results: list[tuple[Path, RunResult]]) -> str | None:

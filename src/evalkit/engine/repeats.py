@@ -19,12 +19,12 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable
-from typing import Any
 from dataclasses import replace
 
 from evalkit.engine.jobs import CaseJob
 from evalkit.results.verdicts import combined_status
 from evalkit.schema.results import CaseResult, CriterionResult, RepeatStats, ScoreSpread, Status
+from evalkit.schema.run_figures import AutoRepeat as AutoRepeatFigures
 from evalkit.stats.interval import wilson_interval
 from evalkit.stats.sequential import StoppingRule
 from evalkit.stats.stability import FLAKY, stability
@@ -190,13 +190,13 @@ class AutoRepeat:
                 "pass_rate_ci_exact": [round(bound, 4) for bound in self.rule.interval(runs, passed)]})
         self.on_case_done(case)
 
-    def figures(self) -> dict[str, Any]:
+    def figures(self) -> AutoRepeatFigures:
         """What the result file records under `repeat_auto`: the rule, and the runs it saved
         against `--repeat same_as_repeat`, the fixed number of runs that decides the same way."""
-        return {"max_repeat": self.max_repeat, "agreeing_runs": self.rule.max_runs, "rule": self.rule.kind,
-                "required_passes": self.rule.required_passes, "same_as_repeat": self.rule.max_runs,
-                "agent_runs": self.agent_runs,
-                "runs_saved": max(0, self.cases * self.rule.max_runs - self.agent_runs)}
+        return AutoRepeatFigures(max_repeat=self.max_repeat, agreeing_runs=self.rule.max_runs, rule=self.rule.kind,
+                                 required_passes=self.rule.required_passes, same_as_repeat=self.rule.max_runs,
+                                 agent_runs=self.agent_runs,
+                                 runs_saved=max(0, self.cases * self.rule.max_runs - self.agent_runs))
 
 
 def _passes(group: list[CaseResult]) -> int:

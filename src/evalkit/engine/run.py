@@ -28,6 +28,7 @@ from evalkit.foundation.signals import run_has_ended
 from evalkit.foundation.gc_control import start_up_frozen
 from evalkit.loading.plan import Plan, build_plan
 from evalkit.schema.results import CaseResult, RunResult, Summary
+from evalkit.schema.run_figures import CassettesUse
 from evalkit.settings import AUTO_PROCESSES, RunSettings
 
 if TYPE_CHECKING:
@@ -121,7 +122,7 @@ def _where_made(outcome: RunOutcome, settings: RunSettings, spec: str | None) ->
     result = outcome.result
     result.git, result.agent = current_git(), spec or None
     if settings.cassettes is not None:
-        result.cassettes = {"folder": str(settings.cassettes.resolve()), "mode": settings.cassette_mode}
+        result.cassettes = CassettesUse(folder=str(settings.cassettes.resolve()), mode=settings.cassette_mode)
     return outcome
 
 
@@ -183,8 +184,7 @@ def _folded(progress: RunProgress, workers: list[RunResult], plan: Plan, interru
     progress.judge_stats = sum_judge_stats([progress.judge_stats, *(worker.judge for worker in workers)])
     result = progress.result(interrupted=bool(interrupted), full=full)
     if result.repeat_auto:  # each process decided its own cases' runs: keep the rule, not one process's counts
-        result.repeat_auto = {key: value for key, value in result.repeat_auto.items()
-                              if key not in ("agent_runs", "runs_saved")}
+        result.repeat_auto = result.repeat_auto.rule_only()
     return RunOutcome(result, bool(interrupted), full_cases=None if full else progress.stored_cases,
                       terminated=isinstance(interrupted, Terminated), quarantine=quarantine, progress=progress)
 

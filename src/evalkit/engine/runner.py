@@ -26,6 +26,7 @@ from evalkit.foundation.overloads import Overload, listen_for_upstream_overloads
 from evalkit.engine.jobs import CaseJob
 from evalkit.engine.scoring import score_case
 from evalkit.errors import AgentError, AgentTimeout, EvalkitError
+from evalkit.schema.case_extras import Exercised, SimulationEnd, ToolCallSource, UnmatchedToolCall
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import EvalCase, Invocation
 from evalkit.schema.results import CaseResult, InvocationRecord, Status, case_status
@@ -121,7 +122,7 @@ class Runner:
         error: str | None = None
         overload: Overload | None = None
         error_detail: str | None = None
-        simulation: dict[str, Any] | None = None
+        simulation: SimulationEnd | None = None
         unmatched: list[dict[str, Any]] = []
         tool_calls: list[dict[str, Any]] = []
         final_state: dict[str, Any] | None = None
@@ -152,10 +153,11 @@ class Runner:
             source_file=job.source_file,
             session_id=spec.session_id,
             simulation=simulation,
-            unmatched_tool_calls=unmatched or None,
+            # The agent's session reports them as plain objects (its interface, docs/agents.md).
+            unmatched_tool_calls=[UnmatchedToolCall.model_validate(c) for c in unmatched] or None,
             final_state=final_state,
-            tool_calls=tool_calls or None,
-            exercised=exercised,
+            tool_calls=[ToolCallSource.model_validate(c) for c in tool_calls] or None,
+            exercised=None if exercised is None else Exercised.model_validate(exercised),
         )
         if error is None:
             context = EvalContext(case=case, actual=actual, expected=expected, judge=self.judge,
@@ -168,14 +170,14 @@ class Runner:
         return _Attempt(result, overload, sum(durations) / len(durations) if durations and error is None else None)
 
     async def _converse(self, job: CaseJob, case: EvalCase, session: AgentSession,
-                        actual: list[Invocation]) -> dict[str, Any] | None:
+                        actual: list[Invocation]) -> SimulationEnd | None:
         """Play the case's turns; for a scenario, return how the simulated conversation ended."""
         if case.conversation_scenario is not None:
             from evalkit.simulation.conversation import simulate_conversation
 
             outcome = await simulate_conversation(case, job.simulator_config, session, self.play_turn, self.judge,
                                                   actual)
-            return outcome.to_dict()
+            return SimulationEnd.model_validate(outcome.to_dict())
         for index, expected in enumerate(case.conversation or ()):
             actual.append(await self.play_turn(session, expected.user_content, index, case.eval_id))
         return None

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from evalkit.compare.diff import Comparison
     from evalkit.results.reader import ScoredRun
+    from evalkit.schema.coverage import Coverage
     from evalkit.schema.results import CaseResult, RunResult
 
 FullCases = Callable[[], Iterable["CaseResult"]]
@@ -71,7 +72,7 @@ class Finish:
 
             add_significance(comparison, self.baseline, this_run, self.settings.significance,
                              self.settings.gate_scores, held=_held(whole))
-        result.comparison = comparison.to_dict()
+        result.comparison = comparison.to_record()
         return comparison
 
     def write(self, result: RunResult, full_cases: FullCases | None = None) -> EvalkitError | None:
@@ -135,14 +136,14 @@ class Finish:
         return any((c.eval_set_id, c.eval_id) not in held for c in comparison.regressions)
 
 
-def coverage_minimum(result: RunResult, requested: float | None) -> float | None:
-    """The coverage gate's minimum: the one asked for now (a flag, a keyword), else the run's own
-    (its settings', else its configs': evalkit.engine.coverage.gate_ratio)."""
+def coverage_minimum(coverage: Coverage | None, requested: float | None) -> float | None:
+    """The coverage gate's minimum: the one asked for now (a flag, a keyword, a plugin option), else
+    the run's own (its settings', else its configs': evalkit.engine.coverage.gate_ratio)."""
     if requested is not None:
-        if result.coverage is not None:
-            result.coverage.min_ratio = requested  # so the reports show the minimum that was gated on
+        if coverage is not None:
+            coverage.min_ratio = requested  # so the reports show the minimum that was gated on
         return requested
-    return result.coverage.min_ratio if result.coverage is not None else None
+    return coverage.min_ratio if coverage is not None else None
 
 
 def coverage_gate(result: RunResult, minimum: float | None) -> bool:

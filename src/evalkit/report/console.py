@@ -16,6 +16,7 @@ from evalkit.report.hanging import print_hanging
 from evalkit.results.notation import call_text
 from evalkit.results.reasoning import judge_reasoning
 from evalkit.schema.results import CaseResult, CriterionResult, JudgeStatistics, RunResult, Status
+from evalkit.schema.run_figures import Concurrency, LatencyStats, RunLatency
 
 _STYLE = {
     Status.PASSED: "green",
@@ -66,7 +67,7 @@ def render(result: RunResult, console: Console, *, debug: bool = False) -> None:
         console.print(judge_line(result.judge), highlight=False)
     if result.concurrency:
         console.print(concurrency_line(result.concurrency), highlight=False)
-    for line in latency_lines(result.latency or {}):
+    for line in latency_lines(result.latency):
         console.print(line, highlight=False)
 
 
@@ -184,7 +185,7 @@ def unmatched_tool_lines(cases: list[CaseResult]) -> list[str]:
         calls = [call for run in (case.runs or [case]) for call in run.unmatched_tool_calls or ()]
         if calls:
             shown = ", ".join(
-                f"turn {c['invocation_index'] + 1} {call_text(c['name'], c['args'])}" for c in calls[:3])
+                f"turn {c.invocation_index + 1} {call_text(c.name, c.args)}" for c in calls[:3])
             more = f" and {len(calls) - 3} more" if len(calls) > 3 else ""
             lines.append(f"? {case.eval_set_id}/{case.eval_id}: no tool_mocks entry matched {shown}{more}; "
                          "these calls were not faked: add entries that match them")
@@ -278,9 +279,9 @@ def summary_line(result: RunResult) -> str:
         parts.append(f"{s.quarantined} quarantined")
     if result.repeat_auto:
         auto = result.repeat_auto
-        same_as = auto.get("same_as_repeat", result.repeat)
-        counts = (f": {auto['agent_runs']} agent runs, {auto.get('runs_saved')} fewer than --repeat {same_as}, "
-                  "the same verdicts" if "agent_runs" in auto else "")
+        same_as = auto.same_as_repeat if auto.same_as_repeat is not None else result.repeat
+        counts = (f": {auto.agent_runs} agent runs, {auto.runs_saved} fewer than --repeat {same_as}, "
+                  "the same verdicts" if auto.agent_runs is not None else "")
         parts.append(f"up to {same_as} runs each (auto){counts}")
     elif result.repeat > 1:
         parts.append(f"{result.repeat} runs each")
@@ -309,37 +310,35 @@ def judge_line(stats: JudgeStatistics) -> str:
     return line + (f", {stats.no_verdict} without a readable verdict" if stats.no_verdict else "")
 
 
-def concurrency_line(figures: dict) -> str:
+def concurrency_line(figures: Concurrency) -> str:
     """Cases in flight: where `--jobs auto` started, peaked and ended, and what pushed it back."""
-    if figures.get("mode") == "fixed":
-        line = f"jobs: {figures.get('final')} (fixed)"
+    if figures.mode == "fixed":
+        line = f"jobs: {figures.final} (fixed)"
     else:
-        line = (f"jobs: auto, {figures.get('initial')} → peak {figures.get('peak')}, "
-                f"ended at {figures.get('final')}")
-    overloads = figures.get("overloads", 0)
-    if overloads:
-        line += (f"; {_count(overloads, 'rate limit')} (429/503) seen, {_count(figures.get('backoffs', 0), 'back-off')}, "
-                 f"{_count(figures.get('reruns', 0), 'case')} run again")
-    elif figures.get("backoffs"):
-        line += f"; {_count(figures['backoffs'], 'back-off')} on rising latency"
+        line = f"jobs: auto, {figures.initial} → peak {figures.peak}, ended at {figures.final}"
+    if figures.overloads:
+        line += (f"; {_count(figures.overloads, 'rate limit')} (429/503) seen, "
+                 f"{_count(figures.backoffs, 'back-off')}, {_count(figures.reruns, 'case')} run again")
+    elif figures.backoffs:
+        line += f"; {_count(figures.backoffs, 'back-off')} on rising latency"
     return line
 
 
-def latency_lines(report: dict) -> list[str]:
+def latency_lines(report: RunLatency | None) -> list[str]:
     """Turn latency percentiles, and per tool its calls, timings and verdicts when known."""
-    turn = report.get("turn_latency") or {}
-    if not turn.get("count"):
+    if report is None or not report.turn_latency.count:
         return []
-    lines = [f"turn latency: {_percentiles(turn)} over {_count(turn['count'], 'turn')}"]
-    for tool in report.get("tools") or ():
-        timing = f", {_percentiles(tool['latency'])}" if tool["latency"]["count"] else ""
-        verdicts = f", {tool['passed']} passed, {tool['failed']} failed" if tool["passed"] or tool["failed"] else ""
-        lines.append(f"  {tool['tool']}: {_count(tool['calls'], 'call')}{timing}{verdicts}")
+    turn = report.turn_latency
+    lines = [f"turn latency: {_percentiles(turn)} over {_count(turn.count, 'turn')}"]
+    for tool in report.tools:
+        timing = f", {_percentiles(tool.latency)}" if tool.latency.count else ""
+        verdicts = f", {tool.passed} passed, {tool.failed} failed" if tool.passed or tool.failed else ""
+        lines.append(f"  {tool.tool}: {_count(tool.calls, 'call')}{timing}{verdicts}")
     return lines
 
 
-def _percentiles(stats: dict) -> str:
-    return ", ".join(f"{name} {_seconds(stats[f'{name}_s'])}" for name in ("p50", "p90", "p99"))
+def _percentiles(stats: LatencyStats) -> str:
+    return f"p50 {_seconds(stats.p50_s)}, p90 {_seconds(stats.p90_s)}, p99 {_seconds(stats.p99_s)}"
 
 
 def _seconds(value: float | None) -> str:

@@ -189,8 +189,8 @@ def _unmatched_calls(case: CaseResult) -> _Html | None:
     calls = [call for run in (case.runs or [case]) for call in run.unmatched_tool_calls or ()]
     if not calls:
         return None
-    items = [_el("li", f"turn {call['invocation_index'] + 1}: ",
-                 _el("code", call_text(call['name'], call['args']))) for call in calls]
+    items = [_el("li", f"turn {call.invocation_index + 1}: ",
+                 _el("code", call_text(call.name, call.args))) for call in calls]
     return _join([_el("h4", "tool calls no tool_mocks entry matched (not faked)"), _el("ul", items)])
 
 

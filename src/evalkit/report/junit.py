@@ -129,8 +129,8 @@ def _statistics(result: RunResult, cases: list[CaseResult]) -> list[tuple[str, s
     names = {(case.eval_set_id, case.eval_id) for case in cases}
     properties = [(f"repeat:{case.eval_id}", case_note(case)) for case in cases if case.repeat is not None]
     properties += [(f"quarantined:{case.eval_id}", str(case.status)) for case in cases if case.quarantined]
-    properties += [(f"p_value:{change['eval_id']}", change_line(change)) for change in tested_changes(result)
-                   if (change["eval_set_id"], change["eval_id"]) in names]
+    properties += [(f"p_value:{change.eval_id}", change_line(change)) for change in tested_changes(result)
+                   if (change.eval_set_id, change.eval_id) in names]
     overall = overall_line(result)
     return properties + ([("significance", overall)] if overall else [])
 

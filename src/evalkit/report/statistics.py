@@ -8,9 +8,8 @@ same words as the console (docs/repeats.md). All of it reads the result file's f
 
 from __future__ import annotations
 
-from typing import Any
-
 from evalkit.results.notation import format_p
+from evalkit.schema.comparison import CaseChange
 from evalkit.schema.results import CaseResult, RunResult
 
 
@@ -29,28 +28,29 @@ def case_note(case: CaseResult) -> str:
     return " ".join(parts)
 
 
-def tested_changes(result: RunResult) -> list[dict[str, Any]]:
+def tested_changes(result: RunResult) -> list[CaseChange]:
     """With `--baseline … --significance`: the regressed and improved cases with their p-values."""
-    comparison = result.comparison or {}
-    return [case for case in comparison.get("cases", []) if "p_value" in case]
+    if result.comparison is None:
+        return []
+    return [case for case in result.comparison.cases if case.p_value is not None]
 
 
-def change_line(change: dict[str, Any]) -> str:
+def change_line(change: CaseChange) -> str:
     """`regressed weather/paris 10/10 → 5/10, p = 0.016: significant`."""
-    name = f"{change['eval_set_id']}/{change['eval_id']}"
-    counts = f"{change['base_passed']}/{change['base_runs']} → {change['new_passed']}/{change['new_runs']}"
-    verdict = "significant" if change.get("significant") else "within noise"
-    if change.get("kind") != "regressed":
+    name = f"{change.eval_set_id}/{change.eval_id}"
+    counts = f"{change.base_passed}/{change.base_runs} → {change.new_passed}/{change.new_runs}"
+    verdict = "significant" if change.significant else "within noise"
+    if change.kind != "regressed":
         verdict = "improvement"
-    return f"{change.get('kind')} {name} {counts}, p = {format_p(change['p_value'])}: {verdict}"
+    return f"{change.kind} {name} {counts}, p = {format_p(change.p_value or 0.0)}: {verdict}"
 
 
 def overall_line(result: RunResult) -> str | None:
-    comparison = result.comparison or {}
-    overall = comparison.get("overall")
-    if not overall:
+    comparison = result.comparison
+    overall = comparison.overall if comparison is not None else None
+    if comparison is None or overall is None:
         return None
-    verdict = "significant" if overall.get("significant") else "within noise"
-    return (f"compared with {comparison.get('base')} at significance {comparison.get('significance')}: "
-            f"{overall['regressed']} case(s) worse, {overall['improved']} better, overall p = "
-            f"{format_p(overall['p_value'])} ({overall['test']}): {verdict}")
+    verdict = "significant" if overall.significant else "within noise"
+    return (f"compared with {comparison.base} at significance {comparison.significance}: "
+            f"{overall.regressed} case(s) worse, {overall.improved} better, overall p = "
+            f"{format_p(overall.p_value)} ({overall.test}): {verdict}")

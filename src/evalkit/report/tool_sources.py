@@ -19,11 +19,11 @@ def tool_source_lines(result: RunResult) -> list[str]:
     calls = [call for case in result.cases for run in (case.runs or [case]) for call in run.tool_calls or ()]
     if not calls:
         return []
-    counts = Counter(call.get("source") for call in calls)
+    counts = Counter(call.source for call in calls)
     lines = ["tool calls: " + ", ".join(f"{counts[source]} {source}" for source in SOURCES if counts[source])]
-    replaying = (result.cassettes or {}).get("mode") == "replay"
+    replaying = result.cassettes is not None and result.cassettes.mode == "replay"
     if replaying and counts[LIVE]:
-        names = sorted({call.get("name", "?") for call in calls if call.get("source") == LIVE})
+        names = sorted({call.name for call in calls if call.source == LIVE})
         shown = ", ".join(names[:_NAMED]) + (f" and {len(names) - _NAMED} more" if len(names) > _NAMED else "")
         lines.append(f"! {counts[LIVE]} tool call{'s' if counts[LIVE] > 1 else ''} ran live in a replay run ({shown}): "
                      "record them with --cassette-mode auto, or fake them with tool_mocks")

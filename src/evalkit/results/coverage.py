@@ -67,7 +67,7 @@ def case_activity(case: CaseResult, into: Activity | None = None) -> Activity:
     activity = Activity() if into is None else into
     for run in case.runs or [case]:
         if run.exercised is not None:  # recorded by the agent's adapter as it ran
-            activity.add(Activity.from_dict(run.exercised))
+            activity.add(Activity.from_dict(run.exercised.model_dump()))
             continue
         for record in run.invocations:
             count_turn(record.actual or {}, activity)

@@ -22,58 +22,21 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from evalkit.foundation.stats import percentile
 from evalkit.schema.results import CaseResult, Status
+from evalkit.schema.run_figures import LatencyStats, ProgressCounts, RunLatency, ToolFigures
 
 PERCENTILES = (50, 90, 99)
 
 
-@dataclass
-class LatencyStats:
-    count: int
-    p50_s: float | None
-    p90_s: float | None
-    p99_s: float | None
-
-    @classmethod
-    def of(cls, samples: Sequence[float]) -> LatencyStats:
-        p50, p90, p99 = (percentile(samples, p) for p in PERCENTILES)
-        return cls(count=len(samples), p50_s=p50, p90_s=p90, p99_s=p99)
+def latency_stats(samples: Sequence[float]) -> LatencyStats:
+    p50, p90, p99 = (percentile(samples, p) for p in PERCENTILES)
+    return LatencyStats(count=len(samples), p50_s=p50, p90_s=p90, p99_s=p99)
 
 
-@dataclass
-class ToolReport:
-    tool: str
-    calls: int = 0
-    latency: LatencyStats = field(default_factory=lambda: LatencyStats.of([]))
-    passed: int = 0
-    failed: int = 0
-
-
-@dataclass
-class Progress:
-    total: int
-    completed: int
-    passed: int
-    failed: int
-    error: int
-    not_evaluated: int
-
-
-@dataclass
-class RunReport:
-    progress: Progress
-    turn_latency: LatencyStats
-    tools: list[ToolReport]
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def run_report(cases: Iterable[CaseResult], total: int | None = None) -> RunReport:
+def run_report(cases: Iterable[CaseResult], total: int | None = None) -> RunLatency:
     """Progress, turn latency and per-tool figures of these cases (`total`: cases planned, if known)."""
     figures = RunFigures()
     for case in cases:
@@ -116,15 +79,15 @@ class RunFigures:
                             counts = self.outcomes.setdefault(call["tool"], [0, 0])
                             counts[0 if call["status"] == "passed" else 1] += 1
 
-    def report(self, total: int | None = None) -> RunReport:
+    def report(self, total: int | None = None) -> RunLatency:
         tools = [
-            ToolReport(tool=name, calls=self.call_counts.get(name, 0),
-                       latency=LatencyStats.of(self.call_durations.get(name, array("d"))),
-                       passed=self.outcomes.get(name, [0, 0])[0], failed=self.outcomes.get(name, [0, 0])[1])
+            ToolFigures(tool=name, calls=self.call_counts.get(name, 0),
+                        latency=latency_stats(self.call_durations.get(name, array("d"))),
+                        passed=self.outcomes.get(name, [0, 0])[0], failed=self.outcomes.get(name, [0, 0])[1])
             for name in sorted(set(self.call_counts) | set(self.outcomes))
         ]
         completed = sum(self.statuses.values())
-        progress = Progress(
+        progress = ProgressCounts(
             total=max(total or 0, completed),
             completed=completed,
             passed=self.statuses[Status.PASSED],
@@ -132,7 +95,7 @@ class RunFigures:
             error=self.statuses[Status.ERROR],
             not_evaluated=self.statuses[Status.NOT_EVALUATED],
         )
-        return RunReport(progress=progress, turn_latency=LatencyStats.of(self.turn_durations), tools=tools)
+        return RunLatency(progress=progress, turn_latency=latency_stats(self.turn_durations), tools=tools)
 
 
 def timed_calls(actual: dict[str, Any]) -> list[tuple[str, float | None]]:

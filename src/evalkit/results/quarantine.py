@@ -18,6 +18,7 @@ from typing import Any
 
 from evalkit.errors import InputError, Problem
 from evalkit.schema.results import CaseResult
+from evalkit.schema.run_figures import QuarantineUse
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _FIELDS = ("case", "until", "reason")
@@ -82,14 +83,14 @@ class Quarantine:
                   for e in self.entries if e.case not in self.seen]
         return lines
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> QuarantineUse:
         """What the result file records under `quarantine`."""
-        return {
-            "file": self.file,
-            "active": sorted(name for name in self.active if name in self.seen),
-            "expired": sorted(name for name in self.expired if name in self.seen),
-            "unknown": sorted({e.case for e in self.entries if e.case not in self.seen}),
-        }
+        return QuarantineUse(
+            file=self.file,
+            active=sorted(name for name in self.active if name in self.seen),
+            expired=sorted(name for name in self.expired if name in self.seen),
+            unknown=sorted({e.case for e in self.entries if e.case not in self.seen}),
+        )
 
 
 def load_quarantine(path: Path, today: date | None = None) -> Quarantine:

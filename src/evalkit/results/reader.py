@@ -20,6 +20,7 @@ from typing import Any
 
 from evalkit.errors import InputError, Problem
 from evalkit.schema.results import RunResult, Status
+from evalkit.schema.run_figures import AutoRepeat
 from evalkit.stats.sequential import PASS_RATE, STABILITY, StoppingRule
 
 _ADK_STATUS = {1: Status.PASSED, 2: Status.FAILED, 3: Status.NOT_EVALUATED, 4: Status.INFORMATIONAL}
@@ -130,18 +131,17 @@ def from_result(result: RunResult, label: str) -> ScoredRun:
     return run
 
 
-def stopping_rule(repeat_auto: dict[str, Any] | None) -> StoppingRule | None:
+def stopping_rule(repeat_auto: AutoRepeat | None) -> StoppingRule | None:
     """The `--repeat auto` rule a result file records (stats/sequential.py). Files written
     before the rule was recorded used the stability rule capped at their `agreeing_runs`."""
-    if not repeat_auto:
-        return None
-    try:
-        if repeat_auto.get("rule") == PASS_RATE:
-            return StoppingRule(PASS_RATE, int(repeat_auto["max_repeat"]), int(repeat_auto["required_passes"]))
-        cap = min(int(repeat_auto["max_repeat"]), int(repeat_auto.get("agreeing_runs") or repeat_auto["max_repeat"]))
-        return StoppingRule(STABILITY, cap)
-    except (KeyError, TypeError, ValueError):
+    if not repeat_auto or repeat_auto.max_repeat is None:
         return None  # a foreign or damaged record: the counts are read as a fixed number of runs
+    try:
+        if repeat_auto.rule == PASS_RATE:
+            return StoppingRule(PASS_RATE, repeat_auto.max_repeat, int(repeat_auto.required_passes))  # type: ignore[arg-type]
+        return StoppingRule(STABILITY, min(repeat_auto.max_repeat, repeat_auto.agreeing_runs or repeat_auto.max_repeat))
+    except (TypeError, ValueError):
+        return None
 
 
 def _from_adk(data: dict[str, Any], label: str) -> ScoredRun:

@@ -10,9 +10,15 @@ from collections.abc import Sequence
 from enum import Enum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from typing import ClassVar
 
+from pydantic import Field
+
+from evalkit.schema.case_extras import Exercised, SimulationEnd, ToolCallSource, UnmatchedToolCall
+from evalkit.schema.comparison import ComparisonRecord
 from evalkit.schema.coverage import Coverage
+from evalkit.schema.result_model import ResultModel, SparseModel
+from evalkit.schema.run_figures import AutoRepeat, CassettesUse, Concurrency, QuarantineUse, RunLatency
 
 
 class Status(str, Enum):
@@ -49,10 +55,6 @@ def case_status(criterion_statuses: list[Status]) -> Status:
 def has_errors(case: CaseResult) -> bool:
     """The case, or one of its criteria, ended in `error` (a failed case may hold one)."""
     return case.status is Status.ERROR or any(c.status is Status.ERROR for c in case.criteria)
-
-
-class ResultModel(BaseModel):
-    model_config = ConfigDict(extra="allow", use_enum_values=False)
 
 
 class ScoreSpread(ResultModel):
@@ -123,19 +125,20 @@ class CaseResult(ResultModel):
     source_file: str | None = None
     session_id: str | None = None
     duration_s: float | None = None
-    simulation: dict[str, Any] | None = Field(default=None, description="how a simulated conversation ended")
-    unmatched_tool_calls: list[dict[str, Any]] | None = Field(
+    simulation: SimulationEnd | None = Field(default=None, description="how a simulated conversation ended")
+    unmatched_tool_calls: list[UnmatchedToolCall] | None = Field(
         default=None, description="calls to a faked tool that no tool_mocks entry matched: {invocation_index, name, args}")
+    # Open: the agent's own session state, whatever JSON it keeps (final_session_state compares it).
     final_state: dict[str, Any] | None = Field(
         default=None, description="the session state the agent left, when it reports one")
-    tool_calls: list[dict[str, Any]] | None = Field(
+    tool_calls: list[ToolCallSource] | None = Field(
         default=None, description="where each tool call's answer came from, in call order: {invocation_index, name, "
         "source}, source one of recorded, replayed, mocked, live (in-process ADK agents)")
     repeat: RepeatStats | None = None
     runs: list[CaseResult] | None = Field(default=None, description="each repeated run, in the order they finished")
     quarantined: bool | None = Field(
         default=None, description="true: listed in --quarantine and in force; reported, but not in the exit code")
-    exercised: dict[str, Any] | None = Field(
+    exercised: Exercised | None = Field(
         default=None, description="what the agent's adapter saw the case use: {tools, arguments, agents} "
                                   "(ADK agents; docs/coverage.md)")
 
@@ -241,7 +244,10 @@ class JudgeStatistics(ResultModel):
 _JUDGE_COUNTS = ("requests", "calls", "cache_hits", "retries", "failures", "input_tokens", "output_tokens")
 
 
-class RunResult(ResultModel):
+class RunResult(SparseModel):
+    # No inventory, no coverage object: the key is left out rather than written as null.
+    omitted_when_none: ClassVar[frozenset[str]] = frozenset({"coverage"})
+
     evalkit_version: str
     started_at: str
     duration_s: float
@@ -249,36 +255,28 @@ class RunResult(ResultModel):
     cases: list[CaseResult]
     interrupted: bool = False
     judge: JudgeStatistics | None = Field(default=None, description="judge calls, cache hits and tokens")
-    latency: dict[str, Any] | None = Field(
+    latency: RunLatency | None = Field(
         default=None, description="progress counts, turn latency percentiles and per-tool figures")
     repeat: int = Field(default=1, description="runs per case (--repeat)")
     pass_rate: float | None = Field(default=None, description="share of runs a case needs to pass (--pass-rate)")
     confidence: float | None = Field(
         default=None, description="--confidence: a case passes when its Wilson interval's low end reaches pass_rate")
-    repeat_auto: dict[str, Any] | None = Field(
+    repeat_auto: AutoRepeat | None = Field(
         default=None, description="--repeat auto: max_repeat, agreeing_runs, rule, required_passes, same_as_repeat, "
                                   "agent_runs, runs_saved (repeat is the cap; docs/repeats.md)")
     shard: str | None = Field(default=None, description="K/N when this run was one shard (--shard)")
-    concurrency: dict[str, Any] | None = Field(
+    concurrency: Concurrency | None = Field(
         default=None, description="cases in flight (--jobs): mode, initial/peak/final level, overloads and back-offs")
     shards: list[str] | None = Field(default=None, description="the shards combined by `evalkit merge`")
-    comparison: dict[str, Any] | None = Field(
+    comparison: ComparisonRecord | None = Field(
         default=None, description="--baseline: what `evalkit compare --json` gives for the baseline and this run")
-    quarantine: dict[str, Any] | None = Field(
+    quarantine: QuarantineUse | None = Field(
         default=None, description="--quarantine: the file, and the cases it held out (active), let back in (expired) "
                                   "or named without a case of the run (unknown)")
     git: GitInfo | None = Field(default=None, description="commit and branch of the repository the run was made in")
     agent: str | None = Field(default=None, description="the agent spec the run used (--agent or the config's)")
-    cassettes: dict[str, Any] | None = Field(
+    cassettes: CassettesUse | None = Field(
         default=None, description="with --cassettes: the folder (absolute) and the mode the model calls came from")
     coverage: Coverage | None = Field(
         default=None, description="the tools and sub-agents the agent declares and which of them the run used "
                                   "(docs/coverage.md); absent when evalkit does not know the agent's tools")
-
-    @model_serializer(mode="wrap")
-    def _without_unknown_coverage(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # No inventory, no coverage object: the key is left out rather than written as null.
-        data = handler(self)
-        if data.get("coverage", 0) is None:
-            del data["coverage"]
-        return data

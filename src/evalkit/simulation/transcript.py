@@ -31,8 +31,8 @@ def conversation_lines(case: CaseResult, indent: str = "  ") -> list[str]:
         lines += _said(f"{indent}agent: ", answer) if answer else [f"{indent}agent: (no reply)"]
     # `simulation` is set on scenario cases: how the simulated conversation ended.
     simulation = case.simulation
-    if isinstance(simulation, dict) and simulation.get("ended_by"):
-        lines.append(f"(conversation ended by {str(simulation['ended_by']).replace('_', ' ')})")
+    if simulation is not None and simulation.ended_by:
+        lines.append(f"(conversation ended by {simulation.ended_by.replace('_', ' ')})")
     return lines
 
 

@@ -22,6 +22,7 @@ import math
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 
 def binomial_weights(runs: int) -> list[int]:
@@ -55,9 +56,11 @@ class Stratum:
             if not 0 <= passed < len(weights) or weights[passed] == 0:
                 raise ValueError(f"{passed} passes cannot come from runs with weights {list(weights)}")
 
+    @cached_property
     def null(self) -> tuple[int, list[float]]:
         """(lowest possible base passes, the chances of each base count from there) given
-        the case's total passes, if both sides pass at the same rate."""
+        the case's total passes, if both sides pass at the same rate. Worked out once per
+        case: the per-case tests, their floors and the stratified test all start from it."""
         total = self.base_passed + self.new_passed
         lowest = max(0, total - (len(self.new_weights) - 1))
         highest = min(len(self.base_weights) - 1, total)
@@ -74,20 +77,20 @@ class Stratum:
 
 def case_worse(stratum: Stratum) -> float:
     """One-sided p-value that the new side passes less often: P(base passes ≥ seen | S)."""
-    lowest, chances = stratum.null()
+    lowest, chances = stratum.null
     return min(1.0, math.fsum(chances[stratum.base_passed - lowest:]))
 
 
 def case_better(stratum: Stratum) -> float:
     """The mirror of `case_worse`: small when the new side passes more often."""
-    lowest, chances = stratum.null()
+    lowest, chances = stratum.null
     return min(1.0, math.fsum(chances[: stratum.base_passed - lowest + 1]))
 
 
 def case_floor(stratum: Stratum) -> float:
     """The smallest p-value `case_worse` could give with these totals: a test that cannot
     reach a level need not share it (stats/multiple.py)."""
-    _, chances = stratum.null()
+    _, chances = stratum.null
     return chances[-1]
 
 
@@ -103,7 +106,7 @@ def stratified_worse(strata: Sequence[Stratum]) -> tuple[float, float]:
     distribution, seen, start, dropped = [1.0], 0, 0, 0.0
     floor = 1.0
     for stratum in strata:
-        lowest, chances = stratum.null()
+        lowest, chances = stratum.null
         seen += stratum.base_passed - lowest
         floor *= chances[-1]
         if len(chances) == 1:
