@@ -6,53 +6,23 @@ not start it): the same answers, and the server's log stays empty.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import shutil
 import sys
-from pathlib import Path
 
 import pytest
 
-from tests.cassettes.tools_support import EXAMPLE, log_lines
+from tests.cassettes.tools_support import (CALLS, EXAMPLE, log_lines, mcp_agent_spec, session_answers, stand_in,
+                                          write_mcp_evalset)
 
 pytest.importorskip("mcp")
 
-CALLS = [("get_forecast", {"city": "Paris", "days": 2}), ("station_status", {}),
-         ("get_forecast", {"city": "Paris", "days": 2}), ("get_forecast", {"days": 3, "city": "Oslo"})]
-
-
-def stand_in(tmp_path: Path, mode: str, *extra: str):
-    from mcp import StdioServerParameters
-
-    server = tmp_path / "weather_server.py"
-    return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "evalkit", "mcp", "--cassettes", str(tmp_path / "cassettes"), "--cassette-mode", mode, *extra,
-              "--", sys.executable, str(server), str(tmp_path / "server.log")],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}, cwd=str(tmp_path))
-
-
-async def session_answers(parameters, calls) -> tuple[list[str], list[dict]]:
-    """What an MCP client sees: the listed tools' names, then each call's result (or its error)."""
-    from mcp import ClientSession, MCPError, stdio_client
-
-    async with stdio_client(parameters) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        listed = await session.list_tools()
-        answers = []
-        for name, args in calls:
-            try:
-                result = await session.call_tool(name, args)
-                answers.append(result.model_dump(mode="json", by_alias=True, exclude_none=True))
-            except MCPError as error:
-                answers.append({"error": error.message})
-        return [tool.name for tool in listed.tools], answers
-
 
 def answers(parameters, calls=CALLS):
-    return asyncio.run(asyncio.wait_for(session_answers(parameters, calls), timeout=120))
+    from mcp import stdio_client
+
+    return session_answers(lambda: stdio_client(parameters), calls)
 
 
 def test_record_then_replay_without_the_server(tmp_path):
@@ -100,20 +70,11 @@ def test_a_mistake_is_a_message_and_exit_2(tmp_path, arguments, message):
 
 def test_an_agent_in_another_framework_replays_its_suite_through_evalkit_mcp(tmp_path):
     """A `cmd:` agent that is an MCP client names `evalkit mcp -- SERVER` as its server: record, then replay."""
-    import shlex
-
     from tests.in_process import invoke_evalkit
 
     shutil.copy(EXAMPLE / "weather_server.py", tmp_path / "weather_server.py")
-    cases = [{"eval_id": city.lower(), "conversation": [{
-        "user_content": {"role": "user", "parts": [{"text": f"What is the weather in {city}?"}]},
-        "final_response": {"role": "model", "parts": [{"text": f"{city}: {condition} for 2 day(s)"}]},
-        "intermediate_data": {"tool_uses": [{"name": "get_forecast", "args": {"city": city, "days": 2}}]}}]}
-        for city, condition in (("Paris", "sunny"), ("Oslo", "snowy"), ("Lima", "sunny"))]
-    (tmp_path / "mcp.evalset.json").write_text(json.dumps({"eval_set_id": "mcp", "eval_cases": cases}))
-    (tmp_path / "test_config.json").write_text(json.dumps(
-        {"criteria": {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.9}}))
-    agent = f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(EXAMPLE / 'agent.py'))}"
+    write_mcp_evalset(tmp_path)
+    agent = mcp_agent_spec()
 
     def run(mode: str):
         server = stand_in(tmp_path, mode, "--name", "weather")

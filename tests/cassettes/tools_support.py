@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from evalkit.testing import function_call
@@ -65,6 +66,73 @@ def write_tool_evalset(folder: Path) -> Path:
     (folder / "test_config.json").write_text(json.dumps(
         {"criteria": {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.9}}))
     return path
+
+
+MCP_CITIES = {"Paris": "sunny", "Oslo": "snowy", "Lima": "sunny"}  # Lima's forecast: unknown, so that case fails
+
+
+def write_mcp_evalset(folder: Path, config: dict[str, Any] | None = None) -> Path:
+    """The suite of examples/mcp_weather_agent's agent: each case asks for a city's forecast (get_forecast)."""
+    cases = [{"eval_id": city.lower(), "conversation": [{
+        "user_content": {"role": "user", "parts": [{"text": f"What is the weather in {city}?"}]},
+        "final_response": {"role": "model", "parts": [{"text": f"{city}: {condition} for 2 day(s)"}]},
+        "intermediate_data": {"tool_uses": [{"name": "get_forecast", "args": {"city": city, "days": 2}}]}}]}
+        for city, condition in MCP_CITIES.items()]
+    path = folder / "mcp.evalset.json"
+    path.write_text(json.dumps({"eval_set_id": "mcp", "eval_cases": cases}))
+    (folder / "test_config.json").write_text(json.dumps(
+        {"criteria": {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.9}, **(config or {})}))
+    return path
+
+
+def stand_in(tmp_path: Path, mode: str, *extra: str):
+    """`evalkit mcp` standing in for the example's weather server (a copy in `tmp_path`, logging to server.log)."""
+    import os
+    import sys
+
+    from mcp import StdioServerParameters
+
+    server = tmp_path / "weather_server.py"
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "evalkit", "mcp", "--cassettes", str(tmp_path / "cassettes"), "--cassette-mode", mode, *extra,
+              "--", sys.executable, str(server), str(tmp_path / "server.log")],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}, cwd=str(tmp_path))
+
+
+def mcp_agent_spec() -> str:
+    """examples/mcp_weather_agent's `cmd:` agent, an MCP client (its server command: $WEATHER_MCP_COMMAND)."""
+    import shlex
+    import sys
+
+    return f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(EXAMPLE / 'agent.py'))}"
+
+
+CALLS = [("get_forecast", {"city": "Paris", "days": 2}), ("station_status", {}),
+         ("get_forecast", {"city": "Paris", "days": 2}), ("get_forecast", {"days": 3, "city": "Oslo"})]
+
+
+def session_answers(transport: Callable[[], Any], calls=CALLS) -> tuple[list[str], list[dict]]:
+    """What an MCP client sees through `transport()` (the SDK's stdio or streamable-HTTP client): the
+    listed tools' names, then each call's result (or its error)."""
+    import asyncio
+
+    from mcp import ClientSession, MCPError
+
+    async def talk() -> tuple[list[str], list[dict]]:
+        async with transport() as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            listed = await session.list_tools()
+            answers = []
+            for name, args in calls:
+                try:
+                    result = await session.call_tool(name, args)
+                    answers.append(result.model_dump(mode="json", by_alias=True, exclude_none=True))
+                except MCPError as error:
+                    answers.append({"error": error.message})
+            return [tool.name for tool in listed.tools], answers
+
+    return asyncio.run(asyncio.wait_for(talk(), timeout=120))
 
 
 def log_lines(path: Path) -> list[dict]:

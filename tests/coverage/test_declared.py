@@ -59,9 +59,32 @@ def test_without_an_inventory_there_is_no_coverage_and_the_gate_cannot_pass(tmp_
     plain = invoke_evalkit("run", str(evalset), "--json", str(tmp_path / "r.json"), cwd=tmp_path)
     assert plain.returncode == 0 and "coverage" not in json.loads((tmp_path / "r.json").read_text())
     assert "tools:" not in plain.stdout
-    gated = invoke_evalkit("run", str(evalset), "--min-coverage", "0.1", cwd=tmp_path)
-    assert gated.returncode == 1
+    # With a cassette folder, `evalkit mcp` could have recorded the agent's servers' listings during
+    # the run: it runs, and finds none.
+    (tmp_path / "cassettes").mkdir()
+    gated = invoke_evalkit("run", str(evalset), "--min-coverage", "0.1", "--cassettes", str(tmp_path / "cassettes"),
+                           cwd=tmp_path)
+    assert gated.returncode == 1, gated.stderr
     assert "evalkit does not know this agent's tools" in gated.stderr and 'under "coverage"' in gated.stderr
+    assert "desk/look   passed" in gated.stdout
+
+
+def test_a_gate_no_run_could_pass_is_refused_before_the_run(tmp_path):
+    """A `cmd:` agent never declares its tools: without a config's `coverage` or a cassette folder, exit 2."""
+    evalset = write_project(tmp_path)
+    config = json.loads((tmp_path / "test_config.json").read_text())
+    del config["coverage"]
+    (tmp_path / "test_config.json").write_text(json.dumps(config))
+    flag = invoke_evalkit("run", str(evalset), "--min-coverage", "0.1", cwd=tmp_path)
+    assert flag.returncode == 2, flag.stdout + flag.stderr
+    assert "--min-coverage 0.1: evalkit cannot know the tools of the agent 'cmd:" in flag.stderr
+    assert 'declare them under "coverage" in the config' in flag.stderr and "--cassettes DIR" in flag.stderr
+    assert "case" not in flag.stdout  # nothing ran
+
+    (tmp_path / "test_config.json").write_text(json.dumps({**config, "min_coverage": 0.5}))
+    key = invoke_evalkit("run", str(evalset), cwd=tmp_path)
+    assert key.returncode == 2, key.stdout + key.stderr
+    assert f"{tmp_path / 'test_config.json'}: min_coverage: evalkit cannot know the tools" in key.stderr
 
 
 @pytest.mark.parametrize(("config", "place", "words"), [

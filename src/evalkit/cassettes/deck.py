@@ -29,7 +29,7 @@ from urllib.parse import parse_qsl, urlencode
 from evalkit.cassettes.matching import closest_difference, request_key
 from evalkit.cassettes.protocols import ModelProtocol, protocol_for
 from evalkit.cassettes.routing import CaseState, CaseTracker
-from evalkit.cassettes.store import SUFFIX, Exchange, load_cassette, read_exchanges
+from evalkit.cassettes.store import SUFFIX, Exchange, load_cassette, missed_in, read_exchanges
 from evalkit.errors import UsageError
 from evalkit.cassettes.upstream import Forwarder, parse_response, render_response
 
@@ -209,12 +209,9 @@ class CassetteDeck:
         if not candidates:
             return "evalkit's model proxy (replay) received a model call while no eval case was running"
         owner = candidates[0]
-        if not owner.cassette.exists:
-            detail = f"there is no cassette {owner.cassette.path}"
-        else:
-            recorded = [protocol.normalise(e.path, e.request) for e in owner.cassette.exchanges
-                        if e.protocol == protocol.name]
-            detail = f"{closest_difference(normalised, recorded)} (cassette {owner.cassette.path})"
+        detail = missed_in(owner.cassette.path, owner.cassette.exists, lambda: closest_difference(
+            normalised, [protocol.normalise(e.path, e.request) for e in owner.cassette.exchanges
+                         if e.protocol == protocol.name]))
         turn = f", turn {owner.turn}" if owner.turn is not None else ""
         message = (f"{owner.label}{turn}: no recorded model call matches: {detail}; if the agent's prompt, "
                    "tools or model settings changed, re-record with --cassette-mode record "

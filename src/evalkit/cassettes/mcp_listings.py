@@ -30,14 +30,9 @@ from google.adk.tools.mcp_tool.mcp_session_manager import MCPSessionManager
 from google.adk.tools.mcp_tool.mcp_tool import McpTool
 from google.adk.tools.mcp_tool.mcp_toolset import McpToolset
 
-from evalkit.cassettes.mcp_cassette import command_text
+from evalkit.cassettes.mcp_cassette import command_text, mcp_json
 from evalkit.cassettes.model_layer import agent_tree
 from evalkit.cassettes.tool_calls import RUNNING_CASE
-
-
-def tool_json(tool: Any) -> dict[str, Any]:
-    """An MCP `Tool` as `tools/list` sends it (camelCase keys, nothing unset)."""
-    return tool.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 def server_text(connection: Any) -> str:
@@ -70,7 +65,7 @@ class RecordedMcpToolset(BaseToolset):
         recorded = case.listing(self.name)
         if recorded is None:
             tools = await self.inner.get_tools(readonly_context)
-            self._last = [tool_json(t.raw_mcp_tool) for t in tools if isinstance(t, McpTool)]
+            self._last = [mcp_json(t.raw_mcp_tool) for t in tools if isinstance(t, McpTool)]
             case.keep_listing(self.name, server_text(self.inner.connection_params), self._last)
             return tools
         self._last = recorded

@@ -1,20 +1,22 @@
-"""`evalkit mcp`: a stdio MCP server that stands in for another, recording or replaying its tools.
+"""`evalkit mcp`: an MCP server that stands in for another, recording or replaying its tools.
 
 An agent in any framework names `evalkit mcp --cassettes DIR -- COMMAND [ARGS...]` as its
-MCP server command. Built on the `mcp` SDK: evalkit serves MCP on its stdin/stdout and,
-when recording, is itself an MCP client of COMMAND.
+MCP server command, or, for a streamable-HTTP server, points its MCP URL at the local
+one `evalkit mcp --cassettes DIR --url URL` serves on 127.0.0.1 (evalkit.cassettes.mcp_http).
+Built on the `mcp` SDK: evalkit serves MCP and, when recording, is itself an MCP client
+of the real server (`RealServer`).
 
-* record: starts COMMAND, relays `tools/list` and every `tools/call`, and rewrites the
-  cassette from scratch with what it saw;
-* replay: answers from the cassette without starting COMMAND; a call with no recording
-  gets an MCP error naming it and the closest recorded call;
-* auto: starts COMMAND too, answers what is recorded and relays and adds the rest.
+* record: connects to the real server (starts COMMAND), relays `tools/list` and every
+  `tools/call`, and rewrites the cassette from scratch with what it saw;
+* replay: answers from the cassette without contacting the real server; a call with no
+  recording gets an MCP error naming it and the closest recorded call;
+* auto: connects too, answers what is recorded and relays and adds the rest.
 
 Calls are matched on tool name and arguments (evalkit.cassettes.recorded_calls); identical
 calls get their recorded answers in order, and once those are used up they start over
 (the agent run again against the same server). The cassette, `DIR/mcp/<name>.mcp.json`,
-is written after every recorded answer, since the agent ends the server by closing its
-stdin:
+is written after every recorded answer, since the agent ends a stdio server by closing
+its stdin:
 
     {"evalkit_mcp_cassette": 1, "server": "python weather_server.py",
      "tools": [{"name": ..., "description": ..., "inputSchema": {...}}, ...],
@@ -28,21 +30,21 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from contextlib import AsyncExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
-from evalkit.cassettes.mcp_cassette import McpCassette, command_text
+from evalkit.cassettes.mcp_cassette import McpCassette, command_text, mcp_json
 from evalkit.cassettes.recorded_calls import RecordedCalls
+from evalkit.cassettes.store import missed_in
 from evalkit.errors import UsageError
 from evalkit.judge.redact import mask_secrets_in
 
 NO_RECORDING = -32001  # the JSON-RPC error code of a request with no recording (server-defined range)
-
-
-def cassette_name(command: list[str]) -> str:
-    """The default name of a server's cassette: its command line's words, without their folders."""
-    return command_text(command).replace(" ", "-") or "server"
+CONNECT_TIMEOUT_S = 30.0  # the real server's start and MCP handshake, when recording
 
 
 class McpStandIn:
@@ -62,7 +64,7 @@ class McpStandIn:
         if self.upstream is None:
             raise self._miss("no recorded tools/list answer")
         result = await self.upstream.list_tools()
-        self.cassette.tools = mask_secrets_in([_json(tool) for tool in result.tools])
+        self.cassette.tools = mask_secrets_in([mcp_json(tool) for tool in result.tools])
         self.cassette.save()
         return self.cassette.tools or []
 
@@ -87,7 +89,7 @@ class McpStandIn:
         except MCPError as error:
             self._keep({"tool": name, "args": masked, "error": {"code": error.code, "message": error.message}})
             raise
-        response = _json(result)
+        response = mcp_json(result)
         self._keep({"tool": name, "args": masked, "response": mask_secrets_in(response)})
         return response
 
@@ -98,21 +100,75 @@ class McpStandIn:
     def _miss(self, what: str) -> Exception:
         from mcp import MCPError
 
-        where = (f"cassette {self.cassette.path}" if self.cassette.exists
-                 else f"there is no cassette {self.cassette.path}")
+        where = missed_in(self.cassette.path, self.cassette.exists)
         return MCPError(NO_RECORDING, f"evalkit mcp (replay): {what} ({where}); if the agent's calls or the server's "
                                       "tools changed, re-record with --cassette-mode record (or auto)")
 
 
-def _json(model: Any) -> dict[str, Any]:
-    return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+@dataclass(frozen=True)
+class RealServer:
+    """The MCP server stood in for: a stdio command, or a streamable-HTTP server's URL."""
+
+    command: tuple[str, ...] = ()
+    url: str | None = None
+
+    @property
+    def shown(self) -> str:
+        """Where it is, for people (and the cassette's `server`): the URL, or the command without folders."""
+        return str(mask_secrets_in(self.url)) if self.url is not None else command_text(self.command)
+
+    def cassette_name(self) -> str:
+        """The default name of its cassette: the URL's host and path, or the command's words without folders."""
+        if self.url is not None:
+            parts = urlsplit(self.url)
+            return "-".join(p for p in (parts.hostname or "", *parts.path.split("/")) if p) or "server"
+        return command_text(self.command).replace(" ", "-") or "server"
+
+    async def connect(self, stack: AsyncExitStack, mode: str) -> Any:
+        """An initialised `mcp.ClientSession` of the real server, closed with `stack`."""
+        from mcp import ClientSession, StdioServerParameters, stdio_client
+        from mcp.client.streamable_http import streamable_http_client
+
+        try:
+            # Its own stack first: a server that fails makes the SDK's task groups cancel the
+            # handshake and raise their group on the way out, which is caught here whole.
+            async with AsyncExitStack() as attempt:
+                if self.url is not None:
+                    read, write = await attempt.enter_async_context(streamable_http_client(self.url))
+                else:
+                    parameters = StdioServerParameters(command=self.command[0], args=list(self.command[1:]),
+                                                       env=dict(os.environ))
+                    read, write = await attempt.enter_async_context(stdio_client(parameters))
+                session = await attempt.enter_async_context(ClientSession(read, write))
+                import anyio
+
+                with anyio.fail_after(CONNECT_TIMEOUT_S):
+                    await session.initialize()
+                stack.push_async_exit(attempt.pop_all())
+                return session
+        except Exception as error:
+            if self.url is not None:
+                raise UsageError(f"evalkit mcp ({mode}): the MCP server at {self.shown} did not answer "
+                                 f"({_reason(error)}); start it, or check --url") from None
+            raise UsageError(f"evalkit mcp ({mode}): the MCP server {' '.join(self.command)!r} did not start or "
+                             f"answer ({_reason(error)}); check the command after `--`") from None
 
 
-async def serve(folder: Path, mode: str, command: list[str], name: str) -> None:
-    """Serve MCP on stdin/stdout until the client closes it."""
-    cassette = McpCassette.load(folder, name, command_text(command))
+def _reason(error: BaseException) -> str:
+    """What went wrong, from inside the SDK's task groups' exception groups."""
+    inner = getattr(error, "exceptions", None)
+    if inner:
+        return _reason(inner[0])
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
+
+async def serve(folder: Path, mode: str, real: RealServer, name: str, *, port: int = 0,
+                on_ready: Callable[[str], None] | None = None) -> None:
+    """Stand in for `real`: on stdin/stdout until the client closes it, or for a URL on
+    127.0.0.1 (`on_ready` gets the local URL) until the process is told to stop."""
+    cassette = McpCassette.load(folder, name, real.shown)
     try:
-        await _serve(cassette, mode, command)
+        await _serve(cassette, mode, real, port, on_ready)
     except Exception as error:  # the SDK's task groups wrap what failed inside them
         usage = _usage_error_in(error)
         if usage is None:
@@ -130,24 +186,15 @@ def _usage_error_in(error: BaseException) -> UsageError | None:
     return None
 
 
-async def _serve(cassette: McpCassette, mode: str, command: list[str]) -> None:
+async def _serve(cassette: McpCassette, mode: str, real: RealServer, port: int,
+                 on_ready: Callable[[str], None] | None) -> None:
     import mcp.types as types
-    from mcp import ClientSession, StdioServerParameters, stdio_client, stdio_server
+    from mcp import stdio_server
     from mcp.server.lowlevel import Server
 
     async with AsyncExitStack() as stack:
-        upstream = None
-        if mode != "replay":
-            # Opened here, in the task that closes it: the SDK's connections live in task groups.
-            parameters = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
-            try:
-                read, write = await stack.enter_async_context(stdio_client(parameters))
-                upstream = await stack.enter_async_context(ClientSession(read, write))
-                await upstream.initialize()
-            except Exception as error:
-                raise UsageError(f"evalkit mcp ({mode}): the MCP server {' '.join(command)!r} did not start or "
-                                 f"answer ({type(error).__name__}: {error}); check the command after `--`") from None
-        stand_in = McpStandIn(cassette, mode, upstream)
+        # Opened here, in the task that closes it: the SDK's connections live in task groups.
+        stand_in = McpStandIn(cassette, mode, None if mode == "replay" else await real.connect(stack, mode))
 
         async def on_list_tools(context: Any, params: Any) -> types.ListToolsResult:
             return types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in await stand_in.list_tools()])
@@ -157,5 +204,10 @@ async def _serve(cassette: McpCassette, mode: str, command: list[str]) -> None:
             return types.CallToolResult.model_validate(answer)
 
         server: Server[Any] = Server("evalkit-mcp", on_list_tools=on_list_tools, on_call_tool=on_call_tool)
+        if real.url is not None:
+            from evalkit.cassettes.mcp_http import serve_streamable_http
+
+            await serve_streamable_http(server, urlsplit(real.url).path or "/mcp", port, on_ready or (lambda url: None))
+            return
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -94,6 +94,14 @@ class Cassette:
         self.exists = True
 
 
+def missed_in(path: Path, exists: bool, closest: Callable[[], str] | None = None) -> str:
+    """Where a call with no recording was looked for: that there is no cassette at `path`, else
+    the cassette (after how the call differs from its closest recording, when given)."""
+    if not exists:
+        return f"there is no cassette {path}"
+    return f"{closest()} (cassette {path})" if closest is not None else f"cassette {path}"
+
+
 def cassette_path(folder: Path, eval_set_id: str, eval_id: str, run: int = 1) -> Path:
     """`DIR/<eval set>/<case>.cassette.json`; a repeated run adds `.run2`, `.run3`, ..."""
     name = file_name(eval_id) + (f".run{run}" if run > 1 else "")
@@ -114,8 +122,8 @@ def load_cassette(folder: Path, eval_set_id: str, eval_id: str, run: int = 1) ->
         data = _read(path)
         cassette.exchanges = _parsed(path, lambda: [_exchange(item) for item in data.get("exchanges") or []])
         if "tool_calls" in data:
-            cassette.tool_calls = _parsed(path, lambda: _records(data, "tool_calls", ("tool", "args")))
-        cassette.tool_listings = _parsed(path, lambda: _records(data, "tool_listings", ("toolset", "tools")))
+            cassette.tool_calls = _parsed(path, lambda: records(data, "tool_calls", ("tool", "args")))
+        cassette.tool_listings = _parsed(path, lambda: records(data, "tool_listings", ("toolset", "tools")))
         cassette.exists = True
     return cassette
 
@@ -146,7 +154,7 @@ def _parsed(path: Path, parse: Callable[[], _T]) -> _T:
         ) from None
 
 
-def _records(data: dict[str, Any], key: str, required: tuple[str, ...]) -> list[dict[str, Any]]:
+def records(data: dict[str, Any], key: str, required: tuple[str, ...]) -> list[dict[str, Any]]:
     """The list under `key`, each item an object with the `required` keys."""
     items = data.get(key) or []
     if not isinstance(items, list):

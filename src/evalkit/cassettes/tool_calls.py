@@ -26,6 +26,7 @@ from typing import Any
 from evalkit.agents.tool_hook import RecordedAnswer
 from evalkit.cassettes.recorded_calls import RecordedCalls
 from evalkit.cassettes.routing import CaseState
+from evalkit.cassettes.store import missed_in
 from evalkit.errors import AgentError
 from evalkit.judge.redact import mask_secrets_in
 
@@ -60,10 +61,7 @@ class CaseTools:
         if self.mode == "auto":
             return None
         shown = f"{name}({json.dumps(masked, sort_keys=True, ensure_ascii=False)})"
-        if not self.cassette.exists:
-            detail = f"there is no cassette {self.cassette.path}"
-        else:
-            detail = f"{self.calls.closest(name, masked)} (cassette {self.cassette.path})"
+        detail = missed_in(self.cassette.path, self.cassette.exists, lambda: self.calls.closest(name, masked))
         raise AgentError(self._missed(f"no recorded tool call matches {shown}: {detail}"))
 
     def record(self, call_id: str, name: str, args: dict[str, Any], *, response: Any = None,
@@ -100,8 +98,7 @@ class CaseTools:
                 if recorded["toolset"] == toolset:
                     return list(recorded["tools"])
         if self.mode == "replay":
-            where = (f"cassette {self.cassette.path}" if self.cassette.exists
-                     else f"there is no cassette {self.cassette.path}")
+            where = missed_in(self.cassette.path, self.cassette.exists)
             raise AgentError(self._missed(f"no recorded tool listing of the MCP toolset {toolset} ({where})"))
         return None
 

@@ -75,13 +75,15 @@ def proxy(
 def mcp(
     server_command: Optional[List[str]] = typer.Argument(None, metavar="-- COMMAND [ARGS...]", help="The stdio MCP server to stand in for"),
     cassettes: Path = typer.Option(..., "--cassettes", metavar="DIR", help="Folder of the cassettes (the server's is DIR/mcp/NAME.mcp.json)"),
-    cassette_mode: str = typer.Option("replay", "--cassette-mode", metavar="MODE", help="replay (COMMAND never starts), record or auto"),
-    name: Optional[str] = typer.Option(None, "--name", metavar="NAME", help="The cassette's name (default: the command's words without their folders)"),
+    cassette_mode: str = typer.Option("replay", "--cassette-mode", metavar="MODE", help="replay (the real server is never contacted), record or auto"),
+    url: Optional[str] = typer.Option(None, "--url", metavar="URL", help="The streamable-HTTP MCP server to stand in for, instead of a COMMAND"),
+    port: Optional[int] = typer.Option(None, "--port", metavar="PORT", min=0, max=65535, help="With --url: the port on 127.0.0.1 (default: any free one)"),
+    name: Optional[str] = typer.Option(None, "--name", metavar="NAME", help="The cassette's name (default: the command's words without their folders, or the URL's host and path)"),
 ) -> None:
-    """Serve MCP on stdin/stdout in place of the server COMMAND, recording or replaying its tools."""
+    """Stand in for an MCP server, recording or replaying its tools: on stdin/stdout for a COMMAND, on 127.0.0.1 for a --url."""
     from evalkit.commands.mcp import mcp_command
 
-    raise typer.Exit(guarded(lambda: mcp_command(cassettes, cassette_mode, list(server_command or ()), name)))
+    raise typer.Exit(guarded(lambda: mcp_command(cassettes, cassette_mode, list(server_command or ()), name, url, port)))
 
 
 @app.command(cls=EvalkitCommand)

@@ -201,7 +201,7 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
         await run_checked(runner.run(jobs), agent.check_ready() if jobs else None)
         while auto is not None and (jobs := auto.next_round(jobs)):  # the agent was checked in the first round
             await runner.run(jobs)
-        progress.inventory = await run_inventory(agent, plan)  # once, after the cases, before the agent closes
+        progress.inventory = await run_inventory(agent, plan, settings.cassettes)  # once, after the cases, before the agent closes
         progress.min_coverage = gate_ratio(settings, plan)
     finally:
         progress.reruns = runner.reruns

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalkit.agents.base import Agent
 from evalkit.agents.registry import no_agent_error
+from evalkit.engine.coverage import refuse_a_gate_without_inventory
 from evalkit.engine.evaluation import RunProgress, evaluate, plan_order
 from evalkit.engine.idle_cores import mark_start
 from evalkit.engine.merging import sum_judge_stats
@@ -85,6 +86,8 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
         plan = shard_plan(plan, shard)
     if not spec and (given is None or given == ""):
         raise no_agent_error()
+    if shard is None:  # a shard is not gated: its coverage is a part
+        refuse_a_gate_without_inventory(settings, plan, spec if given is None or isinstance(given, str) else None)
     if settings.cassettes is not None and (given is None or isinstance(given, str)):
         from evalkit.cassettes.reach import refuse_agents_started_elsewhere
 

@@ -14,7 +14,7 @@ coverage of shards or of runs of the history (docs/coverage.md).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,29 +62,29 @@ class Activity:
                    agents=dict(data.get("agents") or {}))
 
 
-def case_activity(case: CaseResult, into: Activity | None = None) -> Activity:
-    """Everything a case's runs exercised (each run of a repeated case counts), added to `into` if given."""
+def case_activity(case: CaseResult | dict[str, Any], into: Activity | None = None) -> Activity:
+    """Everything a case's runs exercised (each run of a repeated case counts), added to `into` if given.
+    The case is a model or, for readers that do not build models, its JSON in a result file."""
     activity = Activity() if into is None else into
-    for run in case.runs or [case]:
-        if run.exercised is not None:  # recorded by the agent's adapter as it ran
-            activity.add(Activity.from_dict(run.exercised.model_dump()))
+    for exercised, turns in _runs_of(case):
+        if isinstance(exercised, dict):  # recorded by the agent's adapter as it ran
+            activity.add(Activity.from_dict(exercised))
             continue
-        for record in run.invocations:
-            count_turn(record.actual or {}, activity)
+        for actual in turns:
+            count_turn(actual or {}, activity)
     return activity
 
 
-def recorded_case_activity(case: dict[str, Any]) -> Activity:
-    """`case_activity` of a case as the result file holds it (JSON), for readers that do not build models."""
-    activity = Activity()
-    for run in case.get("runs") or [case]:
-        run = run if isinstance(run, dict) else {}
-        if isinstance(run.get("exercised"), dict):
-            activity.add(Activity.from_dict(run["exercised"]))
-            continue
-        for record in run.get("invocations") or ():
-            count_turn((record or {}).get("actual") or {}, activity)
-    return activity
+def _runs_of(case: CaseResult | dict[str, Any]) -> Iterator[tuple[Any, Iterable[dict[str, Any] | None]]]:
+    """Each run of the case (the case itself when it was not repeated): its `exercised` and its actual turns."""
+    if isinstance(case, dict):
+        for run in case.get("runs") or [case]:
+            run = run if isinstance(run, dict) else {}
+            yield run.get("exercised"), ((record or {}).get("actual") for record in run.get("invocations") or ())
+        return
+    for model in case.runs or [case]:
+        exercised = model.exercised.model_dump() if model.exercised is not None else None
+        yield exercised, (record.actual for record in model.invocations)
 
 
 def count_turn(actual: dict[str, Any], activity: Activity) -> None:
@@ -214,7 +214,8 @@ def gate_message(coverage: Coverage | None, requested: float | None) -> str | No
         return None
     if coverage is None:
         return (f"min_coverage {requested:g}: evalkit does not know this agent's tools, so there is no coverage to "
-                "gate on; list them under \"coverage\" in the config (docs/coverage.md), or drop --min-coverage")
+                "gate on; list them under \"coverage\" in the config, or have `evalkit mcp` record its MCP servers "
+                "into the run's --cassettes folder (docs/coverage.md), or drop --min-coverage")
     if not coverage.fails_gate:
         return None
     ratio = coverage.tools.ratio or 0.0

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from evalkit.results.coverage import recorded_case_activity
+from evalkit.results.coverage import case_activity
 from evalkit.schema.results import COST_CRITERION, Status
 
 _INFORMATIONAL = Status.INFORMATIONAL.value
@@ -44,7 +44,7 @@ def case_row(index: int, case: dict[str, Any]) -> dict[str, Any]:
         "pass_rate": repeat.get("pass_rate"),
         "stability": repeat.get("stability"),
         "quarantined": bool(case.get("quarantined")),
-        "tools": recorded_case_activity(case).tools,  # the coverage matrix's row (view/coverage.py)
+        "tools": case_activity(case).tools,  # the coverage matrix's row (view/coverage.py)
     }
 
 
