@@ -51,7 +51,7 @@ def test_judge_configs_name_their_judges():
 
 
 def test_ces_thresholds_are_what_the_importer_writes_without_overrides(tmp_path):
-    from evalkit.ces.importer import import_ces_file
+    from evalkit.importers.ces.importer import import_ces_file
 
     evaluation = {"displayName": "plain", "golden": {"turns": [{"steps": [
         {"userInput": {"text": "what do I owe?"}},

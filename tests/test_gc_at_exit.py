@@ -8,7 +8,7 @@ import sys
 PROGRAM = """
 import atexit, gc, sys
 atexit.register(lambda: print("frozen at exit:", gc.get_freeze_count() > 0))
-from evalkit.gc_control import freeze_at_exit
+from evalkit.foundation.gc_control import freeze_at_exit
 freeze_at_exit()
 freeze_at_exit()  # once per process, however often a command is called
 print("frozen while running:", gc.get_freeze_count() > 0)

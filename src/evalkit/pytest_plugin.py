@@ -123,7 +123,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_TARGETS] = targets
     settings = config.stash[_SETTINGS] = _settings(config)
     if settings.quarantine is not None:
-        from evalkit.quarantine import load_quarantine
+        from evalkit.results.quarantine import load_quarantine
 
         try:
             config.stash[_QUARANTINE] = load_quarantine(settings.quarantine)

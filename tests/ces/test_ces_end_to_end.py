@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.ces import import_ces
+from evalkit.importers.ces import import_ces
 from evalkit.results.latency import run_report
 from evalkit.schema.results import CaseResult
 from evalkit.testing import FakeGemini

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.ces import import_ces
+from evalkit.importers.ces import import_ces
 from evalkit.schema.ces_case import ces_data
-from evalkit.ces.importer import import_ces_file, summary_lines
+from evalkit.importers.ces.importer import import_ces_file, summary_lines
 from evalkit.errors import InputError
 from evalkit.loading.plan import build_plan
 from evalkit.schema.tool_mocks import tool_mocks_for

@@ -91,7 +91,7 @@ def test_a_new_evalkit_folder_gets_a_gitignore_of_its_own(tmp_path, monkeypatch)
     assert recorded is not None and recorded.parent == Path(".evalkit", "runs")
     assert (tmp_path / ".evalkit" / ".gitignore").read_text().splitlines()[-1] == "*"
 
-    from evalkit.state_folder import make_folder
+    from evalkit.foundation.state_folder import make_folder
 
     own = tmp_path / "other" / ".evalkit"
     own.mkdir(parents=True)  # a folder the user made keeps what they put in it

@@ -11,7 +11,7 @@ import pytest
 
 from evalkit.errors import InputError
 from evalkit.loading.evalsets import load_evalset, load_packed_evalset
-from evalkit.gc_control import gc_paused, start_up_frozen
+from evalkit.foundation.gc_control import gc_paused, start_up_frozen
 from evalkit.loading.packed import PackedCase
 from evalkit.loading.plan import build_plan
 from tests.conftest import FIXTURES, ROOT

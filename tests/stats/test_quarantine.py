@@ -9,7 +9,7 @@ import pytest
 
 from evalkit.results.run_verdict import exit_code
 from evalkit.errors import ExitCode, InputError
-from evalkit.quarantine import load_quarantine
+from evalkit.results.quarantine import load_quarantine
 from evalkit.schema.results import CaseResult, RunResult, Status, Summary
 
 

@@ -8,11 +8,7 @@ The graph is grimp's (the library `lint-imports` is built on), built from the so
 
 from __future__ import annotations
 
-import sys
-
 import grimp
-
-from tests.conftest import ROOT
 
 
 def import_graph() -> dict[str, set[str]]:
@@ -60,26 +56,14 @@ def test_no_import_cycles():
     assert cycles(import_graph()) == []
 
 
-def shared_layers() -> dict[str, str]:
-    """Packages the layers contract joins with ":" (one layer that may import itself), each to its layer's first."""
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # the same parser on Python 3.10, from the package index (the dev extra)
-        import tomli as tomllib
-
-    layers = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"][0]["layers"]
-    joined = [[name.strip() for name in layer.split(":")] for layer in layers if ":" in layer]
-    return {name: group[0] for group in joined for name in group}
-
-
 def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
-    """The module graph folded onto evalkit's top-level packages and modules (`evalkit.engine`, `evalkit.cli`);
-    packages the layers contract declares one layer (":") are one node."""
-    shared = shared_layers()
+    """The module graph folded onto evalkit's top-level packages and modules (`evalkit.engine`, `evalkit.cli`).
+
+    Packages of one tier may import one another (pyproject.toml's contracts), but never
+    both ways: a loop of packages would make them one package in all but name."""
 
     def package(name: str) -> str:
-        top = ".".join(name.split(".")[:2])
-        return shared.get(top, top)
+        return ".".join(name.split(".")[:2])
 
     folded: dict[str, set[str]] = {}
     for name, targets in graph.items():
@@ -107,7 +91,7 @@ def test_the_walk_sees_imports_and_cycles():
     assert "evalkit.engine.runner" in graph["evalkit.engine.evaluation"]
     assert "evalkit.criteria.base" in graph["evalkit.criteria.vertex.tools"]
     assert "evalkit.simulation.conversation" in graph["evalkit.engine.runner"]  # imported inside a function
-    assert "evalkit.judge.service" in graph["evalkit.criteria.judging.criterion"]  # under `if TYPE_CHECKING:`
+    assert "evalkit.agents.base" in graph["evalkit.simulation.conversation"]  # under `if TYPE_CHECKING:` only
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
@@ -122,6 +106,13 @@ def test_the_parts_do_not_reach_into_the_run():
     for name, targets in graph.items():
         if name.partition(".")[2].split(".")[0] in parts:
             assert not {t for t in targets if t.startswith("evalkit.engine")}, name
+
+
+def test_agents_criteria_and_the_judge_do_not_import_one_another_even_for_types():
+    # lint-imports leaves type-only imports out of its independence contract; this does not.
+    graph = package_graph(import_graph())
+    independent = {"evalkit.agents", "evalkit.criteria", "evalkit.judge"}
+    assert {(name, target) for name in independent for target in graph[name] & independent} == set()
 
 
 def test_commands_do_not_import_each_other():

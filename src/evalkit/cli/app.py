@@ -232,7 +232,7 @@ def main() -> None:
     import signal
 
     from evalkit.errors import ExitCode, Terminated, raise_terminated
-    from evalkit.gc_control import freeze_at_exit
+    from evalkit.foundation.gc_control import freeze_at_exit
     from evalkit.report.closed_pipe import tolerate_closed_stdout
 
     signal.signal(signal.SIGTERM, raise_terminated)  # CI cancellation, `docker stop`: end like Ctrl-C (exit 143)

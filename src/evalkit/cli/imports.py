@@ -23,7 +23,7 @@ def import_ces(
     force: bool = typer.Option(False, "--force", help="Overwrite an existing eval set or test_config.json"),
 ) -> None:
     """Convert a CES golden or scenario evaluation into an eval set and a test_config.json beside it."""
-    from evalkit.ces.importer import import_ces_file, summary_lines
+    from evalkit.importers.ces.importer import import_ces_file, summary_lines
 
     result = guarded(lambda: import_ces_file(file, out, force=force))
     for line in summary_lines(result):

@@ -8,7 +8,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from evalkit.report.statistics import format_p
+from evalkit.results.notation import format_p
 from evalkit.compare.diff import ADDED, IMPROVED, REGRESSED, REMOVED, UNCHANGED, CaseChange, Comparison, CriterionChange
 
 _STYLE = {REGRESSED: "red", IMPROVED: "green", ADDED: "cyan", REMOVED: "yellow"}

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
+from evalkit.schema.judging import Judge
 from evalkit.schema.results import InvocationScore, Status, gate
 
 if TYPE_CHECKING:
-    from evalkit.judge.service import JudgeService
     from evalkit.schema.evalset import ConversationScenario, EvalCase, Invocation
 
 
@@ -38,7 +38,7 @@ class EvalContext:
     case: EvalCase
     actual: list[Invocation]
     expected: list[Invocation] | None
-    judge: JudgeService | None = None
+    judge: Judge | None = None  # the run's judge service, for judged criteria
     # The session state the agent left, or None with the reason it is unknown.
     final_state: dict[str, Any] | None = None
     no_state_reason: str = "the agent did not report its session state"

@@ -33,7 +33,7 @@ from evalkit.settings import RunSettings
 
 if TYPE_CHECKING:
     from evalkit.engine.repeats import AutoRepeat
-    from evalkit.quarantine import Quarantine
+    from evalkit.results.quarantine import Quarantine
 
 
 @dataclass

@@ -76,7 +76,7 @@ def record(result: RunResult, directory: Path | None = None, limit: int | None =
     `cases`, when given, are the run's cases in full, streamed into the file (see `write_result`);
     `stamp` names the file (`run_stamp()`, the one its progress file was named with)."""
     from evalkit.results.writer import write_result
-    from evalkit.state_folder import make_folder
+    from evalkit.foundation.state_folder import make_folder
 
     limit = history_limit() if limit is None else limit
     if limit == 0:

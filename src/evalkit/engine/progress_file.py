@@ -35,7 +35,7 @@ class ProgressFile:
 
         `stamp` (`history.run_stamp()`) also names the run's file in the history, `run-<stamp>.json`."""
         from evalkit.engine.history import run_stamp
-        from evalkit.state_folder import make_folder
+        from evalkit.foundation.state_folder import make_folder
 
         path = folder / f"live-{stamp or run_stamp()}.jsonl"
         try:

@@ -26,7 +26,7 @@ from evalkit.engine.sharding import Shard, parse_shard, shard_plan
 from evalkit.errors import SettingError, SettingProblem, Terminated, UsageError
 from evalkit.foundation.aio import run_sync
 from evalkit.foundation.signals import run_has_ended
-from evalkit.gc_control import start_up_frozen
+from evalkit.foundation.gc_control import start_up_frozen
 from evalkit.loading.plan import Plan, build_plan
 from evalkit.schema.results import CaseResult, RunResult, Summary
 from evalkit.schema.run_figures import CassettesUse
@@ -34,7 +34,7 @@ from evalkit.settings import AUTO_PROCESSES, RunSettings
 
 if TYPE_CHECKING:
     from evalkit.cassettes.session import CassetteRun
-    from evalkit.quarantine import Quarantine
+    from evalkit.results.quarantine import Quarantine
 
 # Watches a run while it runs (the CLI's live progress bar); entered around the evaluation.
 Watcher = Callable[[RunProgress], AbstractContextManager[Any]]
@@ -174,7 +174,7 @@ def _load_quarantine(settings: RunSettings) -> Quarantine | None:
     """`quarantine`: the list of known-flaky cases, checked before anything runs (None without it)."""
     if settings.quarantine is None:
         return None
-    from evalkit.quarantine import load_quarantine
+    from evalkit.results.quarantine import load_quarantine
 
     return load_quarantine(settings.quarantine)
 

@@ -19,7 +19,7 @@ from evalkit.engine.run import run
 from evalkit.engine.processes import write_problems
 from evalkit.errors import EvalkitError, ExitCode, InputError, Terminated, raise_terminated
 from evalkit.foundation.signals import let_stop_signals_in, signals_noted_after_the_run
-from evalkit.gc_control import freeze_at_exit
+from evalkit.foundation.gc_control import freeze_at_exit
 from evalkit.results.record_views import write_shard_lines
 from evalkit.results.run_verdict import exit_code
 from evalkit.settings import RunSettings

@@ -52,8 +52,8 @@ class ImportResult:
 
 def import_adk_sessions(source: str, out: Path | None = None, chosen: SessionFilter | None = None,
                         cwd: Path | None = None) -> ImportResult:
-    from evalkit.ces.convert import slug
-    from evalkit.ces.importer import _target, _write_json
+    from evalkit.importers.ces.convert import slug
+    from evalkit.importers.ces.importer import _target, _write_json
 
     path = database_path(source) or Path(source)
     chosen = chosen or SessionFilter()

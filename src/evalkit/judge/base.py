@@ -1,46 +1,24 @@
-"""The judge protocol: what a criterion sends to a judge model and what comes back.
+"""The judge protocol: how a `JudgeService` reaches judge models of one family (`JudgeBackend`).
 
-Criteria never build a model client. They hand a `JudgeRequest` to a `JudgeService`,
-which picks a `JudgeBackend` by the model name, and get a `JudgeReply`.
+Criteria never build a model client. They hand a `JudgeRequest` to the run's judge (a
+`JudgeService`), which picks a `JudgeBackend` by the model name, and get a `JudgeReply`;
+the request and the reply are defined with the criteria's view of a judge in
+`evalkit.schema.judging`, so that criteria need nothing of this package.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from evalkit.errors import JudgeError
+from evalkit.schema.judging import JudgeReply, JudgeRequest
+
+__all__ = ["OPENAI_PREFIX", "JudgeBackend", "JudgeReply", "JudgeRequest", "JudgeUnavailable", "TransientJudgeError",
+           "config_dict"]
 
 #: Model names starting with this prefix go to an OpenAI-compatible server.
 OPENAI_PREFIX = "openai/"
-
-
-@dataclass(frozen=True)
-class JudgeRequest:
-    """One prompt for one judge model.
-
-    `model` is a Gemini model name (`gemini-2.5-flash`) or `openai/<model>` for an
-    OpenAI-compatible chat-completions server. `prompt` is sent as a single user
-    message. `config` holds google-genai `GenerateContentConfig` fields as a
-    snake_case dict (temperature, thinking_config, ...). `sample_index` tells apart
-    the N samples of one prompt, so each sample is cached on its own.
-    """
-
-    model: str
-    prompt: str
-    config: Mapping[str, Any] | None = None
-    sample_index: int = 0
-
-
-@dataclass(frozen=True)
-class JudgeReply:
-    """The judge's answer: the non-thought text of its first candidate."""
-
-    text: str
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    from_cache: bool = False
 
 
 def config_dict(config: Any) -> dict[str, Any]:

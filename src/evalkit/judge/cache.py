@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from evalkit.judge.base import JudgeReply, JudgeRequest
+from evalkit.schema.judging import JudgeReply, JudgeRequest
 
 logger = logging.getLogger(__name__)
 
@@ -110,7 +110,7 @@ class JudgeCache:
 
     def _connect(self) -> sqlite3.Connection:
         if self._connection is None:
-            from evalkit.state_folder import make_folder
+            from evalkit.foundation.state_folder import make_folder
 
             make_folder(self.path.parent)
             connection = sqlite3.connect(

@@ -17,11 +17,12 @@ import os
 from typing import Any
 
 from evalkit.errors import JudgeError
-from evalkit.judge.base import JudgeReply, JudgeRequest, JudgeUnavailable, TransientJudgeError, config_dict
+from evalkit.judge.base import JudgeUnavailable, TransientJudgeError, config_dict
 from evalkit.judge.endpoints import JudgeEndpoints
 from evalkit.judge.redact import redact
 from evalkit.foundation.retry_after import parse_retry_after
 from evalkit.judge.retry import PERMANENT_STATUSES, is_retryable_status
+from evalkit.schema.judging import JudgeReply, JudgeRequest
 
 _GEMINI_DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/"
 

@@ -18,11 +18,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from evalkit.errors import JudgeError
-from evalkit.judge.base import OPENAI_PREFIX, JudgeReply, JudgeRequest, JudgeUnavailable, TransientJudgeError, config_dict
+from evalkit.judge.base import OPENAI_PREFIX, JudgeUnavailable, TransientJudgeError, config_dict
 from evalkit.judge.endpoints import JudgeEndpoints
 from evalkit.judge.redact import redact
 from evalkit.foundation.retry_after import parse_retry_after
 from evalkit.judge.retry import PERMANENT_STATUSES, is_retryable_status
+from evalkit.schema.judging import JudgeReply, JudgeRequest
 
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 

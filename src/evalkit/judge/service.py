@@ -20,10 +20,11 @@ from evalkit.defaults import DEFAULT_JUDGE_JOBS
 from evalkit.errors import JudgeError
 from evalkit.foundation.registry import PluginLoadError
 from evalkit.judge.backends import JUDGE_BACKENDS
-from evalkit.judge.base import OPENAI_PREFIX, JudgeBackend, JudgeReply, JudgeRequest, JudgeUnavailable, TransientJudgeError
+from evalkit.judge.base import OPENAI_PREFIX, JudgeBackend, JudgeUnavailable, TransientJudgeError
 from evalkit.judge.cache import JudgeCache
 from evalkit.judge.endpoints import JudgeEndpoints
 from evalkit.judge.retry import RetryPolicy, call_with_retries
+from evalkit.schema.judging import JudgeReply, JudgeRequest
 from evalkit.schema.results import JudgeStatistics
 
 logger = logging.getLogger(__name__)

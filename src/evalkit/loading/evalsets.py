@@ -18,7 +18,7 @@ from evalkit.errors import InputError, Problem
 from evalkit.foundation.documents import YAML_SUFFIXES, read_document
 from evalkit.loading.json_cases import NotStreamable, stream_cases
 from evalkit.schema.problems import known_keys, problems_from
-from evalkit.gc_control import gc_paused
+from evalkit.foundation.gc_control import gc_paused
 from evalkit.loading.packed import PackedCase
 from evalkit.schema.evalset import EvalCase, EvalSet
 

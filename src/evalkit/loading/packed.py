@@ -13,7 +13,7 @@ from __future__ import annotations
 import pickle
 from typing import Any
 
-from evalkit.gc_control import gc_paused
+from evalkit.foundation.gc_control import gc_paused
 from evalkit.loading.spill import Spill, process_spill
 from evalkit.schema.evalset import EvalCase
 

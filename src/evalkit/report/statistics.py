@@ -8,7 +8,7 @@ same words as the console (docs/repeats.md). All of it reads the result file's f
 
 from __future__ import annotations
 
-
+from evalkit.results.notation import format_p
 from evalkit.schema.comparison import CaseChange
 from evalkit.schema.results import CaseResult, RunResult
 
@@ -54,7 +54,3 @@ def overall_line(result: RunResult) -> str | None:
     return (f"compared with {comparison.base} at significance {comparison.significance}: "
             f"{overall.regressed} case(s) worse, {overall.improved} better, overall p = "
             f"{format_p(overall.p_value)} ({overall.test}): {verdict}")
-
-
-def format_p(p_value: float) -> str:
-    return f"{p_value:.2g}" if p_value < 0.001 else f"{p_value:.3f}"

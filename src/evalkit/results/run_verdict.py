@@ -32,7 +32,7 @@ def coverage_gate_fails(result: RunResult) -> bool:
 
 
 def _exit_code_without_quarantined(result: RunResult) -> int:
-    """Quarantined cases ran and are reported, but only the others decide (evalkit.quarantine)."""
+    """Quarantined cases ran and are reported, but only the others decide (evalkit.results.quarantine)."""
     counted = [case for case in result.cases if not case.quarantined]
     if any(case.status is Status.ERROR or has_errors(case) for case in counted):
         return ExitCode.RUN_ERROR

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from evalkit.errors import JudgeError
 from evalkit.schema.content import Content, Part
 from evalkit.schema.evalset import ConversationScenario, EvalCase, Invocation
+from evalkit.schema.judging import Judge, JudgeRequest
 from evalkit.simulation.config import STOP_SIGNAL, LlmBackedUserSimulatorConfig
 from evalkit.simulation.history import simulator_history
 from evalkit.simulation.personas import resolve_persona
@@ -43,7 +44,6 @@ from evalkit.simulation.prompts import simulator_prompt
 
 if TYPE_CHECKING:
     from evalkit.agents.base import AgentSession
-    from evalkit.judge.service import JudgeService
 
 PlayTurn = Callable[["AgentSession", Content, int, str], Awaitable[Invocation]]
 
@@ -69,7 +69,7 @@ class UserSimulator:
     """Writes the user's side of one scenario, one message at a time."""
 
     def __init__(self, scenario: ConversationScenario, config: LlmBackedUserSimulatorConfig,
-                 judge: JudgeService | None, case_id: str):
+                 judge: Judge | None, case_id: str):
         self.scenario = scenario
         self.config = config
         self.judge = judge
@@ -99,8 +99,6 @@ class UserSimulator:
         return reply
 
     async def _ask(self, conversation: list[Invocation]) -> str:
-        from evalkit.judge.base import JudgeRequest
-
         if self.judge is None:
             raise JudgeError(
                 f"case {self.case_id!r}: a conversation scenario needs a model to play the user, "
@@ -128,7 +126,7 @@ async def simulate_conversation(
     simulator_config: dict[str, Any] | None,
     session: AgentSession,
     play_turn: PlayTurn,
-    judge: JudgeService | None,
+    judge: Judge | None,
     actual: list[Invocation],
 ) -> SimulationOutcome:
     """Run the case's scenario against `session`, appending each turn to `actual` as it happens.

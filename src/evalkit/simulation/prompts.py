@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from evalkit.judge.quoting import quote
+from evalkit.foundation.quoting import quote
 from evalkit.schema.evalset import UserPersona
 from evalkit.simulation.personas import bullet_list, persona_view
 

@@ -13,15 +13,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
+from typing import Any, ClassVar, Protocol, cast
 
 from evalkit.criteria.base import Criterion, EvalContext, OptionsT, Outcome
 from evalkit.criteria.judging.options import JudgeModelOptions
 from evalkit.errors import JudgeError
+from evalkit.schema.judging import Judge, JudgeRequest
 from evalkit.schema.results import InvocationScore, Status
-
-if TYPE_CHECKING:
-    from evalkit.judge.service import JudgeService
 
 
 @dataclass
@@ -75,15 +73,13 @@ class JudgeCriterion(Criterion[OptionsT]):
             self._provenance = provenance_of(self.judge_options.judge_model, self.name, self.prompt_identity(), self.options)
         return self._provenance
 
-    def _service(self, ctx: EvalContext) -> JudgeService:
+    def _service(self, ctx: EvalContext) -> Judge:
         if ctx.judge is None:
             raise JudgeError(f"{self.name} needs a judge model, but no judge service was set up for this run")
         return ctx.judge
 
     async def ask(self, ctx: EvalContext, prompt: str, sample_index: int = 0) -> str:
         """One judge call; JudgeError once the service has given up on it."""
-        from evalkit.judge.base import JudgeRequest
-
         options = self.judge_options
         request = JudgeRequest(
             model=options.judge_model,

@@ -15,7 +15,7 @@ from importlib import resources
 from string import Template
 from typing import Any
 
-from evalkit.judge.quoting import quote
+from evalkit.foundation.quoting import quote
 
 __all__ = ["json_text", "quote", "render"]
 

@@ -72,8 +72,8 @@ class OtelImportResult:
 
 def import_otel(files: list[Path], out: Path | None = None, chosen: OtelFilter | None = None,
                 cwd: Path | None = None) -> OtelImportResult:
-    from evalkit.ces.convert import slug
-    from evalkit.ces.importer import _target
+    from evalkit.importers.ces.convert import slug
+    from evalkit.importers.ces.importer import _target
     from evalkit.importers.otel.span_store import SpanStore
 
     chosen = chosen or OtelFilter()
@@ -128,7 +128,7 @@ def _group_turns(store: SpanStore, chosen: OtelFilter, result: OtelImportResult)
 
 
 def _cases(store: SpanStore, chosen: OtelFilter, result: OtelImportResult) -> Iterator[dict[str, Any]]:
-    from evalkit.ces.convert import slug
+    from evalkit.importers.ces.convert import slug
     from evalkit.judge.redact import mask_secrets_in
 
     seen: set[bytes] = set()

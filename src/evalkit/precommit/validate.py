@@ -2,8 +2,6 @@
 
     python -m evalkit.precommit validate [--config FILE] FILE...
 
-(`python -m evalkit.precommit run ARGS...` is the `evalkit-run` hook: evalkit.precommit_run.)
-
 pre-commit passes the staged files that match the hook's pattern. An eval set is checked
 with the config it would run with; a `test_config.json` (or `.yaml`) is checked together
 with the eval sets beside it, since that is where `evalkit run` finds it, or alone when
@@ -13,11 +11,9 @@ well, 2 with one `file: location: message` line per problem otherwise.
 
 from __future__ import annotations
 
-import argparse
-import sys
 from pathlib import Path
 
-from evalkit.errors import ExitCode, InputError, Problem
+from evalkit.errors import InputError, Problem
 from evalkit.loading.configs import CONFIG_NAMES
 from evalkit.loading.evalset_paths import evalset_files
 from evalkit.loading.plan import build_plan
@@ -64,30 +60,3 @@ def validate(files: list[str], config: str | None = None) -> tuple[list[str], li
             continue
         ok.append(f"ok  {path}: config")
     return ok, problems
-
-
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["run"]:  # the evalkit-run hook: everything after `run` is evalkit run's
-        from evalkit.precommit_run import run_hook
-
-        return run_hook(argv[1:])
-    parser = argparse.ArgumentParser(prog="python -m evalkit.precommit", description=__doc__.split("\n\n")[0])
-    commands = parser.add_subparsers(dest="command", required=True)
-    check = commands.add_parser("validate", help="check eval sets and configs (offline)")
-    check.add_argument("--config", help="EvalConfig for every eval set (default: test_config.json beside each)")
-    check.add_argument("files", nargs="*")
-    args = parser.parse_args(argv)
-    ok, problems = validate(args.files, args.config)
-    for line in ok:
-        print(line)
-    for problem in problems:
-        print(f"evalkit: {problem}", file=sys.stderr)
-    if problems:
-        count = len(problems)
-        print(f"evalkit: {count} problem{'' if count == 1 else 's'} in eval sets or configs", file=sys.stderr)
-    return ExitCode.INPUT if problems else ExitCode.OK
-
-
-if __name__ == "__main__":
-    sys.exit(main())

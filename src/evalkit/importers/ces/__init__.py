@@ -11,7 +11,7 @@ from pathlib import Path
 
 def import_ces(path: Path, out: Path | None = None) -> tuple[Path, Path]:
     """Convert the CES evaluation(s) in `path`; returns (eval set file, test_config.json)."""
-    from evalkit.ces.importer import import_ces as run_import
+    from evalkit.importers.ces.importer import import_ces as run_import
 
     return run_import(path, out)
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evalkit.ces.convert import convert, slug
+from evalkit.importers.ces.convert import convert, slug
 from evalkit.schema.ces import Evaluation
 from evalkit.errors import InputError, Problem
 from evalkit.foundation.documents import read_document
@@ -92,7 +92,7 @@ def _camel(problem: Problem) -> Problem:
     # problems_from names missing keys in snake_case, as eval sets are written; CES files are camelCase.
     from pydantic.alias_generators import to_camel
 
-    from evalkit.ces.key_hints import belongs_at
+    from evalkit.importers.ces.key_hints import belongs_at
 
     parts = problem.location.split(".")
     message = problem.message
