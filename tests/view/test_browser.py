@@ -39,6 +39,7 @@ def test_a_new_user_finds_why_paris_failed_and_what_changed(page: Any, tour_fold
         page.locator("table.runs tbody tr").first.locator("td:nth-child(2) a").click()
         page.wait_for_selector("#cases tbody tr")
         assert rows(page) == ["weather/paris", "weather/london_then_tokyo", "weather/no_city"]
+        assert "null" not in page.locator("body").inner_text().split()  # no coverage: nothing shown for it
         screenshot(page, "run")
         page.get_by_text("weather/paris").click()
         why = page.locator("#why")

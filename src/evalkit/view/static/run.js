@@ -47,7 +47,7 @@ async function runPage(runId, params) {
     tableHolder.replaceChildren(casesTable(runId, latest, state, offset => { state.offset = offset; refresh(false); }));
   }
   draw();
-  page.append(header, await coverageSection(runId),
+  page.append(header, (await coverageSection(runId)) || "",  // "": no coverage (append would write null)
     el("div", {class: "filters"},
       el("label", {}, "Status ", statusSelect), el("label", {}, "of ", criterionSelect),
       el("label", {class: "grow"}, "Text ", textInput),
