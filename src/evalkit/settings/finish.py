@@ -75,5 +75,6 @@ class FinishSettings(BaseModel):
 
     @property
     def outputs(self) -> dict[str, Path | None]:
-        """The files to write, by flag (checked together before the run: report/output_paths.py)."""
-        return {"--json": self.json_out, "--junit": self.junit, "--markdown": self.markdown, "--html": self.html}
+        """The files to write, by flag: every declared setting that is a path (checked together before
+        the run: report/output_paths.py), so a new output is checked with the others."""
+        return {d.setting.flag: getattr(self, d.name) for d in declared(FinishSettings) if d.setting.parsed_as is Path}
