@@ -23,10 +23,8 @@ def with_settings(names: Iterable[str] | None = None, helps: Mapping[str, str] |
                   ) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Add the options of the settings `names` (default: every one) after the function's own
     parameters; `helps` gives a command its own help line for a setting."""
-    wanted = None if names is None else list(names)
-    chosen = [d for d in every_setting() if wanted is None or d.name in wanted]
-    if wanted is not None:
-        chosen.sort(key=lambda d: wanted.index(d.name))
+    by_name = {d.name: d for d in every_setting()}
+    chosen = list(by_name.values()) if names is None else [by_name[name] for name in names]
 
     def derive(command: Callable[..., None]) -> Callable[..., None]:
         own = [p for p in inspect.signature(command, eval_str=True).parameters.values() if p.kind is not p.VAR_KEYWORD]

@@ -14,9 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
+
+from evalkit.errors import SettingError
+
+Model = TypeVar("Model", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -74,3 +78,24 @@ def declared(*models: type[BaseModel]) -> Iterator[Declared]:
             for mark in field.metadata:
                 if isinstance(mark, Setting):
                     yield Declared(name, mark, field.get_default(call_default_factory=False))
+
+
+def reason_for(model: type[BaseModel], name: str) -> str | None:
+    """The declared words for a refused value of setting `name` (None: pydantic's)."""
+    return next((d.setting.reason for d in declared(model) if d.name == name), None)
+
+
+def settings_of(model: type[Model], given: dict[str, Any]) -> Model:
+    """`model` from what a user gave (`None`: not given, so the default); a bad value raises
+    `SettingError` naming the setting, worded without the value when the field hides it
+    (`repr=False`: a header, which may be a credential)."""
+    chosen = {name: value for name, value in given.items() if value is not None}
+    try:
+        return model(**chosen)
+    except ValidationError as error:
+        first = error.errors()[0]
+        name = str(first["loc"][0]) if first["loc"] else "settings"
+        field = model.model_fields.get(name)
+        if field is not None and field.repr is False:
+            raise SettingError(name, "…", str(first.get("ctx", {}).get("error", first["msg"]))) from None
+        raise SettingError(name, chosen.get(name), reason_for(model, name) or first["msg"]) from None

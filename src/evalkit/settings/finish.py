@@ -9,10 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from evalkit.errors import SettingError
-from evalkit.settings.declaration import Needs, Setting, declared
+from evalkit.settings.declaration import Needs, Setting, declared, settings_of
 
 GATE_THRESHOLDS, GATE_REGRESSIONS, GATE_BOTH = "thresholds", "regressions", "both"
 Gate = Literal["thresholds", "regressions", "both"]
@@ -58,13 +57,7 @@ class FinishSettings(BaseModel):
     @classmethod
     def of(cls, **given: Any) -> FinishSettings:
         """As `RunSettings.of`: `None` means "not given"; a bad value raises `SettingError` naming the setting."""
-        chosen = {name: value for name, value in given.items() if value is not None}
-        try:
-            return cls(**chosen)
-        except ValidationError as error:
-            name = str(error.errors()[0]["loc"][0])
-            reason = next((d.setting.reason for d in declared(cls) if d.name == name), None)
-            raise SettingError(name, chosen.get(name), reason or error.errors()[0]["msg"]) from None
+        return settings_of(cls, given)
 
     @property
     def chosen_gate(self) -> str:

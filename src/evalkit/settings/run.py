@@ -15,13 +15,13 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from evalkit.defaults import (DEFAULT_JOBS, DEFAULT_JUDGE_JOBS, DEFAULT_MAX_REPEAT, DEFAULT_PROCESSES, DEFAULT_REPEAT,
                               DEFAULT_TIMEOUT_S)
 from evalkit.errors import SettingError
 from evalkit.foundation.concurrency import most_in_flight
-from evalkit.settings.declaration import Needs, Setting, declared
+from evalkit.settings.declaration import Needs, Setting, reason_for, settings_of
 from evalkit.settings.environment import Environment
 from evalkit.settings.values import Concurrency, Headers, Processes, parse_headers, parse_processes
 
@@ -123,21 +123,14 @@ class RunSettings(BaseModel):
         A value out of range raises `SettingError` naming the setting; the CLI words it
         with its flag, the Python API with its keyword.
         """
-        chosen = {name: value for name, value in given.items() if value is not None}
+        chosen = dict(given)
         if isinstance(chosen.get("repeat"), str) and chosen["repeat"].strip().lower() == "auto":
             chosen["auto_repeat"] = True
-            most = chosen.get("max_repeat", DEFAULT_MAX_REPEAT)
+            most = DEFAULT_MAX_REPEAT if chosen.get("max_repeat") is None else chosen["max_repeat"]
             if not isinstance(most, int) or most < 2:
-                raise SettingError("max_repeat", most, _reason("max_repeat") or "")
+                raise SettingError("max_repeat", most, reason_for(cls, "max_repeat") or "")
             chosen["repeat"] = most
-        try:
-            return cls(**chosen)
-        except ValidationError as error:
-            first = error.errors()[0]
-            name = str(first["loc"][0]) if first["loc"] else "settings"
-            if name == "headers":  # worded without the value, which may be a credential
-                raise SettingError(name, "…", str(first.get("ctx", {}).get("error", first["msg"]))) from None
-            raise SettingError(name, chosen.get(name), _reason(name) or first["msg"]) from None
+        return settings_of(cls, chosen)
 
     def worker_environment(self) -> dict[str, str]:
         """What a `--processes` worker's environment adds: the headers, which its settings file leaves out."""
@@ -185,8 +178,3 @@ class RunSettings(BaseModel):
             if wilson_interval(passed, runs, self.confidence)[0] >= self.pass_rate - 1e-12:
                 return passed
         return runs + 1
-
-
-
-def _reason(name: str) -> str | None:
-    return next((d.setting.reason for d in declared(RunSettings) if d.name == name), None)
