@@ -59,8 +59,8 @@ def card_urls(url: str) -> list[str]:
     return [urlunsplit((parts.scheme, parts.netloc, base + path, "", "")) for path in CARD_PATHS]
 
 
-def read_card(spec: str, headers: dict[str, str]) -> tuple[Any, str]:
-    """The agent's card (the SDK's AgentCard) and where it was found; an AgentLoadError (exit 2) when there is none."""
+def read_card(spec: str, headers: dict[str, str]) -> Any:
+    """The agent's card (the SDK's AgentCard); an AgentLoadError (exit 2) when there is none."""
     import httpx
     from a2a.client.card_resolver import parse_agent_card
     from google.protobuf.json_format import ParseError
@@ -89,7 +89,7 @@ def read_card(spec: str, headers: dict[str, str]) -> tuple[Any, str]:
                 raise AgentLoadError(spec, f"{card_url} holds no readable agent card ({error_reason(error)}): "
                                      f"{snippet(response.content)}") from None
             _check_interfaces(spec, card_url, card)
-            return card, card_url
+            return card
     raise AgentLoadError(spec, f"no agent card at {' or '.join(tried)} (HTTP 404); give the agent's base URL "
                          "or its card's URL")
 
@@ -106,11 +106,10 @@ def _auth_hint(status: int) -> str:
 
 
 class A2aAgent(Agent):
-    def __init__(self, spec: str, card: Any, card_url: str, *, headers: dict[str, str], max_connections: int,
+    def __init__(self, spec: str, card: Any, *, headers: dict[str, str], max_connections: int,
                  timeout: float | None = None):
         self.spec = spec
         self.card = card
-        self.card_url = card_url
         self.description = spec
         self.name = card.name or "agent"  # the author of what the agent says, when its updates name none
         self.headers = headers
@@ -124,8 +123,7 @@ class A2aAgent(Agent):
                 timeout: float | None = None) -> A2aAgent:
         """Read the agent's card before any case runs (exit 2 when it cannot be read)."""
         import_sdk()
-        card, card_url = read_card(spec, headers)
-        return cls(spec, card, card_url, headers=headers, max_connections=max_connections, timeout=timeout)
+        return cls(spec, read_card(spec, headers), headers=headers, max_connections=max_connections, timeout=timeout)
 
     @property
     def streams(self) -> bool:

@@ -36,6 +36,14 @@ from evalkit.cassettes.upstream import Forwarder, parse_response, render_respons
 MODES = ("replay", "record", "auto")
 
 
+def check_cassette_options(folder: Path, mode: str) -> None:
+    """`--cassettes DIR --cassette-mode MODE` of a command that serves cassettes (`proxy`, `mcp`)."""
+    if mode not in MODES:
+        raise UsageError(f"--cassette-mode {mode}: expected one of {', '.join(MODES)}")
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"--cassettes {folder}: is a file; name the folder that holds the cassettes")
+
+
 @dataclass(frozen=True)
 class ProxyAnswer:
     status: int

@@ -120,17 +120,25 @@ def load_cassette(folder: Path, eval_set_id: str, eval_id: str, run: int = 1) ->
     cassette = Cassette(path, eval_set_id, eval_id, run)
     if path.is_file():
         data = _read(path)
-        cassette.exchanges = _parsed(path, lambda: [_exchange(item) for item in data.get("exchanges") or []])
-        if "tool_calls" in data:
-            cassette.tool_calls = _parsed(path, lambda: records(data, "tool_calls", ("tool", "args")))
-        cassette.tool_listings = _parsed(path, lambda: records(data, "tool_listings", ("toolset", "tools")))
+
+        def parse() -> None:
+            cassette.exchanges = _exchanges(data)
+            if "tool_calls" in data:
+                cassette.tool_calls = records(data, "tool_calls", ("tool", "args"))
+            cassette.tool_listings = records(data, "tool_listings", ("toolset", "tools"))
+
+        _parsed(path, parse)
         cassette.exists = True
     return cassette
 
 
 def read_exchanges(path: Path) -> list[Exchange]:
     data = _read(path)
-    return _parsed(path, lambda: [_exchange(item) for item in data.get("exchanges") or []])
+    return _parsed(path, lambda: _exchanges(data))
+
+
+def _exchanges(data: dict[str, Any]) -> list[Exchange]:
+    return [_exchange(item) for item in data.get("exchanges") or []]
 
 
 def _read(path: Path) -> dict[str, Any]:

@@ -20,12 +20,9 @@ _EXAMPLE = "e.g. evalkit mcp --cassettes DIR -- python server.py, or evalkit mcp
 
 def mcp_command(folder: Path, mode: str, command: list[str], name: str | None, url: str | None = None,
                 port: int | None = None) -> int:
-    from evalkit.cassettes.deck import MODES
+    from evalkit.cassettes.deck import check_cassette_options
 
-    if mode not in MODES:
-        raise UsageError(f"--cassette-mode {mode}: expected one of {', '.join(MODES)}")
-    if folder.exists() and not folder.is_dir():
-        raise UsageError(f"--cassettes {folder}: is a file; name the folder that holds the cassettes")
+    check_cassette_options(folder, mode)
     if command and url is not None:
         raise UsageError(f"evalkit mcp: --url {url} and a command after `--` both name the MCP server; "
                          "give one of them")

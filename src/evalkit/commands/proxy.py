@@ -14,14 +14,11 @@ from evalkit.errors import UsageError
 
 
 def proxy_command(folder: Path, mode: str, port: int) -> int:
-    from evalkit.cassettes.deck import MODES, CassetteDeck
+    from evalkit.cassettes.deck import CassetteDeck, check_cassette_options
     from evalkit.cassettes.proxy import ModelProxy
     from evalkit.cassettes.upstream import Forwarder, Upstreams
 
-    if mode not in MODES:
-        raise UsageError(f"--cassette-mode {mode}: expected one of {', '.join(MODES)}")
-    if folder.exists() and not folder.is_dir():
-        raise UsageError(f"--cassettes {folder}: is a file; name the folder that holds the cassettes")
+    check_cassette_options(folder, mode)
     forwarder = None if mode == "replay" else Forwarder(Upstreams.from_environment())
     deck = CassetteDeck(folder, mode, forwarder, per_conversation=True)
     try:
