@@ -14,7 +14,7 @@ from evalkit.engine.run import RunOutcome, run
 from evalkit.results.coverage import case_activity
 from evalkit.results.latency import run_report
 from evalkit.results.record import RunRecord
-from evalkit.results.record_views import read_shard_lines, write_shard_lines
+from evalkit.results.record_views import read_shard_lines, shard_line_pieces, write_shard_lines
 from evalkit.results.slim_cases import slim
 from evalkit.results.writer import write_result
 from evalkit.settings import RunSettings
@@ -53,12 +53,10 @@ def test_the_run_is_a_real_one_with_repeats_and_a_flaky_case(finished):
 
 def test_the_result_file_and_the_history_entry_are_the_whole_result(finished, tmp_path):
     record = record_of(finished)
-    record.write_result_file(finished.result, tmp_path / "view.json")
     write_result(finished.result, tmp_path / "writer.json", cases=record.full_cases())
     kept = history.record(finished.result, directory=tmp_path / "runs", limit=5, cases=record.full_cases(),
                           stamp="20260101T000000000000Z-abcdef")
     expected = whole(finished)
-    assert (tmp_path / "view.json").read_text() == expected
     assert (tmp_path / "writer.json").read_text() == expected
     assert kept is not None and kept.name == "run-20260101T000000000000Z-abcdef.json"
     assert kept.read_text() == expected
@@ -68,7 +66,7 @@ def test_shard_lines_are_the_header_then_a_case_a_line_and_read_back_whole(finis
     record = record_of(finished)
     header_line = finished.result.model_copy(update={"cases": []}).model_dump_json() + "\n"
     case_lines = [case.model_dump_json() + "\n" for case in record.full_cases()]
-    assert "".join(record.shard_lines(finished.result)) == header_line + "".join(case_lines)
+    assert "".join(shard_line_pieces(finished.result, record.full_cases())) == header_line + "".join(case_lines)
     write_shard_lines(finished.result, record.full_cases(), tmp_path / "shard.jsonl")
     assert (tmp_path / "shard.jsonl").read_text() == header_line + "".join(case_lines)
     header, cases = read_shard_lines(tmp_path / "shard.jsonl")

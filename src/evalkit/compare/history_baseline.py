@@ -46,6 +46,5 @@ def pooled_baseline(runs: list[ScoredRun], label: str) -> ScoredRun:
             runs=sum(case.runs for case in cases),
             passed_runs=sum(case.passes for case in cases),
             weights=combined_weights(*(case.outcome_weights for case in cases)) if stopped_early else None,
-            pooled_runs=len(cases),
         )
     return baseline

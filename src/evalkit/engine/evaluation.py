@@ -16,7 +16,6 @@ from evalkit import __version__
 from evalkit.agents.base import Agent
 from evalkit.loading.plan import Plan
 from evalkit.results.case_store import CaseStore
-from evalkit.results.cases_in_order import CasesInOrder
 from evalkit.results.coverage import coverage_of
 from evalkit.results.record import RunRecord
 from evalkit.results.slim_cases import SlimCases
@@ -73,12 +72,8 @@ class RunProgress:
         for listener in self.listeners:
             listener(result)
 
-    def stored_cases(self) -> CasesInOrder:
-        """Every finished case in full, in plan order, read back from disk one at a time."""
-        return self.record.full_cases()
-
     def result(self, interrupted: bool = False, full: bool = True) -> RunResult:
-        """The run so far; `full=False` holds the slim cases (write files from `stored_cases()`)."""
+        """The run so far; `full=False` holds the slim cases (write files from `record.full_cases()`)."""
         record = self.record
         header = RunResult(
             evalkit_version=__version__,

@@ -52,7 +52,6 @@ class ScoredCase:
     # were not a fixed number (`--repeat auto`, several earlier runs taken together); None:
     # a fixed number of runs, C(runs, y) (stats/conditional.py).
     weights: list[int] | None = None
-    pooled_runs: int = 1  # result files these counts add up (`--baseline history`)
 
     @property
     def outcome_weights(self) -> list[int]:

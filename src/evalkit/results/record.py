@@ -5,11 +5,12 @@ store on disk (results/case_store.py), and as a slim copy in memory (results/sli
 the run-wide tallies (latency and tool figures, what the cases exercised, judged turns
 without a verdict) are fed as it passes. Every other form of the run is a view of the
 record and the run's header (a `RunResult` without its cases: what it echoes of the
-settings, its summary and figures), rendered by results/record_views.py:
+settings, its summary and figures), rendered by results/record_views.py from the header
+and `full_cases()`:
 
 - the result file, and the same file kept in the run history: the header with every case
-  in full, in plan order (`write_result_file`, `result_file`);
-- a `--processes` worker's shard lines: the header on a line, then a case a line (`shard_lines`);
+  in full, in plan order (`result_file_pieces`, which results/writer.py writes);
+- a `--processes` worker's shard lines: the header on a line, then a case a line (`shard_line_pieces`);
 - what the console, JUnit and Markdown read: the header with the slim copies (`with_cases`);
 - the progress file's row of each case as it finishes (`record_views.progress_row`, for
   engine/progress_file.py, which hears of each case the record adds).
@@ -18,16 +19,13 @@ settings, its summary and figures), rendered by results/record_views.py:
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path
 
 from evalkit.results.case_store import CaseStore
 from evalkit.results.cases_in_order import CasesInOrder
 from evalkit.results.coverage import CoverageTally
 from evalkit.results.latency import RunFigures
-from evalkit.results.record_views import result_file_pieces, shard_line_pieces
 from evalkit.results.slim_cases import SlimCases, slim
 from evalkit.schema.results import CaseResult, RunResult, Summary
 
@@ -78,19 +76,6 @@ class RunRecord:
         """`header` holding the cases: in full (a list), or the slim copies (a view: memory stays flat)."""
         header.cases = list(self.full_cases()) if full else self.slim_cases()  # type: ignore[assignment]
         return header
-
-    def result_file(self, header: RunResult) -> Iterator[str]:
-        """The result file (`--json`, the run history's entry), in pieces."""
-        return result_file_pieces(header, self.full_cases())
-
-    def shard_lines(self, header: RunResult) -> Iterator[str]:
-        """A `--processes` worker's result, a line at a time."""
-        return shard_line_pieces(header, self.full_cases())
-
-    def write_result_file(self, header: RunResult, path: Path) -> None:
-        from evalkit.foundation.files import write_pieces_atomically
-
-        write_pieces_atomically(path, self.result_file(header))
 
     def _plan_order(self) -> list[int]:
         def place(index: int) -> int:

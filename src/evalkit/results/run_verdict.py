@@ -9,6 +9,7 @@ a command adds on top (a baseline's regressions, a storage problem) is the comma
 from __future__ import annotations
 
 from evalkit.errors import ExitCode
+from evalkit.results.quarantine import counted
 from evalkit.schema.results import RunResult, Status, has_errors
 
 
@@ -33,8 +34,8 @@ def coverage_gate_fails(result: RunResult) -> bool:
 
 def _exit_code_without_quarantined(result: RunResult) -> int:
     """Quarantined cases ran and are reported, but only the others decide (evalkit.results.quarantine)."""
-    counted = [case for case in result.cases if not case.quarantined]
-    if any(case.status is Status.ERROR or has_errors(case) for case in counted):
+    kept = counted(result.cases)
+    if any(case.status is Status.ERROR or has_errors(case) for case in kept):
         return ExitCode.RUN_ERROR
-    passed = all(case.status is Status.PASSED for case in counted) and not coverage_gate_fails(result)
+    passed = all(case.status is Status.PASSED for case in kept) and not coverage_gate_fails(result)
     return ExitCode.OK if passed else ExitCode.FAILED
