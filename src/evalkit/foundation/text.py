@@ -15,10 +15,6 @@ from typing import Any
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a valid pair is one code point in a Python str
 
 
-def has_surrogates(text: str) -> bool:
-    return _LONE_SURROGATE.search(text) is not None
-
-
 def escape_surrogates(value: Any) -> Any:
     """`value` (a string, or lists and dicts of them) with each lone surrogate written as `\\udXXX`."""
     if isinstance(value, str):

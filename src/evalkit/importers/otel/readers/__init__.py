@@ -15,7 +15,7 @@ from typing import Any
 
 from evalkit.importers.otel.otlp_json import RawSpan
 from evalkit.importers.otel.readers import adk_legacy, genai, older, openinference
-from evalkit.importers.otel.readers.messages import parsed
+from evalkit.importers.otel.readers.messages import parsed, text_or_none
 from evalkit.importers.otel.spans import (
     ADK,
     ADK_LEGACY,
@@ -58,14 +58,14 @@ def slim(span: RawSpan, group_by: str | None = None) -> SlimSpan:
         if record.source == ADK and record.kind == TOOL:
             adk_legacy.read_tool(span, record)
         older.read(span, record)
-    record.invocation_id = _text(span.attributes.get("gcp.vertex.agent.invocation_id"))
+    record.invocation_id = text_or_none(span.attributes.get("gcp.vertex.agent.invocation_id"))
     record.failed, record.error = span.failed, span.status_message
     return record
 
 
 def conversation_of(attributes: dict[str, Any], group_by: str | None = None) -> str | None:
     if group_by:
-        return _text(attributes.get(group_by))
+        return text_or_none(attributes.get(group_by))
     for key in CONVERSATION_ATTRIBUTES:
         if attributes.get(key) not in (None, ""):
             return str(attributes[key])
@@ -73,7 +73,3 @@ def conversation_of(attributes: dict[str, Any], group_by: str | None = None) -> 
     if isinstance(metadata, dict):
         return next((str(metadata[key]) for key in METADATA_KEYS if metadata.get(key) not in (None, "")), None)
     return None
-
-
-def _text(value: Any) -> str | None:
-    return str(value) if value not in (None, "") else None

@@ -7,7 +7,7 @@ from __future__ import annotations
 from evalkit.importers.otel.otlp_json import RawSpan
 from evalkit.importers.otel.readers.content import fill_model, fill_tool
 from evalkit.importers.otel.readers.messages import message, parsed
-from evalkit.importers.otel.spans import AGENT, MODEL, SlimSpan
+from evalkit.importers.otel.spans import AGENT, BOOKKEEPING, MODEL, SlimSpan
 
 ADK_SCOPE = "gcp.vertex.agent"
 ADK_MERGED_TOOLS = "(merged tools)"  # ADK's summary span of parallel calls; each call has its own span
@@ -38,7 +38,7 @@ def read_tool(span: RawSpan, record: SlimSpan) -> None:
     """ADK's tool spans: legacy attribute names where the conventions' are absent; its merged summary skipped."""
     attributes = span.attributes
     if record.tool_name == ADK_MERGED_TOOLS:
-        record.kind = "bookkeeping"
+        record.kind = BOOKKEEPING
         return
     if "gen_ai.tool.call.arguments" not in attributes and "gcp.vertex.agent.tool_call_args" in attributes:
         fill_tool(record, attributes.get("gcp.vertex.agent.tool_call_args"),

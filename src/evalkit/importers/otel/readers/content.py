@@ -78,9 +78,7 @@ def _unwrapped(outcome: Any) -> tuple[Any, bool, str | None]:
         value = inner
     if isinstance(value, list) and value and all(isinstance(b, dict) and "text" in b for b in value):
         return "".join(str(b["text"]) for b in value), False, None  # content blocks
-    if value is None and isinstance(outcome, str):
-        return outcome, False, None
-    return (value if value is not None else outcome), False, None
+    return value, False, None
 
 
 def _response(found: dict[str, Any]) -> dict[str, Any]:

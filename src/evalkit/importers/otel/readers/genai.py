@@ -14,7 +14,7 @@ from typing import Any
 
 from evalkit.importers.otel.otlp_json import RawSpan
 from evalkit.importers.otel.readers.content import fill_model, fill_tool
-from evalkit.importers.otel.readers.messages import Message, messages
+from evalkit.importers.otel.readers.messages import Message, messages, text_or_none
 from evalkit.importers.otel.spans import AGENT, BOOKKEEPING, MODEL, TOOL, UNKNOWN, SlimSpan
 
 AGENT_OPERATIONS = ("invoke_agent", "invoke_workflow")
@@ -34,7 +34,7 @@ CHOICE_EVENT = "gen_ai.choice"
 def read(span: RawSpan, record: SlimSpan) -> None:
     attributes = span.attributes
     operation = attributes.get("gen_ai.operation.name")
-    record.agent = _text(attributes.get("gen_ai.agent.name") or attributes.get("gen_ai.workflow.name"))
+    record.agent = text_or_none(attributes.get("gen_ai.agent.name") or attributes.get("gen_ai.workflow.name"))
     if operation in AGENT_OPERATIONS:
         record.kind, record.operation = AGENT, operation
         fill_model(record, *conversation(span))
@@ -42,8 +42,8 @@ def read(span: RawSpan, record: SlimSpan) -> None:
         record.kind = MODEL
         fill_model(record, *conversation(span))
     elif operation == TOOL_OPERATION:
-        record.kind, record.tool_name = TOOL, _text(attributes.get("gen_ai.tool.name"))
-        record.tool_call_id = _text(attributes.get("gen_ai.tool.call.id"))
+        record.kind, record.tool_name = TOOL, text_or_none(attributes.get("gen_ai.tool.name"))
+        record.tool_call_id = text_or_none(attributes.get("gen_ai.tool.call.id"))
         arguments, outcome = _tool_events(span)
         failed = span.failed or attributes.get("gen_ai.tool.status") == "error"
         fill_tool(record, attributes.get("gen_ai.tool.call.arguments", arguments),
@@ -97,7 +97,3 @@ def _tool_events(span: RawSpan) -> tuple[Any, Any]:
         elif name == CHOICE_EVENT:
             outcome = event.get("message")
     return arguments, outcome
-
-
-def _text(value: Any) -> str | None:
-    return str(value) if value not in (None, "") else None

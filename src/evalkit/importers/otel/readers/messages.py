@@ -202,3 +202,8 @@ def _repr_message(text: str) -> Message | None:
 
 def _is_text(part: Any) -> bool:
     return isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("content"), str)
+
+
+def text_or_none(value: Any) -> str | None:
+    """An attribute's value as text; None for a missing or empty one."""
+    return str(value) if value not in (None, "") else None

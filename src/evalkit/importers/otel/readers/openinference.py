@@ -15,7 +15,7 @@ from typing import Any
 
 from evalkit.importers.otel.otlp_json import RawSpan
 from evalkit.importers.otel.readers.content import fill_model, fill_tool
-from evalkit.importers.otel.readers.messages import Message, message, messages, parsed
+from evalkit.importers.otel.readers.messages import Message, message, messages, parsed, text_or_none
 from evalkit.importers.otel.spans import AGENT, BOOKKEEPING, MODEL, TOOL, SlimSpan
 
 KIND = "openinference.span.kind"
@@ -30,7 +30,7 @@ def read(span: RawSpan, record: SlimSpan) -> None:
     attributes = span.attributes
     kind = str(attributes.get(KIND, "")).upper()
     if kind == "AGENT" and not _graph_node(attributes):
-        record.kind, record.agent = AGENT, _text(attributes.get("agent.name")) or span.name
+        record.kind, record.agent = AGENT, text_or_none(attributes.get("agent.name")) or span.name
         inputs = _flattened(attributes, "llm.input_messages.")
         if not any(m.get("parts") for m in inputs or ()):
             inputs = messages(attributes.get("input.value"), "user")
@@ -41,8 +41,8 @@ def read(span: RawSpan, record: SlimSpan) -> None:
         fill_model(record, _flattened(attributes, "llm.input_messages."),
                    _flattened(attributes, "llm.output_messages."))
     elif kind == "TOOL":
-        record.kind, record.tool_name = TOOL, _text(attributes.get("tool.name")) or span.name
-        record.tool_call_id = _text(attributes.get("tool_call.id"))
+        record.kind, record.tool_name = TOOL, text_or_none(attributes.get("tool.name")) or span.name
+        record.tool_call_id = text_or_none(attributes.get("tool_call.id"))
         # input.value is the arguments when the tool took an object; LangChain's single-argument tools
         # record the bare value ("Paris"), and then the arguments come from the model's call.
         arguments = parsed(attributes.get("input.value"))
@@ -96,10 +96,3 @@ def _put(holder: dict[Any, Any], path: list[str], value: Any) -> None:
         if not isinstance(holder, dict):
             return
     holder[int(path[-1]) if path[-1].isdigit() else path[-1]] = value
-
-
-def _text(value: Any) -> str | None:
-    return str(value) if value not in (None, "") else None
-
-
-
