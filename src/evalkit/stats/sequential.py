@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 STABILITY, PASS_RATE = "stability", "pass_rate"
 
@@ -50,6 +51,10 @@ class StoppingRule:
     max_runs: int
     required_passes: int = 0  # PASS_RATE only: passes out of max_runs for the case to pass
     _paths: dict[tuple[int, int], list[list[int]]] = field(default_factory=dict, compare=False, repr=False)
+    # One rule serves a whole run, and its cases stop at a few (runs, passed) points: each
+    # interval is worked out once.
+    _intervals: dict[tuple[int, int, float], tuple[float, float]] = field(default_factory=dict, compare=False,
+                                                                         repr=False)
 
     def __post_init__(self) -> None:
         if self.max_runs < 1 or (self.kind == PASS_RATE and not 0 <= self.required_passes <= self.max_runs + 1):
@@ -97,9 +102,20 @@ class StoppingRule:
         """An exact two-sided interval for the pass rate that accounts for the stopping: the
         rates at which a stopping point ranked at least (or at most) this one by the unbiased
         estimate has chance (1 - confidence) / 2."""
+        key = (runs, passed, confidence)
+        if key not in self._intervals:
+            self._intervals[key] = self._interval(runs, passed, confidence)
+        return self._intervals[key]
+
+    @cached_property
+    def _stopping_points(self) -> list[tuple[int, int, int, float]]:
+        """(runs, passes, weight, unbiased rate) of every point the rule can stop at."""
+        return [(n, y, w, self.unbiased_rate(n, y)) for n in range(1, self.max_runs + 1)
+                for y, w in enumerate(self.weights(n)) if w]
+
+    def _interval(self, runs: int, passed: int, confidence: float) -> tuple[float, float]:
         seen = self.unbiased_rate(runs, passed)
-        points = [(n, y, w, self.unbiased_rate(n, y)) for n in range(1, self.max_runs + 1)
-                  for y, w in enumerate(self.weights(n)) if w]
+        points = self._stopping_points
         tail = (1 - confidence) / 2
 
         def at_least(p: float) -> float:
