@@ -13,9 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from evalkit.schema.base import StrictModel
+from evalkit.schema.result_model import ResultModel
 
 
 class DeclaredTool(StrictModel):
@@ -65,11 +66,7 @@ class Inventory:
         return Inventory(tools=tools, agents=list(dict.fromkeys([*self.agents, *other.agents])))
 
 
-class CoverageModel(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-
-class ToolCoverage(CoverageModel):
+class ToolCoverage(ResultModel):
     declared: list[str] = Field(default_factory=list)
     called: dict[str, int] = Field(default_factory=dict, description="declared tool → calls, over every case and run")
     never_called: list[str] = Field(default_factory=list)
@@ -78,13 +75,13 @@ class ToolCoverage(CoverageModel):
     ratio: float | None = Field(default=None, description="called ÷ declared tools (None when none is declared)")
 
 
-class AgentCoverage(CoverageModel):
+class AgentCoverage(ResultModel):
     declared: list[str] = Field(default_factory=list)
     called: dict[str, int] = Field(default_factory=dict, description="sub-agent → times it ran")
     never_called: list[str] = Field(default_factory=list)
 
 
-class Coverage(CoverageModel):
+class Coverage(ResultModel):
     """The result file's `coverage` (docs/coverage.md)."""
 
     tools: ToolCoverage = Field(default_factory=ToolCoverage)
