@@ -41,7 +41,7 @@ from evalkit.cassettes.mcp_cassette import McpCassette, command_text, mcp_json
 from evalkit.cassettes.recorded_calls import RecordedCalls
 from evalkit.cassettes.store import missed_in
 from evalkit.errors import UsageError
-from evalkit.judge.redact import mask_secrets_in
+from evalkit.foundation.redaction import mask_secrets_in
 
 NO_RECORDING = -32001  # the JSON-RPC error code of a request with no recording (server-defined range)
 CONNECT_TIMEOUT_S = 30.0  # the real server's start and MCP handshake, when recording

@@ -28,7 +28,7 @@ from evalkit.cassettes.recorded_calls import RecordedCalls
 from evalkit.cassettes.routing import CaseState
 from evalkit.cassettes.store import missed_in
 from evalkit.errors import AgentError
-from evalkit.judge.redact import mask_secrets_in
+from evalkit.foundation.redaction import mask_secrets_in
 
 _ADVICE = ("if the agent's tools or the arguments it passes changed, re-record with --cassette-mode record "
            "(or auto to add only what is missing)")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Any
 
 #: Environment variables whose values must never be written.
 SECRET_ENV_VARS = ("GOOGLE_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY")
@@ -65,3 +66,14 @@ def mask_secrets(text: str) -> str:
         if literal in lowered:
             text = pattern.sub(lambda m: m.group(1) + MASK, text)
     return text
+
+
+def mask_secrets_in(value: Any) -> Any:
+    """A JSON value with every string masked on its own: in JSON text an escaped quote could hide the end of a secret."""
+    if isinstance(value, str):
+        return mask_secrets(value)
+    if isinstance(value, list):
+        return [mask_secrets_in(item) for item in value]
+    if isinstance(value, dict):
+        return {key: mask_secrets_in(item) for key, item in value.items()}
+    return value

@@ -7,11 +7,9 @@ their exceptions. Anything we turn into a user-visible message goes through
 
 from __future__ import annotations
 
-from typing import Any
-
 from evalkit.foundation.redaction import SECRET_ENV_VARS, mask_secrets
 
-__all__ = ["SECRET_ENV_VARS", "mask_secrets", "mask_secrets_in", "redact"]
+__all__ = ["SECRET_ENV_VARS", "mask_secrets", "redact"]
 
 # Messages we build are one line in a table cell; a whole HTML error page is noise.
 _MAX_LENGTH = 300
@@ -24,14 +22,3 @@ def redact(text: str, *, max_length: int = _MAX_LENGTH) -> str:
     if len(text) > max_length:
         text = text[: max_length - 1] + "…"
     return text
-
-
-def mask_secrets_in(value: Any) -> Any:
-    """A JSON value with every string masked on its own: in JSON text an escaped quote could hide the end of a secret."""
-    if isinstance(value, str):
-        return mask_secrets(value)
-    if isinstance(value, list):
-        return [mask_secrets_in(item) for item in value]
-    if isinstance(value, dict):
-        return {key: mask_secrets_in(item) for key, item in value.items()}
-    return value

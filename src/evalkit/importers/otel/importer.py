@@ -129,7 +129,7 @@ def _group_turns(store: SpanStore, chosen: OtelFilter, result: OtelImportResult)
 
 def _cases(store: SpanStore, chosen: OtelFilter, result: OtelImportResult) -> Iterator[dict[str, Any]]:
     from evalkit.importers.ces.convert import slug
-    from evalkit.judge.redact import mask_secrets_in
+    from evalkit.foundation.redaction import mask_secrets_in
 
     seen: set[bytes] = set()
     used: set[str] = set()
