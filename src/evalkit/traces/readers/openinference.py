@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from evalkit.traces.otlp_json import RawSpan
+from evalkit.traces.readers import own_words
 from evalkit.traces.readers.content import fill_model, fill_tool
 from evalkit.traces.readers.messages import Message, message, messages, parsed, text_or_none
 from evalkit.traces.spans import AGENT, BOOKKEEPING, MODEL, TOOL, SlimSpan
@@ -36,6 +37,9 @@ def read(span: RawSpan, record: SlimSpan) -> None:
             inputs = messages(attributes.get("input.value"), "user")
         fill_model(record, inputs, messages(attributes.get("output.value"), "assistant"))
         record.output = [p for p in record.output if "text" in p][-1:]  # the agent's answer, not its history
+        _own_words(span, record)
+        if not record.output and record.answer:  # a plain-text answer, or one under an answer-like key
+            record.output = [{"text": record.answer}]
     elif kind == "LLM":
         record.kind = MODEL
         fill_model(record, _flattened(attributes, "llm.input_messages."),
@@ -50,6 +54,13 @@ def read(span: RawSpan, record: SlimSpan) -> None:
                   span.failed, span.status_message)
     else:
         record.kind = BOOKKEEPING
+        if not span.parent_id:  # a root may be the turn when the trace has no agent span (turns.py)
+            _own_words(span, record)
+
+
+def _own_words(span: RawSpan, record: SlimSpan) -> None:
+    record.said = own_words.said(span.attributes.get("input.value"))
+    record.answer = own_words.answer(span.attributes.get("output.value"))
 
 
 def _graph_node(attributes: dict[str, Any]) -> bool:
