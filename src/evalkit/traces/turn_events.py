@@ -88,10 +88,10 @@ def _own_answer(events: list[_Event], units: list[SlimSpan]) -> bool:
     last = next((e for e in reversed(events) if e.parts), None)
     ended_in_text = last is not None and not any("function_call" in p for p in last.parts) \
         and any("text" in p for p in last.parts)
-    own = next((u for u in reversed(units) if any("text" in p for p in u.output)), None)
+    own = next((u for u in reversed(units) if u.answer or any("text" in p for p in u.output)), None)
     if own is None:
         return any("text" in p for e in events for p in e.parts)
-    text = [p for p in own.output if "text" in p][-1:]
+    text = [p for p in own.output if "text" in p][-1:] or [{"text": str(own.answer)}]
     if not ended_in_text:
         events.append(_Event(own.agent or DEFAULT_AUTHOR, text))
     elif last is not None:

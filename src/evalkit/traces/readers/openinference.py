@@ -21,6 +21,7 @@ from evalkit.traces.spans import AGENT, BOOKKEEPING, MODEL, TOOL, SlimSpan
 
 KIND = "openinference.span.kind"
 _INDEX = re.compile(r"(\d+)\.(.+)")
+_METHODS = (".__call__", ".acall", ".__acall__", ".call", ".forward", ".aforward")
 
 
 def is_openinference(span: RawSpan) -> bool:
@@ -45,7 +46,7 @@ def read(span: RawSpan, record: SlimSpan) -> None:
         fill_model(record, _flattened(attributes, "llm.input_messages."),
                    _flattened(attributes, "llm.output_messages."))
     elif kind == "TOOL":
-        record.kind, record.tool_name = TOOL, text_or_none(attributes.get("tool.name")) or span.name
+        record.kind, record.tool_name = TOOL, text_or_none(attributes.get("tool.name")) or _callable(span.name)
         record.tool_call_id = text_or_none(attributes.get("tool_call.id"))
         # input.value is the arguments when the tool took an object; LangChain's single-argument tools
         # record the bare value ("Paris"), and then the arguments come from the model's call.
@@ -61,6 +62,14 @@ def read(span: RawSpan, record: SlimSpan) -> None:
 def _own_words(span: RawSpan, record: SlimSpan) -> None:
     record.said = own_words.said(span.attributes.get("input.value"))
     record.answer = own_words.answer(span.attributes.get("output.value"))
+
+
+def _callable(name: str) -> str:
+    """A tool span named after the method that ran it (DSPy's `get_weather.__call__`): the tool's name."""
+    for suffix in _METHODS:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[:-len(suffix)]
+    return name
 
 
 def _graph_node(attributes: dict[str, Any]) -> bool:
