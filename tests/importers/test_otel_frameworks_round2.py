@@ -25,6 +25,7 @@ TRACES = FIXTURES / "otel_frameworks_round2"
 FRAMEWORKS: dict[str, tuple[bool, tuple[script.Conversation, ...], tuple[str, ...]]] = {
     "llamaindex_openinference": (False, script.CONVERSATIONS, ()),  # the history rule links its turns
     "dspy_openinference": (True, script.CONVERSATIONS, ("finish",)),  # ReAct's own answer tool is a call
+    "smolagents_openinference": (False, script.CONVERSATIONS, ("final_answer",)),  # it answers through a tool
 }
 
 
@@ -85,7 +86,7 @@ def test_every_imported_set_passes_against_the_scripts_agent(agent, tmp_path):
         evalsets.append(tmp_path / f"{name}.evalset.json")
         import_otel([TRACES / f"{name}.otlp.jsonl"], evalsets[-1])
     result_file = tmp_path / "result.json"
-    replay = {(): "replay_agent", ("finish",): "replay_finishing_agent"}[agent]
+    replay = {(): "replay_agent", ("finish",): "replay_finishing_agent", ("final_answer",): "replay_answering_agent"}[agent]
 
     ran = invoke_evalkit("run", *map(str, evalsets), "--agent", f"{TRACES / 'script.py'}:{replay}",
                          "--json", str(result_file), "--quiet", cwd=tmp_path)

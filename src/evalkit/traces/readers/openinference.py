@@ -21,7 +21,7 @@ from evalkit.traces.spans import AGENT, BOOKKEEPING, MODEL, TOOL, SlimSpan
 
 KIND = "openinference.span.kind"
 _INDEX = re.compile(r"(\d+)\.(.+)")
-_METHODS = (".__call__", ".acall", ".__acall__", ".call", ".forward", ".aforward")
+_METHODS = (".__call__", ".acall", ".__acall__", ".call", ".forward", ".aforward", ".run", ".arun")
 
 
 def is_openinference(span: RawSpan) -> bool:
@@ -32,7 +32,7 @@ def read(span: RawSpan, record: SlimSpan) -> None:
     attributes = span.attributes
     kind = str(attributes.get(KIND, "")).upper()
     if kind == "AGENT" and not _graph_node(attributes):
-        record.kind, record.agent = AGENT, text_or_none(attributes.get("agent.name")) or span.name
+        record.kind, record.agent = AGENT, text_or_none(attributes.get("agent.name")) or _callable(span.name)
         inputs = _flattened(attributes, "llm.input_messages.")
         if not any(m.get("parts") for m in inputs or ()):
             inputs = messages(attributes.get("input.value"), "user")
@@ -65,7 +65,7 @@ def _own_words(span: RawSpan, record: SlimSpan) -> None:
 
 
 def _callable(name: str) -> str:
-    """A tool span named after the method that ran it (DSPy's `get_weather.__call__`): the tool's name."""
+    """A span named after the method that ran it (DSPy's `get_weather.__call__`, smolagents' `weather_agent.run`)."""
     for suffix in _METHODS:
         if name.endswith(suffix) and len(name) > len(suffix):
             return name[:-len(suffix)]
