@@ -26,6 +26,7 @@ FRAMEWORKS: dict[str, tuple[bool, tuple[script.Conversation, ...], tuple[str, ..
     "llamaindex_openinference": (False, script.CONVERSATIONS, ()),  # the history rule links its turns
     "dspy_openinference": (True, script.CONVERSATIONS, ("finish",)),  # ReAct's own answer tool is a call
     "smolagents_openinference": (False, script.CONVERSATIONS, ("final_answer",)),  # it answers through a tool
+    "haystack": (False, script.CONVERSATIONS, ()),
 }
 
 
