@@ -27,7 +27,8 @@ def test_artifact_chunks_sent_with_append_are_one_answer():
 
     turn = invocation(answer)
 
-    assert turn.final_response.text() == "It is \nsunny."  # ADK's text of a content: its parts joined
+    assert turn.final_response.text() == "It is sunny."  # the chunks joined into one text
+    assert turn.final_response.parts == [turn.final_response.parts[0]]
     events = turn.intermediate_data.invocation_events
     assert [e.content.text() if e.content else None for e in events] == ["Thinking...", None]
     assert (answer.task_id, answer.context_id, answer.state) == ("t1", "c1", "TASK_STATE_COMPLETED")
