@@ -97,20 +97,20 @@ class _GuardedStream(httpx.AsyncByteStream):
         pending = bytearray()  # the unfinished line
         data: list[bytes] = []  # the data lines of the event being read
         event_size = total = 0
+        name = b""  # the event's `event:` line, when it has one
         async for chunk in self.inner:
             total += len(chunk)
             if total > STREAM_LIMIT:
                 raise _too_large("a stream", STREAM_LIMIT)
             pending += chunk
             start = 0
-            out: list[bytes] = []
             while (end := pending.find(b"\n", start)) >= 0:
                 line = bytes(pending[start:end]).rstrip(b"\r")
                 start = end + 1
-                if not line:  # the end of an event
+                if not line:  # the end of an event: passed on before the next is read
                     if data:
-                        out.append(b"data: " + _rewritten(b"\n".join(data), self.request_id) + b"\n\n")
-                    data, event_size = [], 0
+                        yield name + b"data: " + _rewritten(b"\n".join(data), self.request_id) + b"\n\n"
+                    data, event_size, name = [], 0, b""
                 elif line.startswith(b"data:"):
                     value = line[5:]
                     data.append(value[1:] if value.startswith(b" ") else value)
@@ -118,12 +118,10 @@ class _GuardedStream(httpx.AsyncByteStream):
                     if event_size > EVENT_LIMIT:
                         raise _too_large("an event", EVENT_LIMIT)
                 elif line.startswith(b"event:"):
-                    out.append(line + b"\n")
+                    name = line + b"\n"
             del pending[:start]
             if len(pending) + event_size > EVENT_LIMIT:
                 raise _too_large("an event", EVENT_LIMIT)
-            if out:
-                yield b"".join(out)
         if data:
             yield b"data: " + _rewritten(b"\n".join(data), self.request_id) + b"\n\n"
 
