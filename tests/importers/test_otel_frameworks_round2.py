@@ -27,6 +27,7 @@ FRAMEWORKS: dict[str, tuple[bool, tuple[script.Conversation, ...], tuple[str, ..
     "dspy_openinference": (True, script.CONVERSATIONS, ("finish",)),  # ReAct's own answer tool is a call
     "smolagents_openinference": (False, script.CONVERSATIONS, ("final_answer",)),  # it answers through a tool
     "haystack": (False, script.CONVERSATIONS, ()),
+    "langgraph_openinference_session": (True, script.CONVERSATIONS, ()),  # its root is a chain, no agent span
     # conv-trip's turns are traces of their own (RunConfig(group_id=...), which no span records): the history
     # rule links them; the others are in one trace(group_id=...) each; the handoff is a call.
     "openai_agents_openinference": (False, (*script.CONVERSATIONS, script.HANDOFF), ()),
