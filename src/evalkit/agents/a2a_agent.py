@@ -35,7 +35,6 @@ from evalkit.foundation.retry_after import parse_retry_after
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import Invocation
 
-PREFIX = "a2a:"
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")  # 1.0 and 0.3, then 0.2 and before
 BINDINGS = ("JSONRPC", "HTTP+JSON")  # gRPC needs the SDK's grpc extra and a channel: not offered
 
@@ -59,15 +58,16 @@ def card_urls(url: str) -> list[str]:
     return [urlunsplit((parts.scheme, parts.netloc, base + path, "", "")) for path in CARD_PATHS]
 
 
-def read_card(spec: str, headers: dict[str, str]) -> Any:
-    """The agent's card (the SDK's AgentCard); an AgentLoadError (exit 2) when there is none."""
+def read_card(url: str, headers: dict[str, str]) -> Any:
+    """The card of the agent at `url` (the SDK's AgentCard); an AgentLoadError (exit 2) when there is none
+    (naming the URL: the resolver words it with the spec as given)."""
     import httpx
     from a2a.client.card_resolver import parse_agent_card
     from google.protobuf.json_format import ParseError
 
-    url = spec.removeprefix(PREFIX).strip()
+    url = url.strip()
     if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc:
-        raise AgentLoadError(spec, "expected a2a:http(s)://HOST[:PORT][/PATH], the agent's base URL or its card's URL")
+        raise AgentLoadError(url, "expected a2a:http(s)://HOST[:PORT][/PATH], the agent's base URL or its card's URL")
     tried = []
     with httpx.Client(timeout=CONNECT_TIMEOUT_S, headers={"user-agent": "evalkit", **headers},
                       follow_redirects=True) as client:
@@ -75,22 +75,22 @@ def read_card(spec: str, headers: dict[str, str]) -> Any:
             try:
                 response = client.get(card_url)
             except httpx.HTTPError as error:
-                raise AgentLoadError(spec, f"cannot reach the A2A agent at {card_url} ({error_reason(error)}); "
+                raise AgentLoadError(url, f"cannot reach the A2A agent at {card_url} ({error_reason(error)}); "
                                      "start its server first, or fix the URL") from None
             if response.status_code == 404:
                 tried.append(card_url)
                 continue
             if not response.is_success:
-                raise AgentLoadError(spec, f"{card_url} answered HTTP {response.status_code} "
+                raise AgentLoadError(url, f"{card_url} answered HTTP {response.status_code} "
                                      f"{snippet(response.content)}{_auth_hint(response.status_code)}")
             try:
                 card = parse_agent_card(response.json())
             except (ValueError, ParseError) as error:  # not JSON, or JSON that is no agent card
-                raise AgentLoadError(spec, f"{card_url} holds no readable agent card ({error_reason(error)}): "
+                raise AgentLoadError(url, f"{card_url} holds no readable agent card ({error_reason(error)}): "
                                      f"{snippet(response.content)}") from None
-            _check_interfaces(spec, card_url, card)
+            _check_interfaces(url, card_url, card)
             return card
-    raise AgentLoadError(spec, f"no agent card at {' or '.join(tried)} (HTTP 404); give the agent's base URL "
+    raise AgentLoadError(url, f"no agent card at {' or '.join(tried)} (HTTP 404); give the agent's base URL "
                          "or its card's URL")
 
 
@@ -106,11 +106,11 @@ def _auth_hint(status: int) -> str:
 
 
 class A2aAgent(Agent):
-    def __init__(self, spec: str, card: Any, *, headers: dict[str, str], max_connections: int,
+    def __init__(self, url: str, card: Any, *, headers: dict[str, str], max_connections: int,
                  timeout: float | None = None):
-        self.spec = spec
+        self.url = url
         self.card = card
-        self.description = spec
+        self.description = f"the A2A agent at {url}"
         self.name = card.name or "agent"  # the author of what the agent says, when its updates name none
         self.headers = headers
         self.max_connections = max(1, max_connections)
@@ -119,11 +119,11 @@ class A2aAgent(Agent):
         self._client: Any = None
 
     @classmethod
-    def connect(cls, spec: str, *, headers: dict[str, str], max_connections: int,
+    def connect(cls, url: str, *, headers: dict[str, str], max_connections: int,
                 timeout: float | None = None) -> A2aAgent:
         """Read the agent's card before any case runs (exit 2 when it cannot be read)."""
         import_sdk()
-        return cls(spec, read_card(spec, headers), headers=headers, max_connections=max_connections, timeout=timeout)
+        return cls(url, read_card(url, headers), headers=headers, max_connections=max_connections, timeout=timeout)
 
     @property
     def streams(self) -> bool:
@@ -177,7 +177,7 @@ class A2aSession(AgentSession):
         except AgentError:
             raise
         except Exception as error:  # the SDK's errors: JSON-RPC errors, HTTP and transport failures
-            raise _turn_error(error, where, self.agent.spec) from None
+            raise _turn_error(error, where, self.agent.url) from None
         failure = answer.failure(where)
         if failure is not None:
             raise failure
@@ -215,7 +215,7 @@ class A2aSession(AgentSession):
             answer.add(MessageToDict(response))
 
 
-def _turn_error(error: Exception, where: str, spec: str) -> AgentError:
+def _turn_error(error: Exception, where: str, url: str) -> AgentError:
     """An SDK error → the case's error: an overload for HTTP 429/503, else the agent's message."""
     import httpx
 
@@ -227,9 +227,9 @@ def _turn_error(error: Exception, where: str, spec: str) -> AgentError:
             return AgentOverloaded(text, retry_after=parse_retry_after(response.headers.get("retry-after")))
         return AgentError(text + _auth_hint(response.status_code))
     if isinstance(cause, httpx.TimeoutException):
-        return AgentError(f"{where}: no answer from {spec.removeprefix(PREFIX)} (HTTP client timeout)")
+        return AgentError(f"{where}: no answer from {url} (HTTP client timeout)")
     if isinstance(cause, httpx.HTTPError):
-        return AgentError(f"{where}: the A2A agent at {spec.removeprefix(PREFIX)} cannot be reached: {error_reason(cause)}")
+        return AgentError(f"{where}: the A2A agent at {url} cannot be reached: {error_reason(cause)}")
     message = " ".join(str(getattr(error, "message", None) or error).split())
     return AgentError(f"{where}: the A2A agent answered with an error: {type(error).__name__}: {message}")
 

@@ -92,6 +92,8 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
         from evalkit.cassettes.reach import refuse_agents_started_elsewhere
 
         refuse_agents_started_elsewhere(spec, settings.cassettes, settings.cassette_mode)
+    if settings.headers and spec and (given is None or isinstance(given, str)):
+        _tell_of_unsent_headers(spec, tell)
     quarantine = _load_quarantine(settings)
     if shard is not None and plan.case_count == 0:
         return RunOutcome(_empty_result(settings, shard), shard=shard, empty_shard=True)
@@ -209,6 +211,16 @@ def _start_cassettes(settings: RunSettings, spec: str, tell: Callable[[str], Non
     from evalkit.cassettes.session import CassetteRun
 
     return CassetteRun(folder, mode).start()
+
+
+def _tell_of_unsent_headers(spec: str, tell: Callable[[str], None]) -> None:
+    """Headers go only to agents whose kind `takes_headers`: say so when the run's agent takes none."""
+    from evalkit.agents.registry import agent_kind
+
+    kind = agent_kind(spec)
+    if kind is not None and not kind.takes_headers:
+        tell(f"evalkit: the headers given (--header) are not sent: the agent {spec.strip()} makes no requests that "
+             "carry them (http(s)://, adk-server: and a2a: agents do); drop them, or name the agent's server")
 
 
 def _stop_cassettes(cassettes: CassetteRun | None, tell: Callable[[str], None]) -> None:
