@@ -20,6 +20,7 @@ from evalkit.agents.turn_protocol import Turn
 from evalkit.criteria.base import Criterion, CriterionOptions, EvalContext, NoOptions, Outcome
 from evalkit.criteria.registry import CRITERIA, register_criterion
 from evalkit.errors import AgentError, AgentLoadError, AgentOverloaded, InputError, JudgeError
+from evalkit.foundation.overloads import report_upstream_overload
 from evalkit.foundation.registry import PluginLoadError, Registry, UnknownName
 from evalkit.judge.backends import JUDGE_BACKENDS, JudgeBackendClass, register_judge_backend
 from evalkit.judge.base import JudgeBackend, JudgeReply, JudgeRequest, JudgeUnavailable, TransientJudgeError
@@ -75,6 +76,7 @@ __all__ = [
     "register_agent_prefix",
     "register_criterion",
     "register_judge_backend",
+    "report_upstream_overload",
     "tool_calls",
     "tool_responses",
     "user_text",
