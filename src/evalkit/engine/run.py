@@ -28,6 +28,8 @@ from evalkit.foundation.aio import run_sync
 from evalkit.foundation.signals import run_has_ended
 from evalkit.foundation.gc_control import start_up_frozen
 from evalkit.loading.plan import Plan, build_plan
+from evalkit.results.case_store import CaseStore
+from evalkit.results.record import RunRecord
 from evalkit.schema.results import CaseResult, RunResult, Summary
 from evalkit.schema.run_figures import CassettesUse
 from evalkit.settings import AUTO_PROCESSES, RunSettings
@@ -150,7 +152,8 @@ def _run_here(settings: RunSettings, plan: Plan, given: Any, spec: str | None, w
     by_spec = given is None or isinstance(given, str)
     cassettes = _start_cassettes(settings, spec or "", tell) if by_spec else None
     interrupted: KeyboardInterrupt | None = None  # Ctrl-C, or SIGTERM (errors.Terminated)
-    progress = RunProgress(quarantine=quarantine)
+    # The run's masking (its header values): held by this run's record, gone with it.
+    progress = RunProgress(record=RunRecord(store=CaseStore(settings.redaction)), quarantine=quarantine)
     try:
         try:
             loaded: Agent = resolve_agent(spec if by_spec else given, None, settings)
