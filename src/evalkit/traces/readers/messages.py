@@ -4,7 +4,8 @@ The one shape the rest of the importer reads: `{"role": "user"|"assistant"|"syst
 "parts": [{"type": "text", "content"}, {"type": "tool_call", "id", "name", "arguments"},
 {"type": "tool_call_response", "id", "response"}]}`. Read from: that shape itself, OpenAI
 chat-completions messages (`content`, `tool_calls`, `tool_call_id`), Strands' content blocks
-(`text`, `toolUse`, `toolResult`), LangChain's serialized messages, and genai `Content`.
+(`text`, `toolUse`, `toolResult`), Haystack's `ChatMessage` (`tool_call`, `tool_call_result`), LangChain's
+serialized messages, and genai `Content`.
 Text that is JSON is parsed as JSON; text that is a Python literal (what some
 instrumentation writes instead of JSON: an SDK object's repr) is read with
 `ast.literal_eval`, which evaluates no code.
@@ -15,6 +16,8 @@ from __future__ import annotations
 import ast
 import json
 from typing import Any
+
+from evalkit.foundation.text import escape_surrogates
 
 Message = dict[str, Any]
 ROLES = {"human": "user", "ai": "assistant", "model": "assistant", "function": "tool"}
@@ -31,15 +34,16 @@ def parsed(value: Any) -> Any:
     if not text or text[0] not in "{[\"'0123456789-tfnTFN":
         return None
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except (json.JSONDecodeError, RecursionError):
-        pass
-    if len(text) > MAX_LITERAL or text[0] not in "{[":
-        return None
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return None
+        if len(text) > MAX_LITERAL or text[0] not in "{[":
+            return None
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            return None
+    # a `\ud800` escape with no partner decodes to a str no file can hold: kept as its six characters
+    return escape_surrogates(value) if "\\ud" in text or "\\uD" in text else value
 
 
 def messages(value: Any, role: str | None = None) -> list[Message] | None:
@@ -100,7 +104,8 @@ def _langchain(item: dict[str, Any]) -> tuple[dict[str, Any], str | None] | None
 def _is_block(block: dict[str, Any]) -> bool:
     """A content block (not a message): messages have a role or parts; blocks are a text or a tool's use."""
     return "role" not in block and "parts" not in block and ("text" in block or "toolUse" in block
-                                                              or "toolResult" in block)
+                                                              or "toolResult" in block or "tool_call" in block
+                                                              or "tool_call_result" in block)
 
 
 def _blocks(blocks: list[Any]) -> list[dict[str, Any]]:
@@ -121,6 +126,15 @@ def _blocks(blocks: list[Any]) -> list[dict[str, Any]]:
             failed = isinstance(response, dict) and set(response) == {"error"}  # how ADK reports a tool that threw
             parts.append({"type": "tool_call_response", "id": answer.get("id"),
                           "response": response["error"] if failed else response, **({"error": True} if failed else {})})
+        elif isinstance(block.get("tool_call"), dict) and "tool_name" in block["tool_call"]:  # Haystack's ChatMessage
+            call = block["tool_call"]
+            parts.append({"type": "tool_call", "id": call.get("id"), "name": call.get("tool_name"),
+                          "arguments": call.get("arguments")})
+        elif isinstance(block.get("tool_call_result"), dict):
+            result = block["tool_call_result"]
+            origin = result.get("origin") if isinstance(result.get("origin"), dict) else {}
+            parts.append({"type": "tool_call_response", "id": origin.get("id"), "response": result.get("result"),
+                          **({"error": True} if result.get("error") else {})})
         elif isinstance(block.get("toolUse"), dict):
             use = block["toolUse"]
             parts.append({"type": "tool_call", "id": use.get("toolUseId"), "name": use.get("name"),
