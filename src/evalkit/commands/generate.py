@@ -17,7 +17,7 @@ from pathlib import Path
 from evalkit.defaults import DEFAULT_GENERATE_MIN_COVERAGE
 from evalkit.errors import InputError, JudgeError, Problem, UsageError
 from evalkit.foundation.aio import run_sync
-from evalkit.foundation.files import write_text_atomically
+from evalkit.foundation.files import write_user_file
 from evalkit.generation.eval_set import config_document, document_text, eval_set_document
 from evalkit.generation.items import PlannedReach
 from evalkit.generation.rounds import Aim, Generation, generate
@@ -52,13 +52,12 @@ def generate_command(settings: RunSettings, request: GenerateRequest) -> int:
     agent_spec = settings.agent or _config_agent(settings, config)
     model = request.model or _default_model()
     eval_set_id = default_id(request.out)
-    written = _Output(request, config, model)
+    written = _Output(request, config, model,
+                      DEFAULT_GENERATE_MIN_COVERAGE if settings.min_coverage is None else settings.min_coverage)
 
     async def inventory_then_rounds() -> tuple[Generation, WriterModel]:
         inventory, instruction = await _agent_facts(settings, config, agent_spec)
-        aim = Aim(instruction, request.count,
-                  DEFAULT_GENERATE_MIN_COVERAGE if settings.min_coverage is None else settings.min_coverage,
-                  request.adversarial)
+        aim = Aim(instruction, request.count, written.min_coverage, request.adversarial)
         writer = WriterModel(model, model_config(request.seed), settings.environment, cassettes=settings.cassettes,
                              cassette_mode=settings.cassette_mode, name=eval_set_id)
 
@@ -74,6 +73,19 @@ def generate_command(settings: RunSettings, request: GenerateRequest) -> int:
     return _finish(generation, writer, written, model)
 
 
+def _shortfall(generation: Generation, min_coverage: float) -> str | None:
+    """What the cases do not aim at when the generation ended below `min_coverage`, and what to do."""
+    reach = generation.reach
+    if reach.ratio >= min_coverage - 1e-12:
+        return None
+    tools, pairs, agents = reach.unreached()
+    missing = [*(f"tool {t}" for t in tools), *(f"parameter {p} of {t}" for t, p in pairs if t not in tools),
+               *(f"sub-agent {a}" for a in agents)]
+    shown = ", ".join(missing[:10]) + (f" and {len(missing) - 10} more" if len(missing) > 10 else "")
+    return (f"planned coverage {reach.ratio:.2f} is below --min-coverage {min_coverage:g}; no case aims at {shown}; "
+            "run generate again with a higher --count (into another file), or write those cases by hand")
+
+
 def _finish(generation: Generation, writer: WriterModel, written: _Output, model: str) -> int:
     failure = generation.failure
     reason = (writer.missed() or str(failure)) if failure is not None else ""
@@ -84,8 +96,9 @@ def _finish(generation: Generation, writer: WriterModel, written: _Output, model
     if written.cases:
         print(f"{written.cases} case{'s' if written.cases != 1 else ''} written to {written.out}"
               + (f" (and its config {written.config_path})" if written.config_written else ""))
-    if written.config_note:
-        print(f"evalkit: {written.config_note}", file=sys.stderr)
+    for note in (written.config_note, None if failure is not None else _shortfall(generation, written.min_coverage)):
+        if note:
+            print(f"evalkit: {note}", file=sys.stderr)
     if failure is not None:
         raise JudgeError(f"the model failed after {generation.rounds - 1} round(s): {reason}; the cases so far are "
                          f"kept in {written.out}; run generate again to add more" if written.cases else
@@ -99,8 +112,8 @@ def _finish(generation: Generation, writer: WriterModel, written: _Output, model
 class _Output:
     """The eval set, rewritten after each round that kept a case, and its config, written once if missing."""
 
-    def __init__(self, request: GenerateRequest, config: EvalConfig | None, model: str):
-        self.request, self.config, self.model = request, config, model
+    def __init__(self, request: GenerateRequest, config: EvalConfig | None, model: str, min_coverage: float):
+        self.request, self.config, self.model, self.min_coverage = request, config, model, min_coverage
         self.out = request.out
         self.cases = 0
         self.config_path = request.out.parent / CONFIG_NAMES[0]
@@ -110,7 +123,7 @@ class _Output:
     def write(self, eval_set_id: str, generation: Generation) -> None:
         adversarial = self.request.adversarial
         document = eval_set_document(eval_set_id, generation.cases, adversarial=adversarial)
-        write_text_atomically(self.out, document_text(self.out, document))
+        write_user_file(self.out, document_text(self.out, document))
         self.cases = len(generation.cases)
         if self.cases and not self.config_written and self.config_note is None:
             self._config_beside()
@@ -120,7 +133,7 @@ class _Output:
         if existing is None:
             coverage = self.config.coverage if self.config is not None else None
             document = config_document(self.model, adversarial=self.request.adversarial, coverage=coverage)
-            write_text_atomically(self.config_path, document_text(self.config_path, document))
+            write_user_file(self.config_path, document_text(self.config_path, document))
             self.config_written = True
             return
         self.config_path = existing

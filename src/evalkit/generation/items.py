@@ -8,6 +8,7 @@ the targeted items over all items, counted for each kind in the summary line.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from evalkit.schema.coverage import Inventory
@@ -58,10 +59,10 @@ class PlannedReach:
         reached = len(self.tools) + len(self.parameters) + len(self.agents)
         return reached / self.size if self.size else 1.0
 
-    def refusal(self, targets: Targets) -> str | None:
-        """Why `targets` cannot be aimed at (an item the inventory lacks), or None."""
+    def refusal(self, targets: Targets, mocked: Iterable[str] = ()) -> str | None:
+        """Why `targets` cannot be aimed at (an item the inventory lacks; a `mocked` tool it lacks), or None."""
         tools = self.inventory.tools
-        if any(tool not in tools for tool in targets.implied().tools):
+        if any(tool not in tools for tool in [*targets.implied().tools, *mocked]):
             return UNKNOWN_TOOL
         for tool, names in targets.parameters:
             known = tools[tool]

@@ -114,7 +114,8 @@ async def generate(ask: Ask, reach: PlannedReach, aim: Aim, on_round: Callable[[
             if finished():
                 done.tally.left_over += 1
                 continue
-            reason = proposal if isinstance(proposal, str) else reach.refusal(proposal.targets)
+            reason = proposal if isinstance(proposal, str) else \
+                reach.refusal(proposal.targets, (tool for tool, _ in proposal.tool_mocks))
             if reason is not None:
                 done.tally.rejected[reason] += 1
                 counts["rejected"] += 1
