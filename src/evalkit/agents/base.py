@@ -48,6 +48,13 @@ class SessionSpec:
 class AgentSession(ABC):
     """One eval case's conversation with the agent."""
 
+    @property
+    def serving_process(self) -> int | None:
+        """The id of the process evalkit started that plays this session's turns (a `cmd:` agent's
+        worker); None when the agent runs in evalkit's own process, or elsewhere. A stand-in MCP
+        server that this process started tells its misses to this session (cassettes.mcp_misses)."""
+        return None
+
     @abstractmethod
     async def run_turn(self, user_content: Content, index: int) -> Invocation:
         """Send one user message; return what the agent did as an actual Invocation."""
@@ -105,6 +112,11 @@ class Agent(ABC):
         """The tools and sub-agents this agent declares, when the adapter can tell (docs/coverage.md).
 
         Asked once, after the cases ran and before `aclose`; None: unknown."""
+        return None
+
+    def instruction(self) -> str | None:
+        """What the agent is told to do, when the adapter can read it (an ADK agent's written
+        instruction): `evalkit generate` shows it to the model writing cases. None: unknown."""
         return None
 
     async def aclose(self) -> None:
