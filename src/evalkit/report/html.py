@@ -24,7 +24,7 @@ from html import escape
 from importlib import resources
 from typing import Any
 
-from evalkit.report.console import flaky_lines, quarantine_lines, summary_line
+from evalkit.report.console import flaky_lines, quarantine_lines, summary_line, verdict_line
 from evalkit.report.html_markup import Html as _Html
 from evalkit.report.html_markup import el as _el
 from evalkit.report.html_markup import join as _join
@@ -100,9 +100,16 @@ def _header(result: RunResult) -> _Html:
     return _el("header",
                _el("h1", "evalkit report"),
                _el("p", summary_line(result), class_="summary-line"),
+               _verdict(result),
                _el("div", buttons, class_="counts"),
                _el("dl", meta_items, class_="meta"),
                _statistics(result))
+
+
+def _verdict(result: RunResult) -> _Html | None:
+    """Why the run failed, whatever its cases say (a coverage gate, regressions): the exit code's verdict."""
+    line = verdict_line(result)
+    return None if line is None else _el("p", line, class_="verdict failed", role="alert")
 
 
 def _statistics(result: RunResult) -> _Html | None:

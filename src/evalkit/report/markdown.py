@@ -26,6 +26,7 @@ from evalkit.report.console import (
     quarantine_lines,
     summary_line,
     unmatched_tool_lines,
+    verdict_line,
 )
 from evalkit.report.statistics import case_note, change_line, overall_line, tested_changes
 from evalkit.schema.results import CaseResult, CriterionResult, RunResult, Status
@@ -50,6 +51,9 @@ _MARK = {Status.PASSED: "✅", Status.FAILED: "❌", Status.ERROR: "💥", Statu
 def render_markdown(result: RunResult) -> str:
     columns = gating_criterion_names(result.cases)
     lines = [f"### evalkit: {_inline(summary_line(result))}", ""]
+    verdict = verdict_line(result)
+    if verdict is not None:
+        lines += [f"**❌ {_inline(verdict)}**", ""]
     header = ["case", "status", *(_inline(name) for name in columns)]
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     shown, hidden = _rows_to_show(result.cases)
