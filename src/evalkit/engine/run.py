@@ -244,8 +244,8 @@ def _tell_of_unsent_headers(spec: str, tell: Callable[[str], None]) -> None:
     from evalkit.agents.registry import agent_kind
 
     kind = agent_kind(spec)
-    if kind is not None and not kind.takes_headers:
-        tell(f"evalkit: the headers given (--header) are not sent: the agent {spec.strip()} makes no requests that "
+    if kind is None or not kind.takes_headers:  # None: a Python object, run in this process
+        tell(f"the headers given (--header) are not sent: the agent {spec.strip()} makes no requests that "
              "carry them (http(s)://, adk-server: and a2a: agents do); drop them, or name the agent's server")
 
 
