@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 
 from evalkit.errors import UsageError
 from evalkit.foundation.files import write_text_atomically
+from evalkit.foundation.redaction import mask_secrets
 
 FORMAT_VERSION = 1
 _T = TypeVar("_T")
@@ -109,7 +110,10 @@ def cassette_path(folder: Path, eval_set_id: str, eval_id: str, run: int = 1) ->
 
 
 def file_name(text: str) -> str:
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "case"
+    """A file name for an id or a conversation's first message: its secrets masked before it is
+    slugged (cassette folders get committed; a name is no place for a key), then its
+    characters kept to `[A-Za-z0-9._-]`, with a hash of the whole text when anything changed."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", mask_secrets(text)).strip("._") or "case"
     if safe != text:  # two ids that slug alike must not share a file
         safe += "-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
     return safe[:120]
