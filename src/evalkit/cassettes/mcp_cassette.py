@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from evalkit.cassettes.store import file_name, records
+from evalkit.cassettes.store import check_listing, file_name, records
 from evalkit.errors import UsageError
+from evalkit.foundation.documents import read_json
 from evalkit.foundation.files import write_text_atomically
 
 try:
@@ -111,11 +112,15 @@ class McpCassette:
         if not self.path.is_file():
             return None
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = read_json(self.path)
+            if not isinstance(data, dict):
+                raise ValueError("not a JSON object")
             if data.get("evalkit_mcp_cassette") != FORMAT_VERSION:
                 raise ValueError(f"'evalkit_mcp_cassette' is {data.get('evalkit_mcp_cassette')!r}, "
                                  f"expected {FORMAT_VERSION}")
             data["tool_calls"] = list(records(data, "tool_calls", ("tool", "args")))
+            if data.get("tools") is not None:
+                check_listing(data["tools"], "tools")
             return data
         except (ValueError, KeyError, TypeError, AttributeError) as error:
             raise UsageError(f"{self.path}: not a readable MCP cassette ({error}); "
