@@ -9,7 +9,6 @@ from typing import Annotated, Literal
 from pydantic import BeforeValidator
 
 from evalkit.foundation.concurrency import JobsSetting, parse_jobs
-from evalkit.foundation.redaction import add_secret
 
 # How many things run at once: a whole number ≥ 1 or "auto" (the adaptive controller of
 # `evalkit.foundation.concurrency`), parsed here for the CLI, the Python API and the plugin.
@@ -34,6 +33,24 @@ Processes = Annotated[ProcessesSetting, BeforeValidator(parse_processes)]
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 
 
+def parse_reports(value: object) -> tuple[tuple[str, str], ...]:
+    """`reports`: "NAME=PATH" strings (`--report`, repeatable), or (name, path) pairs; which names
+    are formats is the report registry's to say (evalkit.finish checks it before the run)."""
+    if value is None:
+        return ()
+    items = [value] if isinstance(value, str) else list(value)  # type: ignore[call-overload]
+    pairs = []
+    for item in items:
+        if isinstance(item, (tuple, list)) and len(item) == 2:
+            name, path = str(item[0]), str(item[1])
+        else:
+            name, _, path = str(item).partition("=")
+        if not name.strip() or not path.strip():
+            raise ValueError(f"{str(item)!r} is not NAME=PATH; write it as --report junit=report.xml")
+        pairs.append((name.strip(), path.strip()))
+    return tuple(pairs)
+
+
 def parse_headers(value: object) -> tuple[tuple[str, str], ...]:
     """`headers`: "Name: value" strings (`--header`, repeatable) or a mapping name → value (the Python API).
 
@@ -55,8 +72,6 @@ def parse_headers(value: object) -> tuple[tuple[str, str], ...]:
                              "such as --header 'Authorization: Bearer TOKEN'")
         if "\r" in text or "\n" in text:
             raise ValueError(f"the value of header {name} holds a line break; give it on one line")
-    for _, text in pairs:
-        add_secret(text)  # an agent may repeat it (a debug line, an error): every writer masks it from now on
     return tuple((name, text.strip()) for name, text in pairs)
 
 
@@ -70,4 +85,5 @@ def _split_header(text: str) -> tuple[str, str]:
 
 
 Headers = Annotated[tuple[tuple[str, str], ...], BeforeValidator(parse_headers)]
+Reports = Annotated[tuple[tuple[str, str], ...], BeforeValidator(parse_reports)]
 
