@@ -10,7 +10,8 @@ to what is on disk, under a lock, rather than writing what one process saw (read
 only when another process wrote the file since this one last did); and
 `record` empties the file only when no other `evalkit mcp` is recording it (each
 recorder holds a shared lock for its life; the first takes it exclusively). The locks
-are files in the system's temporary folder, never beside the cassettes. Without
+are files in the user's own folder under /tmp (mode 0700), never beside the cassettes,
+opened without following links. Without
 `fcntl` (Windows) there are no locks: record with one server process there.
 """
 
@@ -174,5 +175,18 @@ def _mark(path: Path, lock: IO[bytes] | None) -> tuple[Any, ...]:
 
 
 def _lock_file(cassette: Path, purpose: str) -> IO[bytes]:
+    """The lock file, in the user's own folder (0700, evalkit.cassettes.mcp_misses), opened without
+    following a link: in the shared temporary folder anyone could plant one at its predictable name."""
+    import os
+
+    from evalkit.cassettes.mcp_misses import meeting_folder
+
     digest = hashlib.sha256(str(cassette.resolve()).encode("utf-8")).hexdigest()[:16]
-    return (Path(tempfile.gettempdir()) / f"evalkit-mcp-{digest}-{purpose}.lock").open("a+b")
+    folder = meeting_folder(create=True) or Path(tempfile.gettempdir())
+    flags = os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        descriptor = os.open(folder / f"evalkit-mcp-{digest}-{purpose}.lock", flags, 0o600)
+    except OSError as error:
+        raise UsageError(f"evalkit mcp: cannot open its lock file in {folder} ({error.strerror}); remove what is "
+                         "at that name (a link is never followed)") from None
+    return os.fdopen(descriptor, "a+b")
