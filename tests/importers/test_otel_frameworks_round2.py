@@ -120,3 +120,21 @@ def test_sdk_object_reprs_in_model_output_are_read_as_calls_and_texts():
 
     assert output_parts(messages(said)) == [{"function_call": {"name": "transfer_to_x", "args": {}, "id": "call_1"}},
                                             {"text": "Bonjour ☀"}]
+
+
+def test_every_span_not_placed_is_counted_under_a_reason(tmp_path):
+    """A span of no agent vocabulary outside any turn (an HTTP health check) is named, not silently dropped."""
+    from evalkit.commands.import_otel import import_otel_command
+
+    lines = (TRACES / "haystack.otlp.jsonl").read_text(encoding="utf-8").splitlines()
+    health = {"traceId": "ab" * 16, "spanId": "cd" * 8, "name": "GET /health", "startTimeUnixNano": "1",
+              "endTimeUnixNano": "2", "attributes": [{"key": "http.method", "value": {"stringValue": "GET"}}]}
+    lines.append(json.dumps({"resourceSpans": [{"resource": {}, "scopeSpans": [{"scope": {"name": "http"},
+                                                                                "spans": [health]}]}]}))
+    path = tmp_path / "with_http.otlp.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    said = import_otel_command([path], tmp_path / "x.evalset.json")
+
+    assert any(line.startswith("note: not placed: 1 spans of no agent vocabulary") for line in said), said
+    assert any("spans are frameworks' bookkeeping" in line for line in said), said

@@ -21,6 +21,8 @@ from evalkit.traces.spans import AGENT, BOOKKEEPING, MODEL, OPENINFERENCE, OTHER
 from evalkit.traces.turn_events import Turn, build_turn
 
 
+OTHER_SPANS = "spans of no agent vocabulary (HTTP, database and other spans around the agent)"
+INSIDE_TOOL = "spans inside a tool call (an agent run as a tool: the tool's own business, as in ADK's events)"
 UNASKED = "tool spans with no recorded arguments that no model call asked for (e.g. a framework's handoff step)"
 
 
@@ -58,9 +60,9 @@ def turns_of_trace(spans: list[SlimSpan]) -> TraceTurns:
     bookkeeping = 0
     for span in spans:
         chain = chains[span.span_id]
-        if span.kind == OTHER:
-            continue
-        if span.kind == BOOKKEEPING:
+        if span.kind == OTHER and chain.unit is None:
+            note(OTHER_SPANS, span)
+        elif span.kind in (OTHER, BOOKKEEPING):  # inside a turn, a span of no vocabulary is its structure
             bookkeeping += 1
         elif chain.orphan:
             note("spans whose parent span is not in the file", span)
@@ -69,7 +71,11 @@ def turns_of_trace(spans: list[SlimSpan]) -> TraceTurns:
         elif chain.unit is None:
             if chain.root is None or span.kind != AGENT:
                 note(f"{span.kind} spans outside any agent invocation", span)
-        elif not chain.inside_tool:
+            else:
+                bookkeeping += 1  # a wrapper around several runs: structure
+        elif chain.inside_tool:
+            note(INSIDE_TOOL, span)
+        else:
             members.setdefault(chain.unit.span_id, []).append(span)
     turns = [build_turn([by_id[unit] for unit in units], [s for unit in units for s in members[unit]], chains)
              for units in _turn_units(members, by_id)]
