@@ -65,6 +65,7 @@ class OtelImportResult:
     unplaced: dict[str, _Tally] = field(default_factory=dict)  # spans, by reason
     incomplete: dict[str, _Tally] = field(default_factory=dict)  # conversations, by what was not recorded
     crashed: _Tally = field(default_factory=_Tally)  # conversations with a run that crashed
+    unrecorded: int = 0  # conversations whose spans record no conversation id (grouped by trace and history)
 
     def leave_out(self, why: str) -> None:
         self.left_out[why] = self.left_out.get(why, 0) + 1
@@ -136,6 +137,7 @@ def _cases(store: SpanStore, chosen: OtelFilter, result: OtelImportResult) -> It
     used: set[str] = set()
     for turns in store.conversations():
         result.conversations += 1
+        result.unrecorded += not turns[0].recorded
         began = turns[0].start_ns
         if chosen.conversations and turns[0].conversation not in chosen.conversations:
             result.leave_out("conversations not named by --conversation")
@@ -223,6 +225,10 @@ def detail_lines(result: OtelImportResult) -> list[str]:
     if result.bookkeeping:
         lines.append(f"{result.bookkeeping} spans are frameworks' bookkeeping with no conversation content "
                      "(event-loop cycles, graph tasks, handoff markers): nothing of the conversations is in them")
+    if result.unrecorded:
+        lines.append(f"{result.unrecorded} conversations record no conversation id: a turn joins another only where "
+                     "its model input repeats the other's exchange, else it stands alone; if the agent's turns belong "
+                     "together, record session.id (OpenInference's using_session) or name the attribute with --group-by")
     if result.duplicates:
         lines.append(f"collapsed {result.duplicates} duplicate conversations (same user texts and tool calls) "
                      "into the first of each")
