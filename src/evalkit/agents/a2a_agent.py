@@ -34,6 +34,7 @@ from evalkit.foundation.overloads import OVERLOAD_STATUSES
 from evalkit.foundation.retry_after import parse_retry_after
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import Invocation
+from evalkit.foundation.trace_context import send_turn_trace
 
 PREFIX = "a2a:"
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")  # 1.0 and 0.3, then 0.2 and before
@@ -140,6 +141,7 @@ class A2aAgent(Agent):
                 timeout=httpx.Timeout(read, connect=CONNECT_TIMEOUT_S),
                 limits=httpx.Limits(max_connections=self.max_connections, max_keepalive_connections=self.max_connections),
                 headers={"user-agent": "evalkit", **self.headers},
+                event_hooks={"request": [send_turn_trace]},  # run --otel: the turn's trace
             )
             # use_client_preference=False: the first interface of the card that evalkit speaks.
             config = ClientConfig(streaming=True, httpx_client=self._http, supported_protocol_bindings=list(BINDINGS))

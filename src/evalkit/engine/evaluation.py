@@ -32,6 +32,7 @@ from evalkit.settings import RunSettings
 
 if TYPE_CHECKING:
     from evalkit.engine.repeats import AutoRepeat
+    from evalkit.engine.telemetry import RunTelemetry
     from evalkit.results.quarantine import Quarantine
 
 
@@ -140,8 +141,9 @@ def needs_judge(plan: Plan) -> bool:
 
 
 async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: RunProgress | None = None,
-                   full: bool = True) -> RunResult:
-    """Run the plan; with `full=False` the result holds slim cases (see `RunProgress.result`)."""
+                   full: bool = True, telemetry: RunTelemetry | None = None) -> RunResult:
+    """Run the plan; with `full=False` the result holds slim cases (see `RunProgress.result`);
+    with `telemetry` (`--otel`), each turn is traced and its spans read into it."""
     progress = progress or RunProgress()
     jobs = jobs_for(plan)
     unscored = not_evaluated_results(plan)
@@ -179,7 +181,7 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
                              cache_dir=environment.cache_dir, retry=RetryPolicy.of(environment),
                              endpoints=JudgeEndpoints.of(environment))
     progress.limit = AdaptiveLimit(settings.jobs, busy=BusyMeter())
-    runner = Runner(agent, settings, judge=judge, on_case_done=on_case_done, limit=progress.limit)
+    runner = Runner(agent, settings, judge=judge, on_case_done=on_case_done, limit=progress.limit, telemetry=telemetry)
     try:
         await run_checked(runner.run(jobs), agent.check_ready() if jobs else None)
         while auto is not None and (jobs := auto.next_round(jobs)):  # the agent was checked in the first round
