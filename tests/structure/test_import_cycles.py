@@ -102,7 +102,7 @@ def test_the_simulator_does_not_import_the_runner():
 def test_the_parts_do_not_reach_into_the_run():
     # A part is handed what it needs (the simulator: the case and its config), never a run's own types.
     graph = import_graph()
-    parts = ("agents", "criteria", "judge", "cassettes", "simulation", "calibration", "loading")
+    parts = ("agents", "criteria", "judge", "cassettes", "simulation", "calibration", "loading", "traces")
     for name, targets in graph.items():
         if name.partition(".")[2].split(".")[0] in parts:
             assert not {t for t in targets if t.startswith("evalkit.engine")}, name

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalkit.defaults import DEFAULT_SAMPLE_SEED
 from evalkit.errors import InputError, Problem
-from evalkit.importers.otel.spans import CONTENT_HINTS
+from evalkit.traces.spans import CONTENT_HINTS
 
 if TYPE_CHECKING:
     from evalkit.importers.otel.span_store import SpanStore
@@ -96,8 +96,8 @@ def import_otel(files: list[Path], out: Path | None = None, chosen: OtelFilter |
 
 
 def _read(files: list[Path], store: SpanStore, result: OtelImportResult, group_by: str | None) -> None:
-    from evalkit.importers.otel.otlp_json import ReadNotes, read_spans
-    from evalkit.importers.otel.readers import slim
+    from evalkit.traces.otlp_json import ReadNotes, read_spans
+    from evalkit.traces.readers import slim
 
     notes = ReadNotes()
     for file in files:
@@ -108,7 +108,7 @@ def _read(files: list[Path], store: SpanStore, result: OtelImportResult, group_b
 
 
 def _group_turns(store: SpanStore, chosen: OtelFilter, result: OtelImportResult) -> None:
-    from evalkit.importers.otel.turns import turns_of_trace
+    from evalkit.traces.turns import turns_of_trace
 
     for spans in store.traces():
         result.traces += 1

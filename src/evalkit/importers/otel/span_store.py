@@ -16,8 +16,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
 
-from evalkit.importers.otel.spans import SlimSpan
-from evalkit.importers.otel.turn_events import Turn
+from evalkit.traces.spans import SlimSpan
+from evalkit.traces.turn_events import Turn
 
 _BATCH = 2_000  # rows per insert: few round-trips, little held
 

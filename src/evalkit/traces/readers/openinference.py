@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from evalkit.importers.otel.otlp_json import RawSpan
-from evalkit.importers.otel.readers.content import fill_model, fill_tool
-from evalkit.importers.otel.readers.messages import Message, message, messages, parsed, text_or_none
-from evalkit.importers.otel.spans import AGENT, BOOKKEEPING, MODEL, TOOL, SlimSpan
+from evalkit.traces.otlp_json import RawSpan
+from evalkit.traces.readers.content import fill_model, fill_tool
+from evalkit.traces.readers.messages import Message, message, messages, parsed, text_or_none
+from evalkit.traces.spans import AGENT, BOOKKEEPING, MODEL, TOOL, SlimSpan
 
 KIND = "openinference.span.kind"
 _INDEX = re.compile(r"(\d+)\.(.+)")

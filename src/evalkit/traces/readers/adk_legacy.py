@@ -4,10 +4,10 @@ JSON), and tool spans carrying `gcp.vertex.agent.tool_call_args` / `.tool_respon
 
 from __future__ import annotations
 
-from evalkit.importers.otel.otlp_json import RawSpan
-from evalkit.importers.otel.readers.content import fill_model, fill_tool
-from evalkit.importers.otel.readers.messages import message, parsed
-from evalkit.importers.otel.spans import AGENT, BOOKKEEPING, MODEL, SlimSpan
+from evalkit.traces.otlp_json import RawSpan
+from evalkit.traces.readers.content import fill_model, fill_tool
+from evalkit.traces.readers.messages import message, parsed
+from evalkit.traces.spans import AGENT, BOOKKEEPING, MODEL, SlimSpan
 
 ADK_SCOPE = "gcp.vertex.agent"
 ADK_MERGED_TOOLS = "(merged tools)"  # ADK's summary span of parallel calls; each call has its own span

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evalkit.importers.otel.spans import AGENT, BOOKKEEPING, MODEL, OTHER, TOOL, UNKNOWN, Chain, SlimSpan
-from evalkit.importers.otel.turn_events import Turn, build_turn
+from evalkit.traces.spans import AGENT, BOOKKEEPING, MODEL, OTHER, TOOL, UNKNOWN, Chain, SlimSpan
+from evalkit.traces.turn_events import Turn, build_turn
 
 
 @dataclass

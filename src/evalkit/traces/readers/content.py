@@ -10,7 +10,7 @@ import hashlib
 import json
 from typing import Any
 
-from evalkit.importers.otel.readers.messages import (
+from evalkit.traces.readers.messages import (
     Message,
     history_texts,
     last_user_texts,
@@ -18,7 +18,7 @@ from evalkit.importers.otel.readers.messages import (
     parsed,
     tool_responses,
 )
-from evalkit.importers.otel.spans import SlimSpan
+from evalkit.traces.spans import SlimSpan
 
 # Where tool frameworks wrap the tool's own output: LangChain's ToolMessage (as OpenInference
 # and OpenLLMetry record it) keeps it under these keys.

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalkit.importers.otel.otlp_json import RawSpan
-from evalkit.importers.otel.readers import adk_legacy, genai, older, openinference
-from evalkit.importers.otel.readers.messages import parsed, text_or_none
-from evalkit.importers.otel.spans import (
+from evalkit.traces.otlp_json import RawSpan
+from evalkit.traces.readers import adk_legacy, genai, older, openinference
+from evalkit.traces.readers.messages import parsed, text_or_none
+from evalkit.traces.spans import (
     ADK,
     ADK_LEGACY,
     AGENT_FRAMEWORK,

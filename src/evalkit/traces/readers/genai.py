@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalkit.importers.otel.otlp_json import RawSpan
-from evalkit.importers.otel.readers.content import fill_model, fill_tool
-from evalkit.importers.otel.readers.messages import Message, messages, text_or_none
-from evalkit.importers.otel.spans import AGENT, BOOKKEEPING, MODEL, TOOL, UNKNOWN, SlimSpan
+from evalkit.traces.otlp_json import RawSpan
+from evalkit.traces.readers.content import fill_model, fill_tool
+from evalkit.traces.readers.messages import Message, messages, text_or_none
+from evalkit.traces.spans import AGENT, BOOKKEEPING, MODEL, TOOL, UNKNOWN, SlimSpan
 
 AGENT_OPERATIONS = ("invoke_agent", "invoke_workflow")
 MODEL_OPERATIONS = ("chat", "generate_content", "text_completion")

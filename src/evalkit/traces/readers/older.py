@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from evalkit.importers.otel.otlp_json import RawSpan
-from evalkit.importers.otel.readers.content import fill_model, fill_tool
-from evalkit.importers.otel.readers.messages import Message, message, messages
-from evalkit.importers.otel.spans import AGENT, MODEL, TOOL, SlimSpan
+from evalkit.traces.otlp_json import RawSpan
+from evalkit.traces.readers.content import fill_model, fill_tool
+from evalkit.traces.readers.messages import Message, message, messages
+from evalkit.traces.spans import AGENT, MODEL, TOOL, SlimSpan
 
 _NUMBERED = re.compile(r"gen_ai\.(prompt|completion)\.(\d+)\.(.+)")
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalkit.importers.otel.readers.content import response_object
-from evalkit.importers.otel.spans import ADK, ADK_LEGACY, MODEL, TOOL, Chain, SlimSpan
+from evalkit.traces.readers.content import response_object
+from evalkit.traces.spans import ADK, ADK_LEGACY, MODEL, TOOL, Chain, SlimSpan
 
 DEFAULT_AUTHOR = "agent"
 
