@@ -31,7 +31,8 @@ def fill_turn(invocation: Invocation, spans: list[SlimSpan], usage: dict[str, Mo
     calls = 0
     if not tool_calls(invocation):
         taken = [event for event in read if _is_tool_event(event)]
-        calls = sum(1 for event in taken for part in event.content.parts or () if part.function_call)  # type: ignore[union-attr]  # _is_tool_event: content with parts
+        calls = len([part for event in taken if event.content is not None for part in event.content.parts or ()
+                     if part.function_call is not None])
         if taken:
             _put_events(invocation, taken)
     if not _has_usage(invocation):
