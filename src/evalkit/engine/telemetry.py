@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from evalkit.errors import UsageError
+from evalkit.errors import MissingExtraError
 from evalkit.foundation.trace_context import TURN_TRACE, TurnTrace
 from evalkit.schema.evalset import Invocation
 from evalkit.telemetry.turn_spans import BY_TIME, Received, TracedTurn, TurnSpans
@@ -35,7 +35,6 @@ TRACES_ENDPOINT, ENDPOINT = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER
 # Set unless the user set them: spans exported within a tenth of a second (the SDK's default is
 # five), over HTTP with protobuf, which is what the receiver speaks (some SDKs default to gRPC).
 UNLESS_SET = {"OTEL_BSP_SCHEDULE_DELAY": "100", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf"}
-INSTALL_HINT = "pip install 'evalkit-agents[otel]'"
 
 
 class RunTelemetry:
@@ -157,19 +156,13 @@ class RunTelemetry:
 
 
 def _check_installed() -> None:
+    """The receiver's packages (the `otel` extra), before anything starts."""
     import importlib.util
 
-    missing = [name for name, module in (("uvicorn", "uvicorn"), ("opentelemetry-proto", "opentelemetry.proto"))
-               if importlib.util.find_spec(module.split(".")[0]) is None or
-               (module == "opentelemetry.proto" and _absent(module))]
-    if missing:
-        raise UsageError(f"--otel needs {' and '.join(missing)}, which are not installed; {INSTALL_HINT}")
-
-
-def _absent(module: str) -> bool:
-    import importlib.util
-
-    try:
-        return importlib.util.find_spec(module) is None
-    except ModuleNotFoundError:
-        return True
+    for package, module in (("uvicorn", "uvicorn"), ("opentelemetry-proto", "opentelemetry.proto")):
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except ModuleNotFoundError:  # its parent package is missing
+            found = False
+        if not found:
+            raise MissingExtraError("--otel", "otel", package)

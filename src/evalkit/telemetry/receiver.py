@@ -54,7 +54,7 @@ class OtlpReceiver:
             def install_signal_handlers(self) -> None:  # the run's thread handles Ctrl-C, not this one
                 pass
 
-        self._server = QuietServer(uvicorn.Config(self.app, log_level="error", access_log=False, lifespan="off",
+        self._server = QuietServer(uvicorn.Config(self.app, interface="asgi3", log_level="error", access_log=False, lifespan="off",
                                                   timeout_graceful_shutdown=1))
         ready = threading.Event()
 
