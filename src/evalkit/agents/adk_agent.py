@@ -150,9 +150,10 @@ class AdkAgent(Agent):
             memory_service=InMemoryMemoryService(),
         )
         try:
-            await sessions.create_session(
+            session = await sessions.create_session(
                 app_name=spec.app_name, user_id=spec.user_id, session_id=spec.session_id, state=dict(spec.state)
             )
+            await _add_prior_events(sessions, session, spec)
         except Exception as error:
             raise AgentError(f"case {spec.case.eval_id!r}: creating the ADK session failed: {one_line(error)}") from error
         return AdkSession(spec, runner, plugin)
@@ -275,3 +276,16 @@ def one_line(error: BaseException) -> str:
     text = str(error).strip().splitlines()
     reason = f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
     return reason if len(reason) <= _MAX_REASON else reason[: _MAX_REASON - 1] + "…"
+
+
+async def _add_prior_events(sessions: Any, session: Any, spec: SessionSpec) -> None:
+    """The case's conversation before its first turn (`prior_events`), as events of the session."""
+    if not spec.case.prior_events:
+        return
+    from google.adk.events.event import Event
+    from google.genai import types
+
+    for index, prior in enumerate(spec.case.prior_events):
+        content = types.Content.model_validate(prior.content.model_dump(exclude_none=True)) if prior.content else None
+        await sessions.append_event(session, Event(author=prior.author or "user", content=content,
+                                                   invocation_id=f"prior-{index}"))

@@ -120,8 +120,12 @@ class AdkServerAgent(Agent):
         route = f"/apps/{_segment(self.server.app)}/users/{_segment(spec.user_id)}/sessions"
         # Python's server takes the id asked for; Java's and Go's make their own, so the
         # id the server answers with is the one used from here on.
-        body = await self._call("POST", route, where, json={"state": dict(spec.state), "sessionId": spec.session_id},
-                                timeout=SESSION_TIMEOUT_S, doing="creating the session")
+        request: dict[str, Any] = {"state": dict(spec.state), "sessionId": spec.session_id}
+        if spec.case.prior_events:  # the conversation so far, as agents-cli's `eval generate` seeds it
+            request["events"] = [{"author": event.author, "content": event.content.model_dump(exclude_none=True)}
+                                 for event in spec.case.prior_events if event.content is not None]
+        body = await self._call("POST", route, where, json=request, timeout=SESSION_TIMEOUT_S,
+                                doing="creating the session")
         session_id = body.get("id") if isinstance(body, dict) else None
         if not isinstance(session_id, str) or not session_id:
             raise AgentError(f"{where}: the ADK server's answer to POST {route} holds no session id: {snippet(json.dumps(body).encode())}")

@@ -169,6 +169,25 @@ def _event(role: str, part: Part, author: str = AGENT_AUTHOR) -> InvocationEvent
     return InvocationEvent(author=author, content=Content(role=role, parts=[part]))
 
 
+def history_entries(events: list[InvocationEvent]) -> list[dict[str, Any]]:
+    """A case's conversation before its first turn (`prior_events`) as the protocol's `history`:
+    one entry per user message, with the agent's last text after it and the tool calls between."""
+    entries: list[dict[str, Any]] = []
+    for event in events:
+        parts = (event.content.parts or []) if event.content is not None else []
+        if event.author == "user" and any(part.text for part in parts):
+            entries.append({"user_text": content_text(event.content), "final_response": "", "tool_calls": []})
+            continue
+        if not entries:
+            entries.append({"user_text": "", "final_response": "", "tool_calls": []})
+        for part in parts:
+            if part.function_call is not None:
+                entries[-1]["tool_calls"].append(part.function_call.model_dump(exclude_none=True))
+        if event.author != "user" and event.content is not None and content_text(event.content):
+            entries[-1]["final_response"] = content_text(event.content)
+    return entries
+
+
 class TurnProtocolSession(AgentSession):
     """Keeps a case's state and history, and sends each turn through the agent's transport."""
 
@@ -178,7 +197,7 @@ class TurnProtocolSession(AgentSession):
         self.state = spec.state
         # An in-process agent mutates `turn.state` itself; others must send `state` back.
         self.state_known = agent.shares_state
-        self.history: list[dict[str, Any]] = []
+        self.history: list[dict[str, Any]] = history_entries(spec.case.prior_events or [])
         self.fakes = CaseToolFakes.of(spec.case)
         self.no_state_reason = "the agent's replies carried no `state`, so its final session state is unknown"
 

@@ -23,7 +23,7 @@ from evalkit.engine.evaluation import RunProgress, evaluate, plan_order
 from evalkit.engine.idle_cores import mark_start
 from evalkit.engine.merging import sum_judge_stats
 from evalkit.engine.sharding import Shard, parse_shard, shard_plan
-from evalkit.errors import SettingError, SettingProblem, Terminated, UsageError
+from evalkit.errors import InputError, SettingError, SettingProblem, Terminated, UsageError
 from evalkit.foundation.aio import run_sync
 from evalkit.foundation.signals import run_has_ended
 from evalkit.foundation.gc_control import start_up_frozen
@@ -82,6 +82,7 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
     spec = given if isinstance(given, str) else None
     if given is None or given == "":
         spec = plan.agent_from_config()
+    given = _recorded_answers_unless_an_agent(plan, given, spec)
     shard = parse_shard(settings.shard) if settings.shard else None
     if shard is not None:
         plan = shard_plan(plan, shard)
@@ -123,6 +124,21 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
             _stop_telemetry(telemetry, tell)
         return _where_made(_folded(progress, headers, plan, interrupted, full, quarantine), settings, spec)
     return _where_made(_run_here(settings, plan, given, spec, watch, full, tell, shard, quarantine), settings, spec)
+
+
+def _recorded_answers_unless_an_agent(plan: Plan, given: Any, spec: str | None) -> Any:
+    """With no agent, cases that hold their answers are graded as they stand (evalkit.agents.recorded);
+    with one, a case whose conversation already ends with the agent's message is an input error."""
+    if spec or not (given is None or given == ""):
+        closed = plan.closed_case_problems()
+        if closed:
+            raise InputError(closed)
+        return given
+    if plan.case_count and not plan.unanswered_cases():
+        from evalkit.agents.recorded import RecordedAnswersAgent
+
+        return RecordedAnswersAgent()
+    return given
 
 
 def _where_made(outcome: RunOutcome, settings: RunSettings, spec: str | None) -> RunOutcome:

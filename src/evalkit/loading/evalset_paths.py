@@ -9,11 +9,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-# The names an eval set file ends with; a folder is searched for these.
-EVALSET_SUFFIXES = (".evalset.json", ".evalset.yaml", ".evalset.yml", ".test.json")
+# The names an eval set file ends with; a folder is searched for these (`-dataset.json`: the
+# Agent Platform datasets of agents-cli, evalkit.loading.platform_dataset).
+EVALSET_SUFFIXES = (".evalset.json", ".evalset.yaml", ".evalset.yml", ".test.json", "-dataset.json")
 EVALSET_PATTERNS = tuple(f"*{suffix}" for suffix in EVALSET_SUFFIXES)
 # Any JSON or YAML file named on the command line is read as an eval set too.
 DOCUMENT_SUFFIXES = (".json", ".yaml", ".yml")
+
+
+def is_dataset_name(path: Path) -> bool:
+    """Whether a file is named as an Agent Platform dataset (`basic-dataset.json`)."""
+    return path.name.endswith("-dataset.json")
 
 
 def is_evalset_name(path: Path) -> bool:

@@ -13,7 +13,7 @@ from typing import Any, NoReturn
 
 from pydantic import ValidationError
 
-from evalkit.loading.evalset_paths import default_id
+from evalkit.loading.evalset_paths import default_id, is_dataset_name
 from evalkit.errors import InputError, Problem
 from evalkit.foundation.documents import YAML_SUFFIXES, read_document
 from evalkit.loading.json_cases import NotStreamable, stream_cases
@@ -28,6 +28,14 @@ _CAMEL_TOP_LEVEL = {"evalSetId": "eval_set_id", "evalCases": "eval_cases", "crea
 
 def load_evalset(path: Path) -> EvalSet:
     """The eval set with every case validated and kept whole (for commands that read or edit them)."""
+    if is_dataset_name(path):
+        from evalkit.loading.platform_dataset import read_dataset_cases
+
+        set_id = default_id(path)
+        evalset = EvalSet(eval_set_id=set_id, name=set_id,
+                          eval_cases=[EvalCase.model_validate(data) for _, data in read_dataset_cases(path)])
+        evalset._id_from_file_name = True
+        return evalset
     data, file, derived = _document(path)
     with gc_paused():
         evalset = _validated(data, file)
@@ -42,6 +50,10 @@ def load_packed_evalset(path: Path) -> tuple[EvalSet, list[PackedCase]]:
     loading a large file never holds every case as models. A file with any problem
     goes through `load_evalset`'s whole-file validation, which reports them all.
     """
+    if is_dataset_name(path):
+        from evalkit.loading.platform_dataset import load_packed_dataset
+
+        return load_packed_dataset(path)
     streamed = _packed_from_json_text(path)
     if streamed is not None:
         return streamed

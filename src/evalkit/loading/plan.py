@@ -71,6 +71,19 @@ class Plan:
         return next(iter(named), None)
 
 
+    def unanswered_cases(self) -> list[tuple[PlannedSet, str]]:
+        """The cases to run that hold no answer of their own, so only an agent can answer them."""
+        return [(planned, case.eval_id) for planned in self.sets for case in planned.cases_to_run
+                if case.answered_by is None]
+
+    def closed_case_problems(self) -> list[Problem]:
+        """Cases whose conversation ends with the agent's message: graded as they stand, nothing left for an
+        agent to answer (docs/agent-platform.md)."""
+        return [Problem(str(planned.file), f"case {case.eval_id!r}",
+                        "its agent_data ends with the agent's message, so there is nothing for the agent to "
+                        "answer; end it with a user message, or run without an agent to grade it as it stands")
+                for planned in self.sets for case in planned.cases_to_run if case.answered_by == "agent_data"]
+
     def agent_path_problems(self) -> list[Problem]:
         """The configs' `agent` paths that name nothing (checked without importing anything)."""
         missing: dict[str, list[Problem]] = {}  # by config file: sets sharing a config say it once

@@ -6,7 +6,7 @@ each), so a file ADK accepts loads here and a file evalkit writes loads in ADK.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
@@ -166,6 +166,16 @@ class SessionInput(OpenModel):
     state: dict[str, Any] = Field(default_factory=dict)
 
 
+class RecordedAnswers(StrictModel):
+    """evalkit's extension: the agent's answers a case already holds, graded as they stand
+    when no agent is given (an Agent Platform case's `responses` or its `agent_data` ending
+    with the agent's message; docs/agent-platform.md)."""
+
+    source: Literal["responses", "agent_data"] = Field(
+        description="where the answers came from: `responses`, or an `agent_data` that ends with the agent's message")
+    turns: list[Invocation] = Field(description="the agent's answer to each turn of `conversation`")
+
+
 class EvalCase(OpenModel):
     eval_id: str
     conversation: list[Invocation] | None = None
@@ -176,6 +186,14 @@ class EvalCase(OpenModel):
     creation_timestamp: float = 0.0
     tool_mocks: list[ToolMock] | None = None
     optional_tool_calls: list[OptionalToolCall] | None = None
+    prior_events: list[InvocationEvent] | None = Field(
+        default=None, description="evalkit's extension: the conversation before the first turn (user, agent and "
+        "tool events), which the agent receives as its session so far instead of playing it again")
+    recorded_answers: RecordedAnswers | None = Field(
+        default=None, description="evalkit's extension: the agent's answers this case already holds")
+    agent_platform: dict[str, Any] | None = Field(
+        default=None, description="evalkit's extension: an Agent Platform case's own fields that no other field "
+        "holds (context, rubric_groups, agent_data.agents, ...), kept for its metrics and for export")
 
     @model_validator(mode="after")
     def _exactly_one_of_conversation_or_scenario(self) -> EvalCase:
@@ -190,6 +208,11 @@ class EvalCase(OpenModel):
     @property
     def is_scenario(self) -> bool:
         return self.conversation_scenario is not None
+
+    @property
+    def answered_by(self) -> str | None:
+        """Where the answers this case already holds came from, or None when the agent must answer."""
+        return self.recorded_answers.source if self.recorded_answers is not None else None
 
 
 class EvalSet(BaseModel):

@@ -59,6 +59,8 @@ class SlimSpan:
     responses: list[dict[str, Any]] = field(default_factory=list)  # tool results a model call was sent
     prior: str | None = None  # hash of the conversation before the user's last message (model input)
     exchange: str | None = None  # hash of the conversation through this call's answer
+    said: list[str] | None = None  # an agent's or root's own input texts: what the user may have typed
+    answer: str | None = None  # an agent's or root's own output text: the answer it returned
     tool_name: str | None = None
     tool_call_id: str | None = None
     tool_args: dict[str, Any] | None = None

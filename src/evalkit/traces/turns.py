@@ -1,7 +1,8 @@
 """One trace's spans → its turns (docs/traces.md, "How traces become cases").
 
 - A turn is an agent span (`invoke_agent`, `invoke_workflow`, an OpenInference AGENT,
-  ADK's legacy `invocation`) with no agent span above it. A top agent span with no name
+  ADK's legacy `invocation`) with no agent span above it; in a trace with no agent span,
+  the root span that holds model calls. A top agent span with no name
   and no content of its own (the OpenAI Agents SDK's trace around several runs) wraps
   turns: the agent spans right under it are the turns, one after another, and one whose
   user message is the one before's (a handoff) continues that turn.
@@ -36,6 +37,8 @@ class TraceTurns:
 
 def turns_of_trace(spans: list[SlimSpan]) -> TraceTurns:
     by_id = {span.span_id: span for span in spans}
+    if not any(span.kind == AGENT for span in spans):
+        _roots_as_turns(spans, by_id)
     tops = {span.span_id: _top(span, by_id) for span in spans if span.kind == AGENT}
     # Wrappers that wrap something: a wrapper with no agent under it is a turn of its own.
     wrappers = {top.span_id for below, top in tops.items() if top is not None and top.span_id != below and is_wrapper(top)}
@@ -69,6 +72,18 @@ def turns_of_trace(spans: list[SlimSpan]) -> TraceTurns:
              for units in _turn_units(members, by_id)]
     turns.sort(key=lambda turn: turn.start_ns)
     return TraceTurns(turns, list(unplaced.values()), bookkeeping)
+
+
+def _roots_as_turns(spans: list[SlimSpan], by_id: dict[str, SlimSpan]) -> None:
+    """A trace with no agent span (LlamaIndex workflows, DSPy modules, LangGraph graphs under OpenInference:
+    their root is a chain): the root span that holds model calls is the turn. A model call that is its
+    own root stays outside any invocation: nothing says which calls make one turn."""
+    for span in spans:
+        if span.kind != MODEL:
+            continue
+        top = _top(span, by_id)
+        if top is not None and top.kind not in (MODEL, TOOL, AGENT):
+            top.kind = AGENT
 
 
 def _turn_units(members: dict[str, list[SlimSpan]], by_id: dict[str, SlimSpan]) -> list[list[str]]:

@@ -16,6 +16,8 @@ import ast
 import json
 from typing import Any
 
+from evalkit.foundation.text import escape_surrogates
+
 Message = dict[str, Any]
 ROLES = {"human": "user", "ai": "assistant", "model": "assistant", "function": "tool"}
 LANGCHAIN_ROLES = {"HumanMessage": "user", "AIMessage": "assistant", "SystemMessage": "system",
@@ -31,15 +33,16 @@ def parsed(value: Any) -> Any:
     if not text or text[0] not in "{[\"'0123456789-tfnTFN":
         return None
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except (json.JSONDecodeError, RecursionError):
-        pass
-    if len(text) > MAX_LITERAL or text[0] not in "{[":
-        return None
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return None
+        if len(text) > MAX_LITERAL or text[0] not in "{[":
+            return None
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            return None
+    # a `\ud800` escape with no partner decodes to a str no file can hold: kept as its six characters
+    return escape_surrogates(value) if "\\ud" in text or "\\uD" in text else value
 
 
 def messages(value: Any, role: str | None = None) -> list[Message] | None:
