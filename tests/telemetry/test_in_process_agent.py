@@ -1,5 +1,8 @@
 """`run --otel` with an agent in evalkit's own process: a pydantic-ai agent instrumented through the
-global tracer provider, which the run installs; each turn runs inside its own trace."""
+global tracer provider, which the run installs; each turn runs inside its own trace.
+
+The run with `--otel` is a real process: the global tracer provider, once set, stays for the
+rest of a process, and other tests set their own."""
 
 from __future__ import annotations
 
@@ -9,20 +12,21 @@ import pytest
 
 from evalkit.testing import FakeOpenAI
 from tests.fixtures.otel_frameworks import script
+from tests.conftest import run_evalkit
 from tests.in_process import invoke_evalkit
 from tests.telemetry.weather_cases import otel_calls, weather_case, write_evalset
 
 pytest.importorskip("pydantic_ai", reason="pydantic-ai is a test extra (pip install -e '.[dev]')")
 
 
-def test_an_in_process_agents_tool_calls_come_from_its_spans(tmp_path, monkeypatch):
+def test_an_in_process_agents_tool_calls_come_from_its_spans(tmp_path):
     evalset = write_evalset(tmp_path, [weather_case("paris_then_oslo", ("Paris", "Oslo"))])
     out = tmp_path / "out.json"
     with FakeOpenAI() as fake:
         fake.responder(script.respond)
-        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
-        result = invoke_evalkit("run", str(evalset), "--agent", "tests/fixtures/otel_live/inprocess_agent.py:agent",
-                                "--otel", "--json", str(out))
+        result = run_evalkit("run", str(evalset), "--agent", "tests/fixtures/otel_live/inprocess_agent.py:agent",
+                             "--otel", "--json", str(out), env={"OPENAI_BASE_URL": fake.base_url},
+                             timeout=240)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "otel: receiving on http://127.0.0.1:" in result.stderr
     case = json.loads(out.read_text())["cases"][0]
