@@ -25,6 +25,13 @@ TRACES = FIXTURES / "otel_frameworks_round2"
 FRAMEWORKS: dict[str, tuple[bool, tuple[script.Conversation, ...], tuple[str, ...]]] = {
     "llamaindex_openinference": (False, script.CONVERSATIONS, ()),  # the history rule links its turns
     "dspy_openinference": (True, script.CONVERSATIONS, ("finish",)),  # ReAct's own answer tool is a call
+    "smolagents_openinference": (False, script.CONVERSATIONS, ("final_answer",)),  # it answers through a tool
+    "haystack": (False, script.CONVERSATIONS, ()),
+    # conv-trip's turns are traces of their own (RunConfig(group_id=...), which no span records): the history
+    # rule links them; the others are in one trace(group_id=...) each; the handoff is a call.
+    "openai_agents_openinference": (False, (*script.CONVERSATIONS, script.HANDOFF), ()),
+    "openai_agents_v2_chat": (False, (*script.CONVERSATIONS, script.HANDOFF), ()),
+    "openai_agents_v2_responses": (False, (*script.CONVERSATIONS, script.HANDOFF), ()),
 }
 
 
@@ -85,7 +92,7 @@ def test_every_imported_set_passes_against_the_scripts_agent(agent, tmp_path):
         evalsets.append(tmp_path / f"{name}.evalset.json")
         import_otel([TRACES / f"{name}.otlp.jsonl"], evalsets[-1])
     result_file = tmp_path / "result.json"
-    replay = {(): "replay_agent", ("finish",): "replay_finishing_agent"}[agent]
+    replay = {(): "replay_agent", ("finish",): "replay_finishing_agent", ("final_answer",): "replay_answering_agent"}[agent]
 
     ran = invoke_evalkit("run", *map(str, evalsets), "--agent", f"{TRACES / 'script.py'}:{replay}",
                          "--json", str(result_file), "--quiet", cwd=tmp_path)
@@ -95,3 +102,17 @@ def test_every_imported_set_passes_against_the_scripts_agent(agent, tmp_path):
               if c["status"] != "passed"]
     assert ran.returncode == 0 and not failed, failed
     assert result["summary"]["cases"] == sum(len(FRAMEWORKS[name][1]) for name in names)
+
+
+def test_sdk_object_reprs_in_model_output_are_read_as_calls_and_texts():
+    """What the OpenAI Agents SDK's instrumentation writes for Responses-API items and converted messages."""
+    from evalkit.traces.readers.messages import messages, output_parts
+
+    call = "ResponseFunctionToolCall(arguments='{}', call_id='call_1', name='transfer_to_x', type='function_call', " \
+           "id='fc_0', async_=None, status='completed')"
+    message = "{'id': '__fake_id__', 'access_programs': None, 'content': [{'annotations': [], 'text': 'Bonjour ☀', " \
+              "'type': 'output_text'}], 'role': 'assistant', 'status': 'completed', 'type': 'message'}"
+    said = [{"role": "assistant", "parts": [{"type": "text", "content": text}]} for text in (call, message)]
+
+    assert output_parts(messages(said)) == [{"function_call": {"name": "transfer_to_x", "args": {}, "id": "call_1"}},
+                                            {"text": "Bonjour ☀"}]

@@ -50,6 +50,12 @@ def recorded_mcp_inventory(cassettes: Path | None) -> Inventory | None:
 
 async def run_inventory(agent: Agent, plan: Plan, cassettes: Path | None = None) -> Inventory | None:
     """The agent's own inventory (else the recorded MCP listings of `cassettes`) joined with the configs'."""
+    return await agent_inventory(agent, declared_inventory(plan), cassettes)
+
+
+async def agent_inventory(agent: Agent, declared: Inventory | None, cassettes: Path | None = None) -> Inventory | None:
+    """The agent's own inventory (else the recorded MCP listings of `cassettes`) joined with `declared`
+    (a config's `coverage`): what a run's coverage and `evalkit generate` aim at."""
     try:
         own = await agent.inventory()
     except Exception as error:  # coverage is a report: a failed listing must not fail the run
@@ -57,7 +63,6 @@ async def run_inventory(agent: Agent, plan: Plan, cassettes: Path | None = None)
         own = None
     if own is None:
         own = recorded_mcp_inventory(cassettes)
-    declared = declared_inventory(plan)
     if own is None or declared is None:
         return own or declared
     return own.plus(declared)

@@ -37,6 +37,7 @@ class Turn:
     recorded: bool = True  # the conversation id was recorded on the spans (not made up from the trace)
     prior: str | None = None  # hash of the history its first model call was sent
     exchange: str | None = None  # hash of the history through its final answer
+    unasked_tools: int = 0  # tool spans with no arguments that no recorded model answer asked for (not placed)
 
 
 @dataclass
@@ -68,7 +69,9 @@ def build_turn(units: list[SlimSpan], group: list[SlimSpan], chains: dict[str, C
     if not user_texts:
         turn.missing = "the user's message"
         return turn
-    events = _events(models, tools, chains, root)
+    skipped: list[SlimSpan] = []
+    events = _events(models, tools, chains, root, skipped)
+    turn.unasked_tools = len(skipped)
     if events is None:
         turn.missing = "tool call arguments"
         return turn
@@ -101,8 +104,8 @@ def _own_answer(events: list[_Event], units: list[SlimSpan]) -> bool:
     return True
 
 
-def _events(models: list[SlimSpan], tools: list[SlimSpan], chains: dict[str, Chain],
-            root: SlimSpan) -> list[_Event] | None:
+def _events(models: list[SlimSpan], tools: list[SlimSpan], chains: dict[str, Chain], root: SlimSpan,
+            skipped: list[SlimSpan]) -> list[_Event] | None:
     events: list[_Event] = []
     pending: list[tuple[_Event, dict[str, Any]]] = []  # calls asked for and not yet answered
     for item in sorted([*models, *tools], key=lambda s: (s.start_ns, s.kind != MODEL)):
@@ -115,6 +118,9 @@ def _events(models: list[SlimSpan], tools: list[SlimSpan], chains: dict[str, Cha
             continue
         asked = _match(item, pending)
         if asked is None:
+            if item.tool_args is None and any(m.output for m in models):
+                skipped.append(item)  # the model's recorded answers never asked for it: not a call of this turn's
+                continue
             if item.tool_args is None:
                 return None
             if not events or events[-1].author != author:

@@ -17,8 +17,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evalkit.traces.spans import AGENT, BOOKKEEPING, MODEL, OTHER, TOOL, UNKNOWN, Chain, SlimSpan
+from evalkit.traces.spans import AGENT, BOOKKEEPING, MODEL, OPENINFERENCE, OTHER, TOOL, UNKNOWN, Chain, SlimSpan
 from evalkit.traces.turn_events import Turn, build_turn
+
+
+UNASKED = "tool spans with no recorded arguments that no model call asked for (e.g. a framework's handoff step)"
 
 
 @dataclass
@@ -71,6 +74,10 @@ def turns_of_trace(spans: list[SlimSpan]) -> TraceTurns:
     turns = [build_turn([by_id[unit] for unit in units], [s for unit in units for s in members[unit]], chains)
              for units in _turn_units(members, by_id)]
     turns.sort(key=lambda turn: turn.start_ns)
+    for turn in turns:
+        if turn.unasked_tools:
+            found = unplaced.setdefault(UNASKED, Unplaced(UNASKED, spans[0].trace_id, 0))
+            found.count += turn.unasked_tools
     return TraceTurns(turns, list(unplaced.values()), bookkeeping)
 
 
@@ -117,8 +124,8 @@ def _wrapper_of(unit: SlimSpan, by_id: dict[str, SlimSpan]) -> str | None:
 
 def is_wrapper(span: SlimSpan) -> bool:
     """An agent span that only groups runs: no agent name and no content of its own (a workflow is one turn)."""
-    return span.kind == AGENT and span.operation == "invoke_agent" and not span.agent and not span.has_content \
-        and not span.parent_id
+    return span.kind == AGENT and (span.operation == "invoke_agent" or span.source == OPENINFERENCE) \
+        and not span.agent and not span.has_content and not span.parent_id
 
 
 def _top(span: SlimSpan, by_id: dict[str, SlimSpan]) -> SlimSpan | None:

@@ -20,8 +20,9 @@ from evalkit.traces.readers.messages import Message, message, messages, parsed, 
 from evalkit.traces.spans import AGENT, BOOKKEEPING, MODEL, TOOL, SlimSpan
 
 KIND = "openinference.span.kind"
+HANDOFF = "handoff to "
 _INDEX = re.compile(r"(\d+)\.(.+)")
-_METHODS = (".__call__", ".acall", ".__acall__", ".call", ".forward", ".aforward")
+_METHODS = (".__call__", ".acall", ".__acall__", ".call", ".forward", ".aforward", ".run", ".arun")
 
 
 def is_openinference(span: RawSpan) -> bool:
@@ -32,7 +33,10 @@ def read(span: RawSpan, record: SlimSpan) -> None:
     attributes = span.attributes
     kind = str(attributes.get(KIND, "")).upper()
     if kind == "AGENT" and not _graph_node(attributes):
-        record.kind, record.agent = AGENT, text_or_none(attributes.get("agent.name")) or span.name
+        # a span with neither a name nor content of its own (the OpenAI Agents SDK's trace around runs) is no agent
+        own = "input.value" in attributes or "output.value" in attributes
+        record.kind = AGENT
+        record.agent = text_or_none(attributes.get("agent.name")) or (_callable(span.name) if own else None)
         inputs = _flattened(attributes, "llm.input_messages.")
         if not any(m.get("parts") for m in inputs or ()):
             inputs = messages(attributes.get("input.value"), "user")
@@ -45,6 +49,8 @@ def read(span: RawSpan, record: SlimSpan) -> None:
         record.kind = MODEL
         fill_model(record, _flattened(attributes, "llm.input_messages."),
                    _flattened(attributes, "llm.output_messages."))
+    elif kind == "TOOL" and span.name.startswith(HANDOFF):
+        record.kind = BOOKKEEPING  # the OpenAI Agents SDK's handoff step: the call is on the model's answer
     elif kind == "TOOL":
         record.kind, record.tool_name = TOOL, text_or_none(attributes.get("tool.name")) or _callable(span.name)
         record.tool_call_id = text_or_none(attributes.get("tool_call.id"))
@@ -65,7 +71,7 @@ def _own_words(span: RawSpan, record: SlimSpan) -> None:
 
 
 def _callable(name: str) -> str:
-    """A tool span named after the method that ran it (DSPy's `get_weather.__call__`): the tool's name."""
+    """A span named after the method that ran it (DSPy's `get_weather.__call__`, smolagents' `weather_agent.run`)."""
     for suffix in _METHODS:
         if name.endswith(suffix) and len(name) > len(suffix):
             return name[:-len(suffix)]
