@@ -49,7 +49,6 @@ from evalkit.schema.content import Content
 from evalkit.schema.evalset import Invocation
 from evalkit.foundation.trace_context import send_turn_trace
 
-PREFIX = "a2a:"
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")  # 1.0 and 0.3, then 0.2 and before
 BINDINGS = ("JSONRPC", "HTTP+JSON")  # gRPC needs the SDK's grpc extra and a channel: not offered
 POLL_FIRST_S, POLL_MOST_S = 0.05, 1.0  # tasks/get: the first wait, doubled up to the longest
@@ -77,7 +76,7 @@ def card_urls(url: str) -> list[str]:
     return [urlunsplit((parts.scheme, parts.netloc, base + path, "", "")) for path in CARD_PATHS]
 
 
-def read_card(spec: str, headers: dict[str, str]) -> Any:
+def read_card(url: str, headers: dict[str, str]) -> Any:
     """The agent's card (the SDK's AgentCard); an AgentLoadError (exit 2) when there is none."""
     import httpx
     from a2a.client.card_resolver import parse_agent_card
@@ -85,9 +84,9 @@ def read_card(spec: str, headers: dict[str, str]) -> Any:
 
     from evalkit.agents.a2a_wire import made_readable
 
-    url = spec.removeprefix(PREFIX).strip()
+    url = url.strip()
     if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc:
-        raise AgentLoadError(spec, "expected a2a:http(s)://HOST[:PORT][/PATH], the agent's base URL or its card's URL")
+        raise AgentLoadError(url, "expected a2a:http(s)://HOST[:PORT][/PATH], the agent's base URL or its card's URL")
     tried = []
     deadline = time.monotonic() + CARD_DEADLINE_S
     with httpx.Client(timeout=CONNECT_TIMEOUT_S, headers={"user-agent": "evalkit", **headers},
@@ -96,26 +95,26 @@ def read_card(spec: str, headers: dict[str, str]) -> Any:
             try:
                 status, content = _bounded_get(client, card_url, deadline)
             except httpx.HTTPError as error:
-                raise AgentLoadError(spec, f"cannot reach the A2A agent at {card_url} ({error_reason(error)}); "
+                raise AgentLoadError(url, f"cannot reach the A2A agent at {card_url} ({error_reason(error)}); "
                                      "start its server first, or fix the URL") from None
             except _CardTooSlowOrLarge as error:
-                raise AgentLoadError(spec, f"{card_url}: {error}; check that the URL is the A2A agent's") from None
+                raise AgentLoadError(url, f"{card_url}: {error}; check that the URL is the A2A agent's") from None
             if status == 404:
                 tried.append(card_url)
                 continue
             if not 200 <= status < 300:
-                raise AgentLoadError(spec, f"{card_url} answered HTTP {status} "
+                raise AgentLoadError(url, f"{card_url} answered HTTP {status} "
                                      f"{snippet(content)}{auth_hint(status, headers)}")
             try:
                 card = parse_agent_card(made_readable(json.loads(content)))
             except RecursionError:
-                raise AgentLoadError(spec, f"{card_url} holds JSON nested too deeply to be an agent card") from None
+                raise AgentLoadError(url, f"{card_url} holds JSON nested too deeply to be an agent card") from None
             except (ValueError, ParseError) as error:  # not JSON, or JSON that is no agent card
-                raise AgentLoadError(spec, f"{card_url} holds no readable agent card ({error_reason(error)}): "
+                raise AgentLoadError(url, f"{card_url} holds no readable agent card ({error_reason(error)}): "
                                      f"{snippet(content)}") from None
-            _check_interfaces(spec, card_url, card)
+            _check_interfaces(url, card_url, card)
             return card
-    raise AgentLoadError(spec, f"no agent card at {' or '.join(tried)} (HTTP 404); give the agent's base URL "
+    raise AgentLoadError(url, f"no agent card at {' or '.join(tried)} (HTTP 404); give the agent's base URL "
                          "or its card's URL")
 
 
@@ -155,11 +154,11 @@ def auth_hint(status: int, headers: dict[str, str]) -> str:
 
 
 class A2aAgent(Agent):
-    def __init__(self, spec: str, card: Any, *, headers: dict[str, str], max_connections: int,
+    def __init__(self, url: str, card: Any, *, headers: dict[str, str], max_connections: int,
                  timeout: float | None = None):
-        self.spec = spec
+        self.url = url
         self.card = card
-        self.description = spec
+        self.description = f"the A2A agent at {url}"
         self.name = card.name or "agent"  # the author of what the agent says, when its updates name none
         self.headers = headers
         self.max_connections = max(1, max_connections)
@@ -170,11 +169,11 @@ class A2aAgent(Agent):
         self.tools_expected = False  # some expected turn of a case played names a tool
 
     @classmethod
-    def connect(cls, spec: str, *, headers: dict[str, str], max_connections: int,
+    def connect(cls, url: str, *, headers: dict[str, str], max_connections: int,
                 timeout: float | None = None) -> A2aAgent:
         """Read the agent's card before any case runs (exit 2 when it cannot be read)."""
         import_sdk()
-        return cls(spec, read_card(spec, headers), headers=headers, max_connections=max_connections, timeout=timeout)
+        return cls(url, read_card(url, headers), headers=headers, max_connections=max_connections, timeout=timeout)
 
     @property
     def streams(self) -> bool:
@@ -211,7 +210,7 @@ class A2aAgent(Agent):
         if http is not None:
             await http.aclose()
         if self.tools_expected and not self.reported_tool_call:
-            print(f"evalkit: the A2A agent {self.spec} reported no tool call in any turn, while the eval set's "
+            print(f"evalkit: the A2A agent at {self.url} reported no tool call in any turn, while the eval set's "
                   "expected turns name tools; if it calls tools without telling A2A clients, run with --otel "
                   "to read its tool calls from its own telemetry", file=sys.stderr)
 
@@ -246,7 +245,7 @@ class A2aSession(AgentSession):
         except AgentError:
             raise
         except Exception as error:  # the SDK's errors: JSON-RPC errors, HTTP and transport failures
-            raise _turn_error(error, where, self.agent.spec, self.agent.headers) from None
+            raise _turn_error(error, where, self.agent.url, self.agent.headers) from None
         failure = answer.failure(where)
         if failure is not None:
             raise failure
@@ -325,7 +324,7 @@ async def _read(responses: Any, answer: TurnAnswer) -> None:
             await closing()
 
 
-def _turn_error(error: Exception, where: str, spec: str, headers: dict[str, str]) -> AgentError:
+def _turn_error(error: Exception, where: str, url: str, headers: dict[str, str]) -> AgentError:
     """An SDK error → the case's error: an overload for HTTP 429/503, else the agent's message."""
     import httpx
 
@@ -341,9 +340,9 @@ def _turn_error(error: Exception, where: str, spec: str, headers: dict[str, str]
     if isinstance(cause, PeerError):
         return AgentError(f"{where}: {cause}")
     if isinstance(cause, httpx.TimeoutException):
-        return AgentError(f"{where}: no answer from {spec.removeprefix(PREFIX)} (HTTP client timeout)")
+        return AgentError(f"{where}: no answer from {url} (HTTP client timeout)")
     if isinstance(cause, httpx.HTTPError):
-        return AgentError(f"{where}: the A2A agent at {spec.removeprefix(PREFIX)} cannot be reached: {error_reason(cause)}")
+        return AgentError(f"{where}: the A2A agent at {url} cannot be reached: {error_reason(cause)}")
     message = " ".join(str(getattr(error, "message", None) or error).split())
     if len(message) > ERROR_CHARS:
         message = message[:ERROR_CHARS - 1] + "…"

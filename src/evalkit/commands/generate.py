@@ -17,7 +17,7 @@ from pathlib import Path
 from evalkit.defaults import DEFAULT_GENERATE_MIN_COVERAGE
 from evalkit.errors import InputError, JudgeError, Problem, UsageError
 from evalkit.foundation.aio import run_sync
-from evalkit.foundation.files import write_text_atomically
+from evalkit.foundation.files import write_user_file
 from evalkit.generation.eval_set import config_document, document_text, eval_set_document
 from evalkit.generation.items import PlannedReach
 from evalkit.generation.rounds import Aim, Generation, generate
@@ -123,7 +123,7 @@ class _Output:
     def write(self, eval_set_id: str, generation: Generation) -> None:
         adversarial = self.request.adversarial
         document = eval_set_document(eval_set_id, generation.cases, adversarial=adversarial)
-        write_text_atomically(self.out, document_text(self.out, document))
+        write_user_file(self.out, document_text(self.out, document))
         self.cases = len(generation.cases)
         if self.cases and not self.config_written and self.config_note is None:
             self._config_beside()
@@ -133,7 +133,7 @@ class _Output:
         if existing is None:
             coverage = self.config.coverage if self.config is not None else None
             document = config_document(self.model, adversarial=self.request.adversarial, coverage=coverage)
-            write_text_atomically(self.config_path, document_text(self.config_path, document))
+            write_user_file(self.config_path, document_text(self.config_path, document))
             self.config_written = True
             return
         self.config_path = existing

@@ -16,7 +16,7 @@ import logging
 from pathlib import Path
 
 from evalkit.agents.base import Agent
-from evalkit.agents.registry import has_prefix
+from evalkit.agents.registry import agent_kind
 from evalkit.errors import InputError, Problem, SettingError
 from evalkit.loading.plan import Plan
 from evalkit.schema.coverage import Inventory
@@ -77,13 +77,15 @@ def gate_ratio(settings: RunSettings, plan: Plan) -> float | None:
 
 
 def refuse_a_gate_without_inventory(settings: RunSettings, plan: Plan, spec: str | None) -> None:
-    """Before the run: a coverage gate is an error (exit 2) when the agent is one that never
-    declares its tools (a built-in prefix: a process, a server, recorded turns), no config
-    declares them and the run has no cassette folder for `evalkit mcp` listings. An agent
-    loaded from Python may be an ADK agent, which is known only after the run."""
+    """Before the run: a coverage gate is an error (exit 2) when the agent's kind never
+    declares its tools (a process, a server, recorded turns, a plug-in kind that does not say
+    it does), no config declares them and the run has no cassette folder for `evalkit mcp`
+    listings. An agent loaded from Python may be an ADK agent, whose kind is known only once loaded."""
     ratio = gate_ratio(settings, plan)
-    if ratio is None or not spec or not has_prefix(spec) or settings.cassettes is not None \
-            or declared_inventory(plan) is not None:
+    if ratio is None or not spec or settings.cassettes is not None or declared_inventory(plan) is not None:
+        return
+    kind = agent_kind(spec)
+    if kind is None or kind.declares_tools:
         return
     reason = (f"evalkit cannot know the tools of the agent {spec.strip()!r}, so no run can reach this coverage; "
               "declare them under \"coverage\" in the config (docs/coverage.md), or run with {cassettes} DIR where "
