@@ -62,7 +62,7 @@ class McpStandIn:
         if self.mode != "record" and self.cassette.tools is not None:
             return self.cassette.tools
         if self.upstream is None:
-            raise self._miss("no recorded tools/list answer")
+            raise await self._miss("no recorded tools/list answer")
         result = await self.upstream.list_tools()
         self.cassette.tools = mask_secrets_in([mcp_json(tool) for tool in result.tools])
         self.cassette.save()
@@ -83,7 +83,7 @@ class McpStandIn:
                 return call["response"]
         if self.upstream is None:
             shown = f"{name}({json.dumps(masked, sort_keys=True, ensure_ascii=False)})"
-            raise self._miss(f"no recorded tools/call matches {shown}: {self.calls.closest(name, masked)}")
+            raise await self._miss(f"no recorded tools/call matches {shown}: {self.calls.closest(name, masked)}")
         try:
             result = await self.upstream.call_tool(name, args)
         except MCPError as error:
@@ -97,12 +97,20 @@ class McpStandIn:
         self.calls.add(call)
         self.cassette.save([call])
 
-    def _miss(self, what: str) -> Exception:
+    async def _miss(self, what: str) -> Exception:
+        """The MCP error for a request with no recording, once the run that made it knows (a run
+        among this process's ancestors: evalkit.cassettes.mcp_misses), so that its case is `error`
+        even when the agent swallows the error."""
+        import anyio
         from mcp import MCPError
 
+        from evalkit.cassettes.mcp_misses import tell_the_run
+
         where = missed_in(self.cassette.path, self.cassette.exists)
-        return MCPError(NO_RECORDING, f"evalkit mcp (replay): {what} ({where}); if the agent's calls or the server's "
-                                      "tools changed, re-record with --cassette-mode record (or auto)")
+        text = (f"evalkit mcp (replay): {what} ({where}); if the agent's calls or the server's tools changed, "
+                "re-record with --cassette-mode record (or auto)")
+        await anyio.to_thread.run_sync(tell_the_run, text)
+        return MCPError(NO_RECORDING, text)
 
 
 @dataclass(frozen=True)
