@@ -105,7 +105,9 @@ def test_an_a2a_server_with_its_own_traces_is_matched_by_the_conversation_it_rec
     assert result.returncode == 0, result.stdout + result.stderr
     assert {case["eval_id"]: otel_calls(case) for case in cases} == \
         {case["eval_id"]: _expected_calls(case) for case in cases}
-    assert "matched by time" not in result.stderr
+    # The a2a-sdk's own spans (its request handling and queues) are neither guessed nor noted.
+    assert "matched by time" not in result.stderr and "matched no turn" not in result.stderr
+    assert "run with --otel" not in result.stderr  # the advice for a run without it
 
 
 def test_a_cmd_langgraph_agent_with_openinference_continues_the_turn_lines_trace(tmp_path, model, monkeypatch):

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from evalkit.errors import MissingExtraError
 from evalkit.foundation.trace_context import TURN_TRACE, TurnTrace
 from evalkit.schema.evalset import Invocation
-from evalkit.telemetry.turn_spans import BY_TIME, Received, TracedTurn, TurnSpans
+from evalkit.telemetry.turn_spans import BY_TIME, PLUMBING, Received, TracedTurn, TurnSpans
 from evalkit.telemetry.usage import usage_of
 
 if TYPE_CHECKING:
@@ -149,6 +149,8 @@ class RunTelemetry:
                          "turn's traceparent nor a conversation id evalkit knows; they were matched by time, only while "
                          "one turn was in flight")
         for reason, count in sorted(self.spans.unmatched.items()):
+            if reason == PLUMBING:  # a server's own workings: nothing of the agent's was lost
+                continue
             lines.append(f"otel: {count} spans matched no turn: {reason}")
         for status, count in sorted(self.receiver.refused.items()):
             lines.append(f"otel: {count} exports were refused with HTTP {status} (last: {self.receiver.last_refusal})")

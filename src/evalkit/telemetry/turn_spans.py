@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from evalkit.foundation.trace_context import TurnTrace
 from evalkit.telemetry.usage import ModelUsage
-from evalkit.traces.spans import SlimSpan
+from evalkit.traces.spans import OTHER, SlimSpan
 
 Received = tuple[SlimSpan, ModelUsage | None]  # a span as read, with its model call's usage
 
@@ -33,6 +33,9 @@ BY_TRACE, BY_CONVERSATION, BY_TIME = "trace", "conversation", "time"
 UNMATCHED_OVERLAP = "two or more turns were in flight when its trace began"
 UNMATCHED_IDLE = "no turn was in flight when its trace began"
 UNMATCHED_LATE = "it arrived after its turn was scored (raise --otel-wait)"
+# A trace of a server's or framework's own workings (HTTP handling, queues), with no agent,
+# model or tool span: never guessed, counted apart, and not worth a note.
+PLUMBING = "it records no agent, model or tool operation"
 
 
 @dataclass(eq=False)
@@ -48,10 +51,17 @@ class TracedTurn:
     spans: dict[str, SlimSpan] = field(default_factory=dict)
     usage: dict[str, ModelUsage] = field(default_factory=dict)  # span id → its model call's usage
     traces: set[str] = field(default_factory=set)  # the trace ids bound to it: its own and the agent's
-    complete: bool = False  # the span enclosing the agent's work arrived: nothing more is waited for
+    tops: set[str] = field(default_factory=set)  # traces whose top span arrived (the one under evalkit's, or a root)
+    working: set[str] = field(default_factory=set)  # traces holding an agent, model or tool span
     loop: asyncio.AbstractEventLoop | None = None
     arrived: asyncio.Event | None = None
     how: set[str] = field(default_factory=set)  # BY_TRACE, BY_CONVERSATION, BY_TIME
+
+    @property
+    def complete(self) -> bool:
+        """A trace of the agent's work arrived whole (its top span ends last): nothing more is waited for.
+        A top span of plumbing alone (a server's span, the agent's work in another trace) is not enough."""
+        return not self.tops.isdisjoint(self.working)
 
     def in_flight_at(self, moment_ns: int) -> bool:
         return self.started_ns <= moment_ns and (self.answered_ns is None or moment_ns <= self.answered_ns)
@@ -101,7 +111,7 @@ class TurnSpans:
                 if turn is not None:
                     self._attach(turn, received, woken)
                 elif span.trace_id in self._scored:
-                    self.unmatched[UNMATCHED_LATE] += 1
+                    self.unmatched[UNMATCHED_LATE if span.kind != OTHER else PLUMBING] += 1
                 else:
                     self._pending.setdefault(span.trace_id, []).append(received)
                     touched.add(span.trace_id)
@@ -118,7 +128,9 @@ class TurnSpans:
             turn.usage[span.span_id] = usage
         turn.last_arrival = self._clock()
         if span.parent_id == turn.trace.span_id or (span.trace_id != turn.trace.trace_id and not span.parent_id):
-            turn.complete = True  # the span around the agent's whole turn ends last
+            turn.tops.add(span.trace_id)
+        if span.kind != OTHER:
+            turn.working.add(span.trace_id)
         woken.add(turn)
 
     def _bind_pending(self, only: set[str] | None = None) -> set[TracedTurn]:
@@ -144,6 +156,8 @@ class TurnSpans:
         return woken
 
     def _owner(self, spans: list[Received], by_time: bool) -> tuple[TracedTurn | None, str]:
+        if all(span.kind == OTHER for span, _ in spans):
+            return None, PLUMBING  # until a span of the agent's own says whose it is
         began = min(span.start_ns for span, _ in spans)
         conversations = {span.conversation for span, _ in spans if span.conversation}
         if conversations:
