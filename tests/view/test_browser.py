@@ -287,3 +287,16 @@ def test_a_page_says_when_the_viewer_has_stopped(page: Any, tour_folder: Path):
     gone.wait_for()  # not an error a second, nor a page that silently stops updating
     assert "evalkit view has stopped" in gone.inner_text()
     assert [text for _, text in page.problems if "Failed to fetch" in text or "script error" in text] == []
+
+
+def test_a_file_whose_cases_are_an_object_is_listed_as_skipped_with_the_reason(page: Any, tmp_path: Path):
+    document = result([case("weather", "paris")])
+    write_result(tmp_path / "object.json", {**document, "cases": {"weather/paris": document["cases"][0]}})
+    with ViewServer("object.json", cwd=tmp_path) as server:
+        page.goto(server.url)
+        skipped = page.locator("#skipped")
+        skipped.wait_for()
+        assert "object.json" in skipped.inner_text()
+        assert "its cases are an object, not a list of cases" in skipped.inner_text()
+        assert page.locator("table.runs").count() == 0
+        screenshot(page, "skipped-object-cases")
