@@ -21,7 +21,7 @@ from evalkit.agents.registry import no_agent_error
 from evalkit.engine.coverage import refuse_a_gate_without_inventory
 from evalkit.engine.evaluation import RunProgress, evaluate, plan_order
 from evalkit.engine.idle_cores import mark_start
-from evalkit.engine.merging import sum_judge_stats
+from evalkit.results.merging import sum_judge_stats
 from evalkit.engine.sharding import Shard, parse_shard, shard_plan
 from evalkit.errors import InputError, SettingError, SettingProblem, Terminated, UsageError
 from evalkit.foundation.aio import run_sync
