@@ -45,10 +45,10 @@ def runs_of(eval_set_ids: set[str] | None, directory: Path) -> list[Path]:
 
 
 def _eval_set_ids(path: Path) -> set[str] | None:
-    import json
+    from evalkit.foundation.documents import read_json
 
     try:
-        cases = json.loads(path.read_text(encoding="utf-8")).get("cases") or []
+        cases = read_json(path).get("cases") or []
         return {case["eval_set_id"] for case in cases}
     except (OSError, ValueError, AttributeError, KeyError, TypeError):
         return None  # a damaged or foreign file is no baseline
