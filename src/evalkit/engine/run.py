@@ -21,7 +21,7 @@ from evalkit.agents.registry import no_agent_error
 from evalkit.engine.coverage import refuse_a_gate_without_inventory
 from evalkit.engine.evaluation import RunProgress, evaluate, plan_order
 from evalkit.engine.idle_cores import mark_start
-from evalkit.engine.merging import sum_judge_stats
+from evalkit.results.merging import sum_judge_stats
 from evalkit.engine.sharding import Shard, parse_shard, shard_plan
 from evalkit.errors import InputError, SettingError, SettingProblem, Terminated, UsageError
 from evalkit.foundation.aio import run_sync
@@ -32,7 +32,7 @@ from evalkit.results.case_store import CaseStore
 from evalkit.results.record import RunRecord
 from evalkit.schema.results import CaseResult, RunResult, Summary
 from evalkit.schema.run_figures import CassettesUse
-from evalkit.settings import AUTO_PROCESSES, RunSettings
+from evalkit.settings import AUTO_PROCESSES, RunSettings, check_partners
 
 if TYPE_CHECKING:
     from evalkit.cassettes.session import CassetteRun
@@ -83,6 +83,7 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
     notices meant for the user (the cassettes' proxy address and warnings).
     """
     tell = tell or _to_stderr
+    check_partners(settings)  # every front end: the API and the plugin have no finish step to check them
     if settings.processes == AUTO_PROCESSES and not settings.shard:
         mark_start()  # `--processes auto` reads how busy the cores are from here on
     if plan is None:
