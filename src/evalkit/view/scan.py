@@ -50,8 +50,14 @@ def scan(path: Path, on_case: Any, header: dict[str, Any] | None = None) -> Scan
         raise NotAResultFile(f"not a result file: {TOO_DEEP}") from None
     if "cases" not in header or not isinstance(header.get("summary"), dict) or "started_at" not in header:
         raise NotAResultFile("not an evalkit result file (no summary, started_at and cases)")
+    if header["cases"] is not True:  # read as a list by _scan_text; anything else was decoded whole
+        raise NotAResultFile(f"its cases are {_kind(header['cases'])}, not a list of cases")
     del header["cases"]
     return ScannedFile(header=header, spans=_byte_spans(text, char_spans))
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", str: "a string", bool: "true or false", type(None): "null"}.get(type(value), "a number")
 
 
 def _scan_text(text: str, on_case: Any, header: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[int, int]]]:
