@@ -135,7 +135,7 @@ def test_a_first_run_page_says_no_null(page: Any, tmp_path: Path):
 
 def test_the_just_finished_run_appears_whole(page: Any, tmp_path: Path):
     """A 2,500-case run finishes while the runs page is open: its row never reads "0 passed 0 failed"."""
-    from evalkit.engine.history import run_stamp
+    from evalkit.results.history import run_stamp
     from evalkit.engine.progress_file import ProgressFile
 
     runs = tmp_path / "runs"

@@ -166,7 +166,7 @@ def test_a_run_seen_in_progress_points_to_the_run_it_became(tmp_path: Path):
 
 def test_a_run_in_progress_and_its_finished_file_share_one_stamp(tmp_path: Path):
     """The run it became is the file its stamp names, even when a later run of the same sets is already there."""
-    from evalkit.engine.history import run_stamp
+    from evalkit.results.history import run_stamp
     from evalkit.engine.progress_file import ProgressFile
 
     stamp = run_stamp()

@@ -17,10 +17,10 @@ def check_tolerance(tolerance: float) -> float:
     return tolerance
 
 
-def load_baseline(spec: str, eval_set_ids: set[str] | None = None) -> ScoredRun | None:
-    """`--baseline FILE`, `last` for the newest run in the history, or `history[:N]` for the
-    newest N pooled (of the same eval sets, when `eval_set_ids` is given); None when there
-    is none yet."""
+def load_baseline(spec: str, runs_folder: Path, eval_set_ids: set[str] | None = None) -> ScoredRun | None:
+    """`--baseline FILE`, `last` for the newest run in the history (the run's `runs_folder`), or
+    `history[:N]` for the newest N pooled (of the same eval sets, when `eval_set_ids` is given);
+    None when there is none yet."""
     from evalkit.compare.history_baseline import parse_history
 
     try:
@@ -28,17 +28,17 @@ def load_baseline(spec: str, eval_set_ids: set[str] | None = None) -> ScoredRun 
     except ValueError as error:
         raise UsageError(f"--baseline {spec}: {error}") from None
     if history_runs is not None:
-        return _history_baseline(history_runs, eval_set_ids)
+        return _history_baseline(history_runs, runs_folder, eval_set_ids)
     if spec.strip().lower() == LAST:
-        from evalkit.engine import history
+        from evalkit.results import history
 
-        for path in reversed(history.runs_of(eval_set_ids)):
+        for path in reversed(history.runs_of(eval_set_ids, runs_folder)):
             run = _kept_run(path, "last")
             if run is not None:
                 run.label = f"the last run ({path})"
                 return run
         these = f" of these eval sets ({', '.join(sorted(eval_set_ids))})" if eval_set_ids else ""
-        print(f"evalkit: --baseline last: no earlier run{these} recorded in {history.runs_dir()}; "
+        print(f"evalkit: --baseline last: no earlier run{these} recorded in {runs_folder}; "
               "nothing to compare with", file=sys.stderr)
         return None
     if not Path(spec).exists():
@@ -57,12 +57,12 @@ def _kept_run(path: Path, spec: str) -> ScoredRun | None:
         return None
 
 
-def _history_baseline(count: int, eval_set_ids: set[str] | None) -> ScoredRun | None:
+def _history_baseline(count: int, runs_folder: Path, eval_set_ids: set[str] | None) -> ScoredRun | None:
     from evalkit.compare.history_baseline import pooled_baseline
-    from evalkit.engine import history
+    from evalkit.results import history
 
     kept: list[tuple[Path, ScoredRun]] = []  # the newest `count` usable runs, newest first
-    for path in reversed(history.runs_of(eval_set_ids)):
+    for path in reversed(history.runs_of(eval_set_ids, runs_folder)):
         if len(kept) == count:
             break
         if (run := _kept_run(path, "history")) is not None:
@@ -71,7 +71,7 @@ def _history_baseline(count: int, eval_set_ids: set[str] | None) -> ScoredRun | 
     paths = [path for path, _ in kept]
     if not paths:
         these = f" of these eval sets ({', '.join(sorted(eval_set_ids))})" if eval_set_ids else ""
-        print(f"evalkit: --baseline history: no earlier run{these} recorded in {history.runs_dir()}; "
+        print(f"evalkit: --baseline history: no earlier run{these} recorded in {runs_folder}; "
               "nothing to compare with (this run will be the first)", file=sys.stderr)
         return None
     baseline = pooled_baseline([run for _, run in kept], f"the last {len(paths)} run(s) in the history")
