@@ -48,6 +48,7 @@ from evalkit.foundation.overloads import OVERLOAD_STATUSES
 from evalkit.foundation.retry_after import parse_retry_after
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import Invocation
+from evalkit.foundation.trace_context import send_turn_trace, traceparent
 
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")  # 1.0 and 0.3, then 0.2 and before
 BINDINGS = ("JSONRPC", "HTTP+JSON")  # gRPC needs the SDK's grpc extra and a channel: not offered
@@ -195,6 +196,7 @@ class A2aAgent(Agent):
                 transport=GuardedTransport(httpx.AsyncHTTPTransport(limits=limits),
                                            private=(origin(self.url), tuple(self.headers))),
                 headers={"user-agent": "evalkit", **self.headers},
+                event_hooks={"request": [send_turn_trace]},  # run --otel: the turn's trace
             )
             # use_client_preference=False: the first interface of the card that evalkit speaks.
             config = ClientConfig(streaming=True, httpx_client=self._http, supported_protocol_bindings=list(BINDINGS))
@@ -259,7 +261,9 @@ class A2aSession(AgentSession):
             invocation = answer.invocation(user_content, index, started_at)
         except AgentError as error:
             raise AgentError(f"{where}: {error}") from None
-        self.agent.reported_tool_call = self.agent.reported_tool_call or answer.reported_tool_call
+        # Under `run --otel` (the turn has a trace) the calls come from telemetry: no advice to add it.
+        self.agent.reported_tool_call = self.agent.reported_tool_call or answer.reported_tool_call or \
+            traceparent() is not None
         return invocation
 
     def _request(self, user_content: Content, index: int) -> Any:

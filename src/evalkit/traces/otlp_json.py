@@ -71,6 +71,12 @@ def read_spans(path: Path, notes: ReadNotes | None = None) -> Iterator[RawSpan]:
         yield from _spans_of(document, _Place(str(path), line))
 
 
+def spans_of_document(document: Any, source: str) -> Iterator[RawSpan]:
+    """Every span of one OTLP JSON document received whole (an OTLP/HTTP export's body);
+    a problem is an InputError naming `source` and the place in the document."""
+    yield from _spans_of(document, _Place(source, 1))
+
+
 def _documents(path: Path, notes: ReadNotes) -> Iterator[tuple[int, Any]]:
     if not path.is_file():
         raise InputError(Problem(str(path), "", "no such file"))
