@@ -24,7 +24,7 @@ pytest.importorskip("mcp")
 
 from evalkit.testing import FakeOpenAI, Reply, function_call  # noqa: E402
 
-from tests.conftest import FIXTURES  # noqa: E402
+from tests.conftest import FIXTURES, run_evalkit  # noqa: E402
 from tests.conformance.side_venvs import side_python  # noqa: E402
 from tests.in_process import invoke_evalkit  # noqa: E402
 
@@ -110,3 +110,72 @@ def test_a_replay_miss_is_the_error_of_the_case_that_made_it(recorded, model, cl
     assert error.startswith("case 'tokyo', turn 1: evalkit mcp (replay): no recorded tools/call matches "
                             'get_current_time({"timezone": "Asia/Tokyo"})'), error
     assert "closest recorded tool call differs at args.timezone" in error and "time.mcp.json" in error
+
+
+ADK_AGENT = '''
+import json, os
+from google.adk.agents import LlmAgent
+from google.adk.tools.mcp_tool import McpToolset, StdioConnectionParams, StreamableHTTPConnectionParams
+from mcp import StdioServerParameters
+
+command = json.loads(os.environ["TIME_STAND_IN"])
+if os.environ.get("TIME_STAND_IN_URL"):
+    connection = StreamableHTTPConnectionParams(url=os.environ["TIME_STAND_IN_URL"], timeout=30)
+else:
+    connection = StdioConnectionParams(server_params=StdioServerParameters(command=command[0], args=command[1:]),
+                                       timeout=30)
+root_agent = LlmAgent(name="time_agent", model="gemini-2.0-flash", instruction="Tell the time.",
+                      tools=[McpToolset(connection_params=connection)])
+'''
+
+
+def gemini_tool_answer_or_call(prompt: str, body: dict):
+    """The ADK agent's scripted Gemini: call the tool, then say what it returned."""
+    parts = ((body.get("contents") or [{}])[-1].get("parts") or [{}])
+    answered = [p["functionResponse"] for p in parts if "functionResponse" in p]
+    if answered:
+        return json.dumps(answered[0].get("response"))
+    zone = prompt.rsplit("time in ", 1)[-1].split("?")[0].strip()
+    return Reply(function_call("get_current_time", timezone=zone))
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_adks_mcp_toolset_in_evalkits_own_process(recorded, transport, tmp_path):
+    """ADK's McpToolset runs in the run's own process: the stand-in is its child (stdio), or, over HTTP,
+    one the test started, no relative of the run's: it finds the run through the process at the other
+    end of the request's connection. One turn at a time (--jobs 1): a miss goes to every turn in
+    flight in the agent's process, and here that is the run's."""
+    pytest.importorskip("google.adk")
+    import subprocess
+
+    from evalkit.testing import FakeGemini
+
+    agent = tmp_path / "time_agent"
+    agent.mkdir()
+    (agent / "__init__.py").write_text("from . import agent\n")
+    (agent / "agent.py").write_text(ADK_AGENT)
+    cassettes = tmp_path / "cassettes"
+    shutil.copytree(recorded, cassettes)
+    command = stand_in(cassettes, "replay", http=transport == "http")
+    suite = write_suite(tmp_path, [time_case("paris", "Europe/Paris"), time_case("tokyo", "Asia/Tokyo")])
+    env = {"TIME_STAND_IN": json.dumps(command), "TIME_STAND_IN_URL": ""}
+    http = subprocess.Popen(command, stdout=subprocess.PIPE) if transport == "http" else None
+    try:
+        if http is not None:
+            env["TIME_STAND_IN_URL"] = http.stdout.readline().decode().strip()
+        with FakeGemini() as fake:
+            fake.responder(gemini_tool_answer_or_call)
+            env.update({key: value or "" for key, value in fake.environment("fake-key").items()})
+            # A process of its own: the SDK's stdio client hands the server the process's real stderr.
+            done = run_evalkit("run", str(suite), "--config", str(tmp_path / "config.json"), "--agent", str(agent),
+                               "--jobs", "1", "--json", str(tmp_path / "result.json"), cwd=tmp_path, env=env)
+    finally:
+        if http is not None:
+            http.terminate()
+            http.wait(10)
+    cases = {c["eval_id"]: c for c in json.loads((tmp_path / "result.json").read_text())["cases"]}
+    assert done.returncode == 3, done.stderr
+    assert cases["paris"]["status"] == "passed", cases["paris"]["error"]
+    assert (cases["tokyo"]["error"] or "").startswith(
+        "case 'tokyo', turn 1: evalkit mcp (replay): no recorded tools/call matches "
+        'get_current_time({"timezone": "Asia/Tokyo"})'), cases["tokyo"]["error"]

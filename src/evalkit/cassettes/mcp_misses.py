@@ -5,12 +5,14 @@ and the case passes), and may start `evalkit mcp` without passing the environmen
 the stand-in and the run find each other through the process tree instead:
 
 * every run (`evalkit run`, each `--processes` worker, the Python API) listens on a Unix
-  socket in a folder of the user's own, `$TMPDIR/evalkit-runs-UID/` (mode 0700, refused
+  socket in a folder of the user's own, `/tmp/evalkit-runs-UID/` (not `$TMPDIR`, which the
+  stand-in may not be given; mode 0700, refused
   when it is a link or another user's): `PID-TOKEN.sock`, PID being the run's process
   (`MissWatch`);
-* the stand-in, on a miss, walks up its own ancestors (itself, its parent, ...) and tells
-  the nearest one that has a socket there what it could not answer, with the list of its
-  ancestors, and waits for the run's acknowledgement before it answers the agent with the
+* the stand-in, on a miss, walks up its own ancestors (itself, its parent, ...) — over
+  HTTP, those of the process that sent the request, found from its end of the connection
+  (`connected_process`) — and tells the nearest one that has a socket there what it could
+  not answer, with that list of ancestors, and waits for the run's acknowledgement before it answers the agent with the
   MCP error (`tell_the_run`) — so the miss is on record before the agent can end the turn;
 * the run gives the miss to the turn in flight in the agent process that started the
   stand-in: the nearest ancestor that serves a turn (a `cmd:` agent's worker process);
@@ -47,7 +49,8 @@ def meeting_folder(create: bool = False) -> Path | None:
     """`$TMPDIR/evalkit-runs-UID`, only when it is this user's own folder that no one else may enter."""
     if not hasattr(os, "getuid") or not hasattr(socket, "AF_UNIX"):
         return None
-    folder = Path(tempfile.gettempdir()) / f"evalkit-runs-{os.getuid()}"
+    # Not $TMPDIR: an MCP client may start the stand-in without the run's environment.
+    folder = Path("/tmp" if os.path.isdir("/tmp") else tempfile.gettempdir()) / f"evalkit-runs-{os.getuid()}"
     if create:
         with contextlib.suppress(FileExistsError):
             folder.mkdir(mode=0o700)
@@ -78,12 +81,41 @@ def ancestors(pid: int | None = None) -> list[int]:
     return chain
 
 
-def tell_the_run(message: str) -> bool:
-    """The stand-in's side: tell the nearest run among its ancestors of a miss; whether one took it."""
+def connected_process(port: int) -> int | None:
+    """The process on this machine whose TCP connection to us comes from local port `port` (Linux's
+    /proc: the socket's inode in /proc/net/tcp*, then the process holding it); None when unknown."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if len(fields) > 9 and fields[1].rsplit(":", 1)[-1] == f"{port:04X}":
+                inodes.add(f"socket:[{fields[9]}]")
+    if not inodes:
+        return None
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if any(os.readlink(fd) in inodes for fd in (entry / "fd").iterdir()):
+                return int(entry.name)
+        except OSError:
+            continue
+    return None
+
+
+def tell_the_run(message: str, caller_port: int | None = None) -> bool:
+    """The stand-in's side: tell the nearest run of a miss among its ancestors (a stdio stand-in: the
+    agent started it), or, over HTTP, among the ancestors of the process that made the request
+    (`caller_port`: its end of the connection); whether a run took it."""
     folder = meeting_folder()
     if folder is None:
         return False
-    chain = ancestors()
+    caller = connected_process(caller_port) if caller_port is not None else None
+    chain = ancestors(caller) if caller is not None else ancestors()
     try:
         listening = {name: name.split("-", 1)[0] for name in os.listdir(folder) if name.endswith(".sock")}
     except OSError:

@@ -44,6 +44,10 @@ from evalkit.errors import UsageError
 from evalkit.foundation.redaction import mask_secrets_in
 
 NO_RECORDING = -32001  # the JSON-RPC error code of a request with no recording (server-defined range)
+UPSTREAM_FAILED = -32603  # JSON-RPC's internal error: the real server failed, it did not answer
+# The mcp SDK's codes for a connection that closed and a request that timed out: the transport's
+# failures, not the server's answers, so never recorded (replay would repeat a passing failure).
+TRANSPORT_FAILURES = (-32000, -32001)
 CONNECT_TIMEOUT_S = 30.0  # the real server's start and MCP handshake, when recording
 
 
@@ -58,18 +62,19 @@ class McpStandIn:
             cassette.start_recording()
         self.calls = RecordedCalls(cassette.tool_calls)
 
-    async def list_tools(self) -> list[dict[str, Any]]:
+    async def list_tools(self, caller_port: int | None = None) -> list[dict[str, Any]]:
         if self.mode != "record" and self.cassette.tools is not None:
             return self.cassette.tools
         if self.upstream is None:
-            raise await self._miss("no recorded tools/list answer")
+            raise await self._miss("no recorded tools/list answer", caller_port)
         result = await self.upstream.list_tools()
         self.cassette.tools = mask_secrets_in([mcp_json(tool) for tool in result.tools])
         self.cassette.save()
         return self.cassette.tools or []
 
-    async def call_tool(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
-        """The call's answer as a CallToolResult's JSON; raises `mcp.MCPError` for a failed or unrecorded call."""
+    async def call_tool(self, name: str, args: dict[str, Any], caller_port: int | None = None) -> dict[str, Any]:
+        """The call's answer as a CallToolResult's JSON; raises `mcp.MCPError` for a failed or unrecorded call.
+        `caller_port`: the requester's end of an HTTP connection (who to tell of a miss)."""
         from mcp import MCPError
 
         masked = mask_secrets_in(args)
@@ -83,21 +88,33 @@ class McpStandIn:
                 return call["response"]
         if self.upstream is None:
             shown = f"{name}({json.dumps(masked, sort_keys=True, ensure_ascii=False)})"
-            raise await self._miss(f"no recorded tools/call matches {shown}: {self.calls.closest(name, masked)}")
+            raise await self._miss(f"no recorded tools/call matches {shown}: {self.calls.closest(name, masked)}",
+                                   caller_port)
         try:
             result = await self.upstream.call_tool(name, args)
         except MCPError as error:
+            if error.code in TRANSPORT_FAILURES:  # the SDK's own words for a dead or silent server
+                raise self._upstream_failed(error) from None
             self._keep({"tool": name, "args": masked, "error": {"code": error.code, "message": error.message}})
             raise
+        except Exception as error:  # the connection failed: no answer of the server's, nothing to replay
+            raise self._upstream_failed(error) from None
         response = mcp_json(result)
         self._keep({"tool": name, "args": masked, "response": mask_secrets_in(response)})
         return response
+
+    def _upstream_failed(self, error: BaseException) -> Exception:
+        from mcp import MCPError
+
+        return MCPError(UPSTREAM_FAILED, f"evalkit mcp ({self.mode}): the MCP server stood in for failed before it "
+                                         f"answered ({_reason(error)}); nothing was recorded for this call: check "
+                                         "the server, then call again")
 
     def _keep(self, call: dict[str, Any]) -> None:
         self.calls.add(call)
         self.cassette.save([call])
 
-    async def _miss(self, what: str) -> Exception:
+    async def _miss(self, what: str, caller_port: int | None) -> Exception:
         """The MCP error for a request with no recording, once the run that made it knows (a run
         among this process's ancestors: evalkit.cassettes.mcp_misses), so that its case is `error`
         even when the agent swallows the error."""
@@ -109,7 +126,7 @@ class McpStandIn:
         where = missed_in(self.cassette.path, self.cassette.exists)
         text = (f"evalkit mcp (replay): {what} ({where}); if the agent's calls or the server's tools changed, "
                 "re-record with --cassette-mode record (or auto)")
-        await anyio.to_thread.run_sync(tell_the_run, text)
+        await anyio.to_thread.run_sync(tell_the_run, text, caller_port)
         return MCPError(NO_RECORDING, text)
 
 
@@ -162,6 +179,13 @@ class RealServer:
                              f"answer ({_reason(error)}); check the command after `--`") from None
 
 
+def _caller_port(context: Any) -> int | None:
+    """Over HTTP, the requester's port (its end of the connection); None on stdio."""
+    client = getattr(getattr(context, "request", None), "client", None)
+    port = getattr(client, "port", None)
+    return port if isinstance(port, int) else None
+
+
 def _reason(error: BaseException) -> str:
     """What went wrong, from inside the SDK's task groups' exception groups."""
     inner = getattr(error, "exceptions", None)
@@ -205,10 +229,11 @@ async def _serve(cassette: McpCassette, mode: str, real: RealServer, port: int,
         stand_in = McpStandIn(cassette, mode, None if mode == "replay" else await real.connect(stack, mode))
 
         async def on_list_tools(context: Any, params: Any) -> types.ListToolsResult:
-            return types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in await stand_in.list_tools()])
+            listed = await stand_in.list_tools(_caller_port(context))
+            return types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in listed])
 
         async def on_call_tool(context: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-            answer = await stand_in.call_tool(params.name, dict(params.arguments or {}))
+            answer = await stand_in.call_tool(params.name, dict(params.arguments or {}), _caller_port(context))
             return types.CallToolResult.model_validate(answer)
 
         server: Server[Any] = Server("evalkit-mcp", on_list_tools=on_list_tools, on_call_tool=on_call_tool)

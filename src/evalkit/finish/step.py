@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from evalkit.errors import EvalkitError, InputError, StorageError, UsageError
-from evalkit.settings import GATE_BOTH, GATE_REGRESSIONS, GATE_THRESHOLDS, FinishSettings, RunSettings, check_partners
+from evalkit.settings import (GATE_BOTH, GATE_REGRESSIONS, GATE_THRESHOLDS, Environment, FinishSettings, RunSettings,
+                              check_partners)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -44,6 +45,7 @@ class Finish:
         from evalkit.report.output_paths import check_output_paths
 
         check_output_paths(finish.outputs)
+        _check_report_formats(finish)
         check_partners(*(m for m in (run, finish) if m is not None))
         if finish.gate in (GATE_REGRESSIONS, GATE_BOTH) and not finish.baseline:
             raise UsageError(f"--gate {finish.gate}: regressions need something to regress from; add --baseline "
@@ -54,7 +56,8 @@ class Finish:
         if finish.baseline:
             from evalkit.compare.baseline import load_baseline
 
-            baseline = load_baseline(finish.baseline, eval_set_ids)
+            environment = run.environment if run is not None else Environment.read()  # the history's folder
+            baseline = load_baseline(finish.baseline, environment.runs_dir, eval_set_ids)
         return cls(finish, baseline)
 
     def compare(self, result: RunResult, full_cases: FullCases | None = None) -> Comparison | None:
@@ -81,8 +84,7 @@ class Finish:
 
         s = self.settings
         try:
-            write_reports(result, json_out=s.json_out, junit=s.junit, markdown=s.markdown, html=s.html,
-                          full_cases=full_cases)
+            write_reports(result, s.report_files, json_out=s.json_out, full_cases=full_cases)
         except EvalkitError as failure:
             return StorageError("\n".join(failure.lines())) if isinstance(failure, InputError) else failure
         return None
@@ -156,6 +158,19 @@ def _names(changes: list[CaseChange], shown: int = 10) -> str:
 
 def _held(result: RunResult) -> set[tuple[str, str]]:
     return {(case.eval_set_id, case.eval_id) for case in result.cases if case.quarantined}
+
+
+def _check_report_formats(finish: FinishSettings) -> None:
+    """Every `--report NAME=PATH` names a known format (a built-in, a registered or an installed one)."""
+    from evalkit.foundation.registry import UnknownName
+    from evalkit.report.formats import REPORTS
+
+    for name, path in finish.reports:
+        try:
+            REPORTS.require(name)
+        except UnknownName as unknown:
+            raise UsageError(f"--report {name}={path}: {unknown}; install the package that provides it, "
+                             "or pick a known one") from None
 
 
 def _check_confidence_reachable(settings: RunSettings) -> None:

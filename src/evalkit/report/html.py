@@ -24,6 +24,7 @@ from html import escape
 from importlib import resources
 from typing import Any
 
+from evalkit.report.formats import ReportFormat
 from evalkit.report.console import flaky_lines, quarantine_lines, summary_line, verdict_line
 from evalkit.report.html_markup import Html as _Html
 from evalkit.report.html_markup import el as _el
@@ -361,3 +362,6 @@ def _parse_invocation(data: dict[str, Any] | None) -> dict[str, Any] | None:
                       None if response is None else _pretty_json(response.response)))
     return {"user": views.user_text(invocation), "final": views.final_text(invocation),
             "texts": views.intermediate_texts(invocation), "calls": calls}
+
+
+HTML = ReportFormat(render_html, every_case=True)  # registered by name in report/formats.py

@@ -30,6 +30,7 @@ import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
 
 from evalkit.foundation.timestamps import parse_iso_datetime
+from evalkit.report.formats import ReportFormat
 from evalkit.report.console import failure_lines, unmatched_tool_lines
 from evalkit.report.statistics import case_note, change_line, overall_line, tested_changes
 from evalkit.schema.results import CaseResult, CriterionResult, RunResult, Status, total_cost
@@ -205,3 +206,6 @@ def _timestamp(started_at: str) -> str:
     if moment.tzinfo is not None:
         moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
     return moment.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+JUNIT = ReportFormat(render_junit)  # registered by name in report/formats.py

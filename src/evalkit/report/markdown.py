@@ -19,6 +19,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from evalkit.report.formats import ReportFormat
 from evalkit.report.console import (
     failure_lines,
     flaky_lines,
@@ -167,3 +168,6 @@ def _inline(text: str) -> str:
     # Only an underscore at a word's edge can start emphasis; inside snake_case it is text.
     escaped = _EDGE_UNDERSCORE.sub(r"\\_", escaped)
     return " ".join(escaped.split())
+
+
+MARKDOWN = ReportFormat(render_markdown)  # registered by name in report/formats.py
