@@ -18,19 +18,15 @@ import typer
 from evalkit.cli.edge import guarded
 from evalkit.cli.format import EvalkitCommand
 from evalkit.cli.options import settings_from, with_settings
+from evalkit.cli.run_commands import command_app
 
 VALIDATE_SETTINGS = ("config", "case_ids")
 COMPARE_SETTINGS = ("tolerance", "json_out", "quiet", "significance", "gate_scores")
 CASSETTE_SETTINGS = ("cassettes", "cassette_mode")
 
 
-def _app() -> typer.Typer:
-    return typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None,
-                       context_settings={"help_option_names": ["-h", "--help"]})
-
-
 def validate_app() -> typer.Typer:
-    app = _app()
+    app = command_app()
 
     @app.command("validate", cls=EvalkitCommand)
     @with_settings(VALIDATE_SETTINGS, helps={"config": "EvalConfig file"})
@@ -53,7 +49,7 @@ def validate_app() -> typer.Typer:
 
 
 def compare_app() -> typer.Typer:
-    app = _app()
+    app = command_app()
 
     @app.command("compare", cls=EvalkitCommand)
     @with_settings(COMPARE_SETTINGS, helps={
@@ -80,7 +76,7 @@ def compare_app() -> typer.Typer:
 
 
 def accept_app() -> typer.Typer:
-    app = _app()
+    app = command_app()
 
     @app.command("accept", cls=EvalkitCommand)
     @with_settings(("case_ids",), helps={
@@ -100,7 +96,7 @@ def accept_app() -> typer.Typer:
 
 
 def calibrate_app() -> typer.Typer:
-    app = _app()
+    app = command_app()
 
     @app.command("calibrate", cls=EvalkitCommand)
     @with_settings(("json_out",), helps={"json_out": "Write the calibration here (what "
@@ -122,7 +118,7 @@ def calibrate_app() -> typer.Typer:
 
 
 def proxy_app() -> typer.Typer:
-    app = _app()
+    app = command_app()
 
     @app.command("proxy", cls=EvalkitCommand)
     @with_settings(CASSETTE_SETTINGS, helps={"cassettes": "Folder of the cassettes (required)"})
@@ -137,7 +133,7 @@ def proxy_app() -> typer.Typer:
 
 
 def mcp_app() -> typer.Typer:
-    app = _app()
+    app = command_app()
 
     @app.command("mcp", cls=EvalkitCommand)
     @with_settings(CASSETTE_SETTINGS, helps={
