@@ -68,3 +68,15 @@ def import_otel(
         typer.echo(line)
 
 
+
+
+@import_app.command("agent-platform", cls=EvalkitCommand)
+def import_agent_platform(
+    file: Path = typer.Argument(..., metavar="FILE", help="An Agent Platform dataset, *-dataset.json (agents-cli's tests/eval/datasets/)"),
+    out: Optional[Path] = typer.Option(None, "--out", metavar="PATH", help="Where to write the eval set (default <name>.evalset.json here)"),
+) -> None:
+    """Turn an agents-cli dataset (Agent Platform EvaluationDataset) into an ADK eval set."""
+    from evalkit.commands.import_agent_platform import import_agent_platform_command
+
+    for line in guarded(lambda: import_agent_platform_command(file, out)):
+        typer.echo(line)
