@@ -1,6 +1,7 @@
 """What a plug-in imports: the public face for extending evalkit (docs/extending.md).
 
-A criterion, an agent prefix or a judge backend written in another package needs only
+A criterion, an agent kind (a prefix, its loader and its traits) or a judge backend
+written in another package needs only
 the names below. Everything else under `evalkit.` is evalkit's own and may move. Each
 kind of plug-in has one `Registry`: installed packages add to it through an entry point
 group (`evalkit.criteria`, `evalkit.agents`, `evalkit.judges`); code in the running
@@ -12,12 +13,14 @@ Importing this module is cheap: no model client, no ADK, no metric library.
 from __future__ import annotations
 
 from evalkit.agents.base import Agent, AgentSession, SessionSpec
-from evalkit.agents.prefixes import AGENT_PREFIXES, AgentLoader, register_agent_prefix
+from evalkit.agents.kinds import AgentKind, AgentLoader
+from evalkit.agents.prefixes import AGENT_PREFIXES, register_agent_prefix
 from evalkit.agents.registry import agent_from_object
 from evalkit.agents.turn_protocol import Turn
 from evalkit.criteria.base import Criterion, CriterionOptions, EvalContext, NoOptions, Outcome
 from evalkit.criteria.registry import CRITERIA, register_criterion
 from evalkit.errors import AgentError, AgentLoadError, AgentOverloaded, InputError, JudgeError
+from evalkit.foundation.overloads import report_upstream_overload
 from evalkit.foundation.registry import PluginLoadError, Registry, UnknownName
 from evalkit.judge.backends import JUDGE_BACKENDS, JudgeBackendClass, register_judge_backend
 from evalkit.judge.base import JudgeBackend, JudgeReply, JudgeRequest, JudgeUnavailable, TransientJudgeError
@@ -34,6 +37,7 @@ __all__ = [
     "JUDGE_BACKENDS",
     "Agent",
     "AgentError",
+    "AgentKind",
     "AgentLoadError",
     "AgentLoader",
     "AgentOverloaded",
@@ -72,6 +76,7 @@ __all__ = [
     "register_agent_prefix",
     "register_criterion",
     "register_judge_backend",
+    "report_upstream_overload",
     "tool_calls",
     "tool_responses",
     "user_text",

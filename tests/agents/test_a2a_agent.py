@@ -101,7 +101,6 @@ FAILURES = {
     "canceled": ("cancel", "the A2A agent's task ended canceled: Cancelled by the operator."),
     "auth": ("sign in", "the A2A agent's task ended auth-required: Sign in to your calendar first."),
     "rpc_error": ("broken rpc", "the A2A agent answered with an error: InvalidParamsError: the city parameter is malformed"),
-    "stops_early": ("stop early", "the stream ended before the task reached a final state (last state: working)"),
 }
 
 
@@ -121,13 +120,16 @@ def test_each_failure_is_the_cases_error_with_the_agents_message_and_exit_3(defa
     assert result["summary"]["errors"] == len(FAILURES) and result["summary"]["passed"] == 1
 
 
-def test_a_task_left_working_in_a_sent_answer_is_an_error(servers, tmp_path):
+def test_a_task_left_working_is_followed_until_the_timeout_which_names_its_last_state(servers, default_server,
+                                                                                     tmp_path):
+    """Polled with tasks/get (a card that does not stream), resubscribed (one that does)."""
     evalset = write_set(tmp_path, "early", [{"eval_id": "early", "conversation": [turn("stop early")]}])
 
-    result = run_evals(evalset, agent=servers["rest-send-1.0"].spec)
+    for spec in (servers["rest-send-1.0"].spec, default_server.spec):
+        result = run_evals(evalset, agent=spec, timeout=2.0)
 
-    assert result.cases[0].error == ("case 'early', turn 1: the agent answered before the task reached a final "
-                                     "state (last state: working)")
+        assert result.cases[0].error == ("case 'early', turn 1: no reply within 2 s (per-turn timeout); the task "
+                                         "had not reached a final state (its last state: working)"), spec
 
 
 def test_timeout_bounds_each_turn(default_server, tmp_path):
@@ -137,7 +139,8 @@ def test_timeout_bounds_each_turn(default_server, tmp_path):
     result = run_evals(evalset, agent=default_server.spec, timeout=1.0)
 
     errors = {case.eval_id: case.error for case in result.cases}
-    assert errors == {"slow": "case 'slow', turn 1: no reply within 1 s (per-turn timeout)", "quick": None}
+    assert errors == {"slow": "case 'slow', turn 1: no reply within 1 s (per-turn timeout); the task had not "
+                              "reached a final state (its last state: working)", "quick": None}
 
 
 # --- before the run: exit 2 -----------------------------------------------------------------

@@ -253,10 +253,10 @@ def test_malformed_events_name_the_event_and_the_field():
 
 
 @pytest.mark.parametrize("spec, message", [
-    ("adk-server:http://127.0.0.1:8000", "name the app"),
-    ("adk-server:ftp://host/app", "expected adk-server:http"),
-    ("adk-server:http://h/app?transport=ws", "transport=ws is not one of run, sse"),
-    ("adk-server:http://h/app?colour=red", "unknown option colour"),
+    ("http://127.0.0.1:8000", "name the app"),
+    ("ftp://host/app", "expected adk-server:http"),
+    ("http://h/app?transport=ws", "transport=ws is not one of run, sse"),
+    ("http://h/app?colour=red", "unknown option colour"),
 ])
 def test_bad_specs_are_load_errors(spec, message):
     with pytest.raises(AgentLoadError, match=message):
@@ -264,6 +264,6 @@ def test_bad_specs_are_load_errors(spec, message):
 
 
 def test_spec_keeps_a_path_prefix_in_the_base_url():
-    parsed = parse_spec("adk-server:http://localhost:8080/api/my_agent?keep_sessions=1&transport=sse")
+    parsed = parse_spec("http://localhost:8080/api/my_agent?keep_sessions=1&transport=sse")
     assert (parsed.base_url, parsed.app, parsed.keep_sessions, parsed.run_route) == (
         "http://localhost:8080/api", "my_agent", True, "/run_sse")

@@ -344,3 +344,35 @@ def test_accept_rewrites_only_the_member_that_changed_in_the_style_it_had(tmp_pa
         '          "intermediate_data": {"tool_uses": []}')]
     again = invoke_evalkit("run", "trip.evalset.json", "--agent", "agent.py:agent", cwd=tmp_path)
     assert again.returncode == 0, again.stdout
+
+
+# Expected answers that look like secrets: the user wrote them, and only the accepted case may change.
+SECRET_SHAPED = textwrap.dedent('''\
+    {
+      "eval_set_id": "auth",
+      "eval_cases": [
+        {"eval_id": "changed", "conversation": [{"user_content": {"role": "user", "parts": [{"text": "Weather in Lima?"}]}, "final_response": {"role": "model", "parts": [{"text": "Fog in Lima."}]}}]},
+        {"eval_id": "token", "conversation": [{"user_content": {"role": "user", "parts": [{"text": "How do I call it?"}]}, "final_response": {"role": "model", "parts": [{"text": "Send Authorization: Bearer demo-token-123"}]}}]},
+        {"eval_id": "query_key", "conversation": [{"user_content": {"role": "user", "parts": [{"text": "And the URL?"}]}, "final_response": {"role": "model", "parts": [{"text": "GET https://api.example.com/v1/items?key=abcdef"}]}}]},
+        {"eval_id": "url_password", "conversation": [{"user_content": {"role": "user", "parts": [{"text": "And the mirror?"}]}, "final_response": {"role": "model", "parts": [{"text": "Clone https://user:pass@git.example.com/repo.git"}]}}]}
+      ]
+    }
+''')
+
+
+def test_accepting_one_case_keeps_the_other_cases_secret_shaped_answers_byte_for_byte(tmp_path):
+    (tmp_path / "agent.py").write_text(AGENT)
+    (tmp_path / "auth.evalset.json").write_text(SECRET_SHAPED)
+    assert run(tmp_path, "auth.evalset.json").returncode == 1  # "changed" answers "It is sunny in Lima."
+
+    done = invoke_evalkit("accept", "result.json", "--case", "changed", cwd=tmp_path)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    after = (tmp_path / "auth.evalset.json").read_text()
+    changed_at = SECRET_SHAPED.index('    {"eval_id": "changed"')
+    token_at = SECRET_SHAPED.index('    {"eval_id": "token"')
+    assert after.startswith(SECRET_SHAPED[:changed_at]) and after.endswith(SECRET_SHAPED[token_at:])  # byte for byte
+    assert '"It is sunny in Lima."' in after[changed_at:after.index('    {"eval_id": "token"')]  # the accepted case
+    for written in ("Bearer demo-token-123", "?key=abcdef", "https://user:pass@git.example.com"):
+        assert written in after
+    assert "[redacted]" not in after

@@ -170,12 +170,12 @@ import json, os
 os.environ["HOUSE_JUDGE_URL"] = {url!r}
 import evalkit
 from evalkit.extend import register_agent_prefix, register_criterion, register_judge_backend
-from my_package.agents import load
+from my_package.agents import CANNED
 from my_package.judges import HouseJudge
 from my_package.metrics import KeywordPresent
 
 register_criterion(KeywordPresent)
-register_agent_prefix("canned", load)
+register_agent_prefix("canned", CANNED)
 register_judge_backend("house", HouseJudge)
 result = evalkit.run_evals({str(evalset)!r}, agent={f"canned:{answers}"!r}, config={str(config)!r}, use_cache=False)
 print(json.dumps(result.model_dump(mode="json")))

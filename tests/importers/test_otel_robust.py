@@ -178,3 +178,17 @@ def test_the_hint_for_missing_content_names_the_frameworks_own_setting(tmp_path)
     assert "ENABLE_SENSITIVE_DATA=true" in done.stderr
 
 
+
+
+def test_a_lone_surrogate_escape_is_kept_as_its_six_characters_not_an_internal_error(tmp_path):
+    # In the document itself (a plain attribute text) and inside the JSON text an attribute holds.
+    broken = [line.replace("Paris", "Pa\\ud800ris").replace("Oslo", "Os\\\\udfffl") for line in lines()]
+    path = tmp_path / "surrogates.jsonl"
+    path.write_text("\n".join(broken) + "\n")
+
+    done = invoke_evalkit("import", "otel", str(path), "--out", str(tmp_path / "s.evalset.json"))
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    written = json.loads((tmp_path / "s.evalset.json").read_text(encoding="utf-8"))
+    said = [turn["user_content"]["parts"][0]["text"] for case in written["eval_cases"] for turn in case["conversation"]]
+    assert "weather in Pa\\ud800ris" in said and "and in Os\\udfffl?" in said, said

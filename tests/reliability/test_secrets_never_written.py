@@ -15,7 +15,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from starlette.testclient import TestClient
 
-from evalkit.foundation.redaction import add_secret, mask_secrets
+from evalkit.foundation.redaction import mask_secrets
+from evalkit.settings import RunSettings
 from evalkit.view.data import ViewData
 from evalkit.view.server import create_app
 from tests.conftest import FIXTURES
@@ -90,10 +91,11 @@ def test_no_file_or_page_of_a_run_holds_a_planted_secret(tmp_path):
             assert not _planted(path.read_text(encoding="utf-8", errors="replace")), path
 
 
-def test_a_registered_value_is_masked_like_the_keys():
-    # How a feature that takes a secret (a header's value) keeps it out of every file: it registers it once.
+def test_a_runs_header_values_are_masked_by_that_run_only():
+    # A header's value is a secret of the run given it: its redaction masks it, and nothing outlives the run.
     value = secrets.token_hex(8)
-    assert mask_secrets(f"sent {value}") == f"sent {value}"
-    add_secret(value)
-    assert mask_secrets(f"sent {value}") == "sent [redacted]"
-    assert mask_secrets("short ok") == "short ok"  # values too short to be keys are never masked
+    run = RunSettings.of(headers={"Authorization": value, "X-Short": "ok"})
+    assert run.redaction.mask(f"sent {value}") == "sent [redacted]"
+    assert run.redaction.mask("short ok") == "short ok"  # values too short to be keys are never masked
+    assert mask_secrets(f"sent {value}") == f"sent {value}"  # no process-wide list grew
+    assert RunSettings.of().redaction.mask(f"sent {value}") == f"sent {value}"  # nor does the next run mask it

@@ -38,6 +38,22 @@ def test_evalkit_run_uses_a_plugged_in_agent_prefix_and_criterion(tmp_path):
         "hello": ("echo_prefix_present_v1", 1.0, "passed"), "two_turns": ("echo_prefix_present_v1", 1.0, "passed")}
 
 
+def test_a_plugged_in_kind_that_runs_elsewhere_is_refused_under_cassettes_replay(tmp_path):
+    tapes = tmp_path / "tapes"
+    tapes.mkdir()
+    done = run_evalkit("run", f"{ECHO_SET}:hello", "--agent", "echo-remote:http://127.0.0.1:9/agent", "--cassettes",
+                       str(tapes), "--cassette-mode", "replay", env=with_plugin())
+    assert done.returncode == 2, done.stderr
+    assert "echo-remote:http://127.0.0.1:9/agent runs in a server evalkit does not start" in done.stderr
+    assert f"evalkit proxy --cassettes {tapes}" in done.stderr and "Traceback" not in done.stderr
+    # Without --cassettes the same kind runs (its loader is the plain echo-prefix one).
+    out = tmp_path / "result.json"
+    ran = run_evalkit("run", f"{ECHO_SET}:hello", "--agent", "echo-remote:hey", "--json", str(out), env=with_plugin())
+    assert ran.returncode in (0, 1), ran.stderr
+    answer = json.loads(out.read_text())["cases"][0]["invocations"][0]["actual"]["final_response"]["parts"][0]["text"]
+    assert answer == "hey: hello"
+
+
 def test_without_the_plugin_the_prefix_and_criterion_are_unknown(tmp_path):
     config = tmp_path / "config.json"
     config.write_text(json.dumps({"criteria": {"echo_prefix_present_v1": 1.0}}))

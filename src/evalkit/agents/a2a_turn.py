@@ -13,7 +13,14 @@ served by ADK's `to_a2a` is recorded as the same agent run in-process (docs/agen
   server sends them) give the event its author, invocation id and token usage; without
   them the author is the agent card's name;
 - an artifact that repeats the message before it (ADK's server restates its last message
-  as the task's artifact) is not counted twice.
+  as the task's artifact) is not counted twice, nor is a message that the final one repeats;
+- text streamed in chunks is joined into one text: the chunks an artifact update appends
+  (`append`), and consecutive text-only messages of `working` status updates by one
+  author, up to a message with other parts, an artifact or the final state (servers that
+  stream word by word send each word as its own message). So an intermediate response is
+  a whole message, never a chunk.
+Once the task reaches a final state (or `input-required`), later updates are not read:
+the turn is over, even if the stream stays open or the states go on changing.
 The final response is then the last text that is no tool call: the message of the final
 state, else the artifacts, else the last message of the turn.
 
@@ -40,6 +47,7 @@ INPUT_REQUIRED = "TASK_STATE_INPUT_REQUIRED"
 ENDED_BADLY = {"TASK_STATE_FAILED": "failed", "TASK_STATE_REJECTED": "rejected", "TASK_STATE_CANCELED": "canceled",
                "TASK_STATE_AUTH_REQUIRED": "auth-required"}
 STILL_RUNNING = {"TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"}
+WORKING = "TASK_STATE_WORKING"
 
 TYPE_KEY = "adk_type"  # ADK's part metadata naming what a data part holds
 PART_KINDS = {"function_call": "function_call", "function_response": "function_response"}
@@ -53,6 +61,26 @@ class Said:
     parts: list[dict[str, Any]]
     metadata: dict[str, Any]
     final: bool = False  # the message of the state the task ended in, or a Message answer
+    chunks: list[str] = field(default_factory=list)  # text appended to the last part, joined when read
+
+    def append(self, parts: list[dict[str, Any]]) -> None:
+        """More of this message or artifact: a text chunk continues its last text part."""
+        for part in parts:
+            if _plain_text(part) and self.parts and _plain_text(self.parts[-1]):
+                self.chunks.append(part["text"])
+            else:
+                self._settle()
+                self.parts.append(part)
+
+    def whole_parts(self) -> list[dict[str, Any]]:
+        self._settle()
+        return self.parts
+
+    def _settle(self) -> None:
+        if self.chunks:
+            last = self.parts[-1]
+            self.parts[-1] = {**last, "text": last["text"] + "".join(self.chunks)}
+            self.chunks = []
 
 
 @dataclass
@@ -68,9 +96,21 @@ class TurnAnswer:
     context_id: str | None = None
     state: str | None = None  # the task's last state; "message" when the answer was a Message
     status_message: dict[str, Any] | None = None
+    open_chunks: Said | None = None  # the working message that later text-only chunks continue
+
+    @property
+    def over(self) -> bool:
+        """Whether the turn has ended: a Message answer, a final state, or input-required."""
+        return self.state is not None and self.state not in STILL_RUNNING
+
+    @property
+    def reported_tool_call(self) -> bool:
+        return any(_tool_part_kind(p) == "function_call" for said in self.said for p in said.parts)
 
     def add(self, response: dict[str, Any]) -> None:
         """One StreamResponse (or send response) as JSON: `message`, `task`, `statusUpdate` or `artifactUpdate`."""
+        if self.over:
+            return  # the turn ended: what comes after is not part of it
         if "message" in response:
             self._message(response["message"], {}, final=True)
             self.context_id = response["message"].get("contextId") or self.context_id
@@ -97,9 +137,10 @@ class TurnAnswer:
         if message:
             self.status_message = message
             finished = self.state not in STILL_RUNNING
-            self._message(message, metadata, final=finished)
+            self._message(message, metadata, final=finished, chunk=self.state == WORKING)
 
-    def _message(self, message: dict[str, Any], metadata: dict[str, Any], final: bool = False) -> None:
+    def _message(self, message: dict[str, Any], metadata: dict[str, Any], final: bool = False,
+                 chunk: bool = False) -> None:
         if message.get("role") == "ROLE_USER":
             return
         message_id = message.get("messageId") or ""
@@ -107,20 +148,33 @@ class TurnAnswer:
             return
         if message_id:
             self.seen_messages.add(message_id)
-        self.said.append(Said("message", list(message.get("parts") or ()),
-                              {**(message.get("metadata") or {}), **metadata}, final))
+        parts = list(message.get("parts") or ())
+        merged = {**(message.get("metadata") or {}), **metadata}
+        text_only = chunk and bool(parts) and all(_plain_text(p) for p in parts)
+        joined = self.open_chunks
+        if text_only and joined is not None and joined.metadata.get("adk_author") == merged.get("adk_author"):
+            joined.append(parts)
+            return
+        said = Said("message", [], merged, final)
+        said.append(parts)
+        self.said.append(said)
+        self.open_chunks = said if text_only else None
 
     def _artifact(self, artifact: dict[str, Any], metadata: dict[str, Any], append: bool) -> None:
+        self.open_chunks = None
         artifact_id = artifact.get("artifactId") or f"artifact-{len(self.artifacts)}"
         parts = list(artifact.get("parts") or ())
         known = self.artifacts.get(artifact_id)
         if known is not None:  # a chunk of an artifact of this turn: appended, or sent again whole
-            known.parts = known.parts + parts if append else parts
+            if not append:
+                known.parts, known.chunks = [], []
+            known.append(parts)
             return
         if artifact_id in self.seen_artifacts:
             return
         self.seen_artifacts.add(artifact_id)
-        said = Said("artifact", parts, {**(artifact.get("metadata") or {}), **metadata})
+        said = Said("artifact", [], {**(artifact.get("metadata") or {}), **metadata})
+        said.append(parts)
         self.artifacts[artifact_id] = said
         self.said.append(said)
 
@@ -139,21 +193,30 @@ class TurnAnswer:
 
     def events(self) -> list[Any]:
         """What was said as ADK events, in order: the final message last, repeated artifacts left out."""
-        from evalkit.schema.adk_session import AdkEvent
-
         ordered = [s for s in self.said if not s.final] + [s for s in self.said if s.final]
-        events: list[Any] = []
-        last_message_parts: list[Any] | None = None
+        kept: list[tuple[Said, list[dict[str, Any]]]] = []
         for said in ordered:
-            parts = [p for p in (_part(raw) for raw in said.parts) if p is not None]
-            if said.kind == "artifact" and parts == last_message_parts:
-                continue
-            if said.kind == "message":
-                last_message_parts = parts
+            parts = [p for p in (_part(raw) for raw in said.whole_parts()) if p is not None]
             if not parts:
                 continue
-            metadata = said.metadata
-            events.append(AdkEvent.model_validate({
+            if kept and _same_words(kept[-1][1], parts):
+                if said.kind == "artifact" and kept[-1][0].kind == "message":
+                    continue  # an artifact restating the message before it
+                if said.final and not kept[-1][0].final:
+                    kept.pop()  # the final message repeating what was streamed before it
+            kept.append((said, parts))
+        events: list[Any] = []
+        for said, parts in kept:
+            events.append(self._event(said.metadata, parts))
+        return events
+
+    def _event(self, metadata: dict[str, Any], parts: list[dict[str, Any]]) -> Any:
+        from pydantic import ValidationError
+
+        from evalkit.schema.adk_session import AdkEvent
+
+        try:
+            return AdkEvent.model_validate({
                 "author": metadata.get("adk_author") or self.default_author,
                 "invocation_id": metadata.get("adk_invocation_id") or "",
                 # genai's roles: tool responses are the user's side of the conversation, as ADK records them
@@ -161,11 +224,32 @@ class TurnAnswer:
                             "parts": parts},
                 "usage_metadata": metadata.get("adk_usage_metadata"),
                 "actions": _actions(metadata.get("adk_actions")),
-            }))
-        return events
+            })
+        except ValidationError as error:
+            first = error.errors()[0]
+            place = ".".join(str(p) for p in first["loc"])
+            raise AgentError(f"the A2A agent sent a message evalkit cannot read as an event ({error.error_count()} "
+                             f"problem(s); first: {place}: {first['msg']}); fix the parts or the adk_* metadata "
+                             "the agent sends") from None
 
     def invocation(self, user_content: Content, index: int, started_at: float) -> Invocation:
         return invocation_from_events(self.events(), user_content, fallback_id=f"turn-{index}", started_at=started_at)
+
+
+def _plain_text(part: dict[str, Any]) -> bool:
+    """A text part that is no thought: what chunks of streamed text are."""
+    return isinstance(part.get("text"), str) and (part.get("metadata") or {}).get("adk_thought") is not True
+
+
+def _same_words(first: list[dict[str, Any]], second: list[dict[str, Any]]) -> bool:
+    """Whether two lists of parts are the same, text compared word by word (chunks joined may differ in spacing)."""
+    def words(parts: list[dict[str, Any]]) -> list[Any]:
+        return [" ".join(p["text"].split()) if set(p) == {"text"} else p for p in parts]
+    return words(first) == words(second)
+
+
+def _tool_part_kind(raw: dict[str, Any]) -> str | None:
+    return PART_KINDS.get(str((raw.get("metadata") or {}).get(TYPE_KEY) or ""))
 
 
 def _part(raw: dict[str, Any]) -> dict[str, Any] | None:
@@ -173,13 +257,21 @@ def _part(raw: dict[str, Any]) -> dict[str, Any] | None:
     metadata = raw.get("metadata") or {}
     if isinstance(raw.get("text"), str):
         return {"text": raw["text"], **({"thought": True} if metadata.get("adk_thought") is True else {})}
-    kind = PART_KINDS.get(str(metadata.get(TYPE_KEY) or ""))
+    kind = _tool_part_kind(raw)
     data = raw.get("data")
     if kind is None or not isinstance(data, dict):
         return None
     payload = whole_numbers(data)
-    keep = ("id", "name", "args") if kind == "function_call" else ("id", "name", "response")
-    return {kind: {key: payload[key] for key in keep if payload.get(key) is not None}}
+    content = "args" if kind == "function_call" else "response"
+    wrong = [f"{key} is {type(payload.get(key)).__name__}, expected {wanted}"
+             for key, wanted, kinds in (("name", "a text", (str,)), ("id", "a text", (str, type(None))),
+                                        (content, "an object", (dict, type(None))))
+             if not isinstance(payload.get(key), kinds)]
+    if wrong or not payload.get("name"):
+        raise AgentError(f"the A2A agent sent a {kind} data part that is no {kind.replace('_', ' ')} "
+                         f"({'; '.join(wrong) or 'name is empty'}); its {TYPE_KEY} metadata names what the part "
+                         "must hold: fix the agent's parts")
+    return {kind: {key: payload[key] for key in ("id", "name", content) if payload.get(key) is not None}}
 
 
 def _actions(raw: Any) -> dict[str, Any]:

@@ -163,6 +163,13 @@ class AdkAgent(Agent):
 
         return await agent_tree_inventory(self.root_agent)
 
+    def instruction(self) -> str | None:
+        """The root agent's instruction when it is written text (one built by a function is known only
+        while the agent runs), with its global instruction before it."""
+        texts = [getattr(self.root_agent, name, None) for name in ("global_instruction", "instruction")]
+        written = [text.strip() for text in texts if isinstance(text, str) and text.strip()]
+        return "\n\n".join(written) or None
+
     async def aclose(self) -> None:
         # Toolsets (MCP connections and the like) and the App's plugins are closed once,
         # after the last case, rather than after every case as `adk eval` does, because

@@ -33,7 +33,6 @@ from evalkit.errors import AgentError, AgentLoadError
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import AgentDetails, AppDetails, Invocation
 
-PREFIX = "adk-server:"
 PROBE_TIMEOUT_S = 10.0
 SESSION_TIMEOUT_S = 30.0
 TRANSPORTS = ("run", "sse")
@@ -52,10 +51,11 @@ class ServerSpec:
         return "/run_sse" if self.transport == "sse" else "/run"
 
 
-def parse_spec(spec: str) -> ServerSpec:
-    """`adk-server:http://host:8000/my_app?keep_sessions=1` → base URL, app and options."""
-    where = str(spec)
-    url = spec.removeprefix(PREFIX).strip()
+def parse_spec(url: str) -> ServerSpec:
+    """`http://host:8000/my_app?keep_sessions=1` (what follows `adk-server:`) → base URL, app and options.
+
+    A problem is an AgentLoadError naming the URL: the resolver words it with the spec as given."""
+    where = url = url.strip()
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise AgentLoadError(where, "expected adk-server:http(s)://HOST[:PORT][/PREFIX]/APP")
@@ -85,18 +85,18 @@ class AdkServerAgent(Agent):
                  agents: dict[str, AgentDetails] | None = None, headers: dict[str, str] | None = None):
         self.server = server
         self.headers = dict(headers or {})  # `--header`: sent with every request, never recorded
-        self.description = f"{PREFIX}{server.base_url}/{server.app}"
+        self.description = f"the app {server.app} of the ADK server at {server.base_url}"
         self.max_connections = max(1, max_connections)
         self.timeout = timeout
         self.agents = agents  # from the server's app-info route; None when it has none
         self._client: Any = None
 
     @classmethod
-    def connect(cls, spec: str, *, max_connections: int, timeout: float | None = None,
+    def connect(cls, url: str, *, max_connections: int, timeout: float | None = None,
                 headers: dict[str, str] | None = None) -> AdkServerAgent:
-        """Parse SPEC and check, before any case runs, that the server is up and serves the app."""
-        server = parse_spec(spec)
-        agents = probe(server, spec, headers or {})
+        """Parse the URL and check, before any case runs, that the server is up and serves the app."""
+        server = parse_spec(url)
+        agents = probe(server, url, headers or {})
         return cls(server, max_connections=max_connections, timeout=timeout, agents=agents, headers=headers)
 
     def _http(self) -> Any:

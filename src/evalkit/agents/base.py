@@ -107,5 +107,10 @@ class Agent(ABC):
         Asked once, after the cases ran and before `aclose`; None: unknown."""
         return None
 
+    def instruction(self) -> str | None:
+        """What the agent is told to do, when the adapter can read it (an ADK agent's written
+        instruction): `evalkit generate` shows it to the model writing cases. None: unknown."""
+        return None
+
     async def aclose(self) -> None:
         """Release processes, clients and threads held for the whole run."""

@@ -1,10 +1,10 @@
 """Agent specs → agents: one resolver (docs/agents.md).
 
 The CLI's `--agent`, the Python API's `agent=` and the pytest plugin's `--evalkit-agent`
-all resolve here. A spec's form picks the adapter: a prefix of the `AGENT_PREFIXES`
+all resolve here. A spec's form picks its kind (kinds.py): a prefix of the `AGENT_PREFIXES`
 registry (`cmd:`, `http://`, `replay:`, ... and those of other packages: prefixes.py),
-else an ADK agent folder, else `module:attr` or `file.py:attr`. Each adapter module is
-imported only when used.
+else an ADK agent folder, else `module:attr` or `file.py:attr` (a Python object, whose
+kind is known only once it is loaded). Each adapter module is imported only when used.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.agents.base import Agent
-from evalkit.agents.prefixes import AGENT_PREFIXES, FORMS, may_name_a_plugin, spec_prefix
+from evalkit.agents.kinds import AgentKind, AgentLoader, kind_of_loader
+from evalkit.agents.prefixes import ADK_FOLDER, AGENT_PREFIXES, may_name_a_plugin, spec_prefix
 from evalkit.errors import AgentLoadError, InputError, Problem, SettingProblem, UsageError
 from evalkit.foundation.registry import PluginLoadError
 from evalkit.settings import RunSettings
@@ -26,6 +27,24 @@ from evalkit.settings import RunSettings
 def has_prefix(spec: str) -> bool:
     """Whether a spec names a built-in (or registered) adapter by prefix (so it is not a path to resolve)."""
     return spec_prefix(spec) is not None
+
+
+def agent_kind(spec: str) -> AgentKind | None:
+    """The kind of agent `spec` names, read before anything is loaded: its prefix's (a plug-in's
+    included), or an ADK agent folder's; None for a Python object (`module:attr`), known once loaded."""
+    prefix = _prefix_of(spec.strip())
+    if prefix is not None:
+        return kind_of_loader(_loader(spec, prefix))
+    return ADK_FOLDER if Path(spec.strip()).is_dir() else None
+
+
+def _prefix_of(spec: str) -> str | None:
+    """The prefix a spec names: built in, registered, or an installed plug-in's (None: not a prefixed spec)."""
+    known = spec_prefix(spec)
+    if known is not None or Path(spec).is_dir():
+        return known
+    name, sep, _ = spec.partition(":")
+    return name if sep and may_name_a_plugin(name) and name in AGENT_PREFIXES.plugins() else None
 
 
 def spec_relative_to(spec: str, folder: Path) -> str:
@@ -78,8 +97,8 @@ def no_agent_error() -> UsageError:
 
 def spec_forms() -> str:
     """Every form a spec can take, for messages and help."""
-    forms = ["module:attr", "file.py:attr", "an ADK agent folder"]
-    forms += dict.fromkeys(FORMS.get(name, f"{name}:...") for name in AGENT_PREFIXES.names())
+    forms = ["module:attr", "file.py:attr", ADK_FOLDER.form]
+    forms += dict.fromkeys(_form(name) for name in AGENT_PREFIXES.names())
     return ", ".join(forms[:-1]) + " or " + forms[-1]
 
 
@@ -87,27 +106,39 @@ def load_agent(spec: str, settings: RunSettings | None = None) -> Agent:
     """Resolve an agent spec with the run's settings (cases in flight, per-turn timeout)."""
     settings = settings or RunSettings()
     spec = spec.strip()
-    name, sep, target = spec.partition(":")
-    if spec_prefix(spec) is not None:
-        return _loaded(spec, name, target, settings)
+    prefix = _prefix_of(spec)
+    if prefix is not None:
+        return _loaded(spec, prefix, spec.partition(":")[2], settings)
     if Path(spec).is_dir():
-        from evalkit.agents.adk_agent import AdkAgent
-
-        return AdkAgent.from_directory(spec)
-    if sep and may_name_a_plugin(name) and name in AGENT_PREFIXES.plugins():
-        return _loaded(spec, name, target, settings)
+        return ADK_FOLDER.load(spec, settings)
     return agent_from_object(import_object(spec), spec, settings)
+
+
+def _loader(spec: str, prefix: str) -> AgentLoader:
+    try:
+        return AGENT_PREFIXES.require(prefix)
+    except PluginLoadError as error:
+        raise AgentLoadError(spec, error.reason) from None
 
 
 def _loaded(spec: str, prefix: str, target: str, settings: RunSettings) -> Agent:
     try:
-        loader = AGENT_PREFIXES.require(prefix)
-    except PluginLoadError as error:
+        agent = _loader(spec, prefix)(target, settings)
+    except AgentLoadError as error:
+        if error.value != target.strip():
+            raise
+        # A loader names what it was given (the URL after `a2a:`); the user is told the spec they wrote.
         raise AgentLoadError(spec, error.reason) from None
-    agent = loader(target, settings)
     if not isinstance(agent, Agent):
         raise AgentLoadError(spec, f"the {prefix}: loader returned {type(agent).__name__}, not an evalkit Agent")
     return agent
+
+
+def _form(prefix: str) -> str:
+    """How a user writes a spec of this prefix: its kind's `form`, when it is known without loading a plug-in."""
+    entry = AGENT_PREFIXES.get(prefix) if AGENT_PREFIXES.known_without_plugins(prefix) else None
+    form = entry.form if isinstance(entry, AgentKind) else ""
+    return form or f"{prefix}:..."
 
 
 def agent_from_object(obj: Any, spec: str, settings: RunSettings | None = None) -> Agent:

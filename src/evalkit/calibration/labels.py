@@ -111,7 +111,7 @@ def _parsed(data: Any, path: Path) -> list[Label]:
 
 def _write(path: Path, labels: list[Label]) -> None:
     from evalkit.foundation.documents import YAML_SUFFIXES
-    from evalkit.foundation.files import write_text_atomically
+    from evalkit.foundation.files import write_user_file
 
     document = {"labels": [label.model_dump(exclude_none=True) for label in labels]}
     if path.suffix.lower() in YAML_SUFFIXES:
@@ -120,4 +120,4 @@ def _write(path: Path, labels: list[Label]) -> None:
         text = yaml.safe_dump(document, sort_keys=False, allow_unicode=True)
     else:
         text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-    write_text_atomically(path, text)
+    write_user_file(path, text)

@@ -28,7 +28,7 @@ from typing import IO, Any
 
 from evalkit.cassettes.store import file_name, records
 from evalkit.errors import UsageError
-from evalkit.foundation.files import write_text_atomically
+from evalkit.foundation.files import write_run_file
 
 try:
     import fcntl
@@ -99,7 +99,7 @@ class McpCassette:
             if tools is not None:
                 content["tools"] = tools
             content["tool_calls"] = calls
-            write_text_atomically(self.path, json.dumps(content, indent=2, ensure_ascii=False) + "\n")
+            write_run_file(self.path, json.dumps(content, indent=2, ensure_ascii=False) + "\n")
             if lock is not None:  # this write's token, for the next save to know nobody wrote since
                 lock.truncate(0)
                 lock.write(secrets.token_hex(8).encode("ascii"))

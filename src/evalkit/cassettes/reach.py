@@ -2,9 +2,9 @@
 
 The run's proxy reaches an agent through the environment: in-process agents read the
 variables after evalkit sets them, `cmd:` workers inherit them. An agent already
-running in a server of its own (`http(s)://`, `adk-server:`, `a2a:`) never sees them, so its
-recording would be empty and its "replay" would call the live model. Such a run is
-refused before it starts, with the way that works: `evalkit proxy` beside the agent's
+running in a server of its own (a kind that `runs_elsewhere`: `http(s)://`, `adk-server:`,
+`a2a:`, and any plug-in kind that declares it) never sees them, so its recording would be
+empty and its "replay" would call the live model. Such a run is refused before it starts, with the way that works: `evalkit proxy` beside the agent's
 server. See docs/cassettes.md, "An agent you start yourself".
 """
 
@@ -12,14 +12,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from evalkit.agents.registry import agent_kind
 from evalkit.errors import UsageError
-
-STARTED_ELSEWHERE = ("adk-server:", "a2a:", "http://", "https://")
 
 
 def refuse_agents_started_elsewhere(spec: str | None, folder: Path, mode: str) -> None:
     """Raise UsageError when `--cassettes` cannot reach the agent named by `spec`."""
-    if not spec or not spec.strip().startswith(STARTED_ELSEWHERE):
+    if not spec:
+        return
+    kind = agent_kind(spec)
+    if kind is None or not kind.runs_elsewhere:
         return
     raise UsageError(
         f"--cassettes {folder}: the agent at {spec.strip()} runs in a server evalkit does not start, so its model "

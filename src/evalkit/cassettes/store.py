@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from evalkit.errors import UsageError
-from evalkit.foundation.files import write_text_atomically
+from evalkit.foundation.files import write_run_file
 
 FORMAT_VERSION = 1
 _T = TypeVar("_T")
@@ -90,7 +90,7 @@ class Cassette:
         if self.tool_listings:
             data["tool_listings"] = self.tool_listings
         # Atomic: readers never see half a file, even after Ctrl-C.
-        write_text_atomically(self.path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        write_run_file(self.path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
         self.exists = True
 
 

@@ -40,6 +40,8 @@ defer("rescore", "Score the actual turns saved in RESULT again, with new or chan
       "evalkit.cli.run_commands:rescore_app")
 defer("merge", "Combine shard results into one result file, with the exit code of one whole run.",
       "evalkit.cli.run_commands:merge_app")
+defer("generate", "Write conversation scenarios aimed at the agent's tools, parameters and sub-agents that no case "
+      "reaches yet.", "evalkit.cli.run_commands:generate_app")
 
 
 def _show_version(value: bool) -> None:

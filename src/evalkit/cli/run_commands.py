@@ -1,4 +1,4 @@
-"""`evalkit run`, `rescore` and `merge`: the commands whose options are the settings' declarations.
+"""`evalkit run`, `rescore`, `merge` and `generate`: the commands whose options are the settings' declarations.
 
 Built only when the command line names one of them (evalkit.cli.deferred): their options
 come from `RunSettings` and `FinishSettings` (evalkit.cli.options), so a new setting shows
@@ -8,7 +8,7 @@ up here, in `evalkit.run_evals` and in the pytest plugin with no line changed in
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, List
+from typing import Any, List, Optional
 
 import typer
 
@@ -18,6 +18,7 @@ from evalkit.cli.options import settings_from, with_settings
 
 RESCORE_SETTINGS = ("config", "json_out", "junit", "markdown", "html", "use_cache", "quiet", "judge_jobs")
 MERGE_SETTINGS = ("json_out", "junit", "markdown", "html", "quiet", "min_coverage")
+GENERATE_SETTINGS = ("agent", "config", "min_coverage", "cassettes", "cassette_mode")
 
 
 def _app() -> typer.Typer:
@@ -76,5 +77,39 @@ def merge_app() -> typer.Typer:
         from evalkit.commands.merge import merge_command
 
         raise typer.Exit(guarded(lambda: merge_command(files, *settings_from(given, debug=debug.on))))
+
+    return app
+
+
+def generate_app() -> typer.Typer:
+    from evalkit.defaults import DEFAULT_GENERATE_COUNT, DEFAULT_GENERATE_MIN_COVERAGE
+
+    app = _app()
+
+    @app.command("generate", cls=EvalkitCommand)
+    @with_settings(GENERATE_SETTINGS, helps={
+        "config": "EvalConfig whose \"coverage\" declares the tools and sub-agents of an agent evalkit cannot list",
+        "min_coverage": "Stop once the kept cases target this share of the agent's tools, parameters and sub-agents "
+                        f"[default: {DEFAULT_GENERATE_MIN_COVERAGE:g}]",
+        "cassettes": "Record the model's calls in DIR/generate/ (and read recorded MCP listings in DIR/mcp/), or "
+                     "replay them: a replay writes the same file",
+        "cassette_mode": "With --cassettes: replay (offline), record or auto [default: replay]"})
+    def generate(
+        out: Path = typer.Option(..., "--out", metavar="FILE", help="The eval set file to write (replaced if it exists)"),
+        count: int = typer.Option(DEFAULT_GENERATE_COUNT, "--count", metavar="N", min=1,
+                                  help="The most cases to keep"),
+        model: Optional[str] = typer.Option(None, "--model", metavar="MODEL", show_default=False,
+                                            help="The model writing the cases, named as a judge model: a Gemini "
+                                                 "model, or openai/NAME [default: the judges' default model]"),
+        seed: Optional[int] = typer.Option(None, "--seed", metavar="S", help="Ask the model to sample with this seed"),
+        adversarial: bool = typer.Option(False, "--adversarial", help="Hostile users and poisoned tool responses, "
+                                         "each case checking that the agent makes no unrequested tool call"),
+        **given: Any,
+    ) -> None:
+        """Write conversation scenarios aimed at the agent's tools, parameters and sub-agents that no case reaches yet."""
+        from evalkit.commands.generate import GenerateRequest, generate_command
+
+        request = GenerateRequest(out=out, count=count, model=model, seed=seed, adversarial=adversarial)
+        raise typer.Exit(guarded(lambda: generate_command(settings_from(given, debug=debug.on)[0], request)))
 
     return app

@@ -35,9 +35,9 @@ def calibrate_command(results: list[Path], labels_file: Path, *, json_out: Path 
         for warning in warnings(calibration):
             print(f"evalkit: warning: {warning}", file=sys.stderr)
     if json_out is not None:
-        from evalkit.foundation.files import write_text_atomically
+        from evalkit.foundation.files import write_run_file
 
-        write_text_atomically(json_out, json.dumps(to_json(calibrations), indent=2) + "\n")
+        write_run_file(json_out, json.dumps(to_json(calibrations), indent=2) + "\n")
     if min_kappa is None:
         return ExitCode.OK
     below = [c for c in calibrations if c.confusion.kappa is None or c.confusion.kappa < min_kappa]

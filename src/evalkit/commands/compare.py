@@ -50,6 +50,6 @@ def check_significance(level: float | None, gate_scores: bool) -> None:
 
 
 def write_comparison(comparison: Comparison, path: Path) -> None:
-    from evalkit.foundation.files import write_text_atomically
+    from evalkit.foundation.files import write_run_file
 
-    write_text_atomically(path, json.dumps(comparison.to_dict(), indent=2) + "\n")
+    write_run_file(path, json.dumps(comparison.to_dict(), indent=2) + "\n")

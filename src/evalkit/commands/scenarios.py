@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from evalkit.errors import InputError, Problem
 from evalkit.foundation.documents import YAML_SUFFIXES, read_document
-from evalkit.foundation.files import write_text_atomically
+from evalkit.foundation.files import write_user_file
 from evalkit.loading.evalset_paths import default_id
 from evalkit.loading.evalsets import load_evalset
 from evalkit.schema.problems import known_keys, problems_from
@@ -98,4 +98,4 @@ def _write(path: Path, evalset: dict[str, Any]) -> None:
         text = yaml.safe_dump(evalset, sort_keys=False, allow_unicode=True)
     else:
         text = json.dumps(evalset, indent=2, ensure_ascii=False) + "\n"
-    write_text_atomically(path, text)
+    write_user_file(path, text)

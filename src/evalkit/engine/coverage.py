@@ -16,7 +16,7 @@ import logging
 from pathlib import Path
 
 from evalkit.agents.base import Agent
-from evalkit.agents.registry import has_prefix
+from evalkit.agents.registry import agent_kind
 from evalkit.errors import InputError, Problem, SettingError
 from evalkit.loading.plan import Plan
 from evalkit.schema.coverage import Inventory
@@ -50,6 +50,12 @@ def recorded_mcp_inventory(cassettes: Path | None) -> Inventory | None:
 
 async def run_inventory(agent: Agent, plan: Plan, cassettes: Path | None = None) -> Inventory | None:
     """The agent's own inventory (else the recorded MCP listings of `cassettes`) joined with the configs'."""
+    return await agent_inventory(agent, declared_inventory(plan), cassettes)
+
+
+async def agent_inventory(agent: Agent, declared: Inventory | None, cassettes: Path | None = None) -> Inventory | None:
+    """The agent's own inventory (else the recorded MCP listings of `cassettes`) joined with `declared`
+    (a config's `coverage`): what a run's coverage and `evalkit generate` aim at."""
     try:
         own = await agent.inventory()
     except Exception as error:  # coverage is a report: a failed listing must not fail the run
@@ -57,7 +63,6 @@ async def run_inventory(agent: Agent, plan: Plan, cassettes: Path | None = None)
         own = None
     if own is None:
         own = recorded_mcp_inventory(cassettes)
-    declared = declared_inventory(plan)
     if own is None or declared is None:
         return own or declared
     return own.plus(declared)
@@ -72,13 +77,15 @@ def gate_ratio(settings: RunSettings, plan: Plan) -> float | None:
 
 
 def refuse_a_gate_without_inventory(settings: RunSettings, plan: Plan, spec: str | None) -> None:
-    """Before the run: a coverage gate is an error (exit 2) when the agent is one that never
-    declares its tools (a built-in prefix: a process, a server, recorded turns), no config
-    declares them and the run has no cassette folder for `evalkit mcp` listings. An agent
-    loaded from Python may be an ADK agent, which is known only after the run."""
+    """Before the run: a coverage gate is an error (exit 2) when the agent's kind never
+    declares its tools (a process, a server, recorded turns, a plug-in kind that does not say
+    it does), no config declares them and the run has no cassette folder for `evalkit mcp`
+    listings. An agent loaded from Python may be an ADK agent, whose kind is known only once loaded."""
     ratio = gate_ratio(settings, plan)
-    if ratio is None or not spec or not has_prefix(spec) or settings.cassettes is not None \
-            or declared_inventory(plan) is not None:
+    if ratio is None or not spec or settings.cassettes is not None or declared_inventory(plan) is not None:
+        return
+    kind = agent_kind(spec)
+    if kind is None or kind.declares_tools:
         return
     reason = (f"evalkit cannot know the tools of the agent {spec.strip()!r}, so no run can reach this coverage; "
               "declare them under \"coverage\" in the config (docs/coverage.md), or run with {cassettes} DIR where "

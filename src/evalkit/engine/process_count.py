@@ -5,10 +5,10 @@ only on cores nobody else is using; each worker also pays evalkit's and the agen
 start-up (about 1.5 s with google-adk) and loads the eval sets again
 (docs/performance.md, "All cores"). So `auto` chooses:
 
-- 1 unless the agent runs in evalkit's process and is CPU-bound there: an ADK agent
-  folder (ADK's Runner). Agents in other processes (`cmd:`, `http://`, `adk-server:`)
-  and replayed results gain nothing; a `module:attr` is not known before it loads,
-  and stays at 1;
+- 1 unless the agent's kind `runs_in_process` (its turns on evalkit's CPU): an ADK agent
+  folder (ADK's Runner), or a plug-in kind that says so. Agents in other processes
+  (`cmd:`, `http://`, `adk-server:`) and replayed results gain nothing; a `module:attr`
+  is not known before it loads, and stays at 1;
 - at most one process per core the machine has free: its cores less the cores' worth of
   other work measured as the run starts (evalkit.engine.idle_cores; the load average
   where that cannot be read);
@@ -16,8 +16,6 @@ start-up (about 1.5 s with google-adk) and loads the eval sets again
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 from evalkit.settings import AUTO_PROCESSES as AUTO
 from evalkit.settings import ProcessesSetting, parse_processes
@@ -28,15 +26,13 @@ CASES_PER_PROCESS = 100  # fewer cases than this per worker: its start-up costs 
 
 
 def burns_cpu_in_process(spec: str | None) -> bool:
-    """Whether the agent named by `spec` runs its turns on evalkit's own CPU: an ADK agent folder."""
+    """Whether the agent named by `spec` runs its turns on evalkit's own CPU: a kind that `runs_in_process`."""
     if not spec:
         return False
-    from evalkit.agents.registry import has_prefix
+    from evalkit.agents.registry import agent_kind
 
-    if has_prefix(spec):
-        return False
-    folder = Path(spec.strip())
-    return folder.is_dir() and (folder / "__init__.py").is_file()
+    kind = agent_kind(spec)
+    return kind is not None and kind.runs_in_process
 
 
 def free_cores() -> int:

@@ -28,6 +28,8 @@ from evalkit.foundation.aio import run_sync
 from evalkit.foundation.signals import run_has_ended
 from evalkit.foundation.gc_control import start_up_frozen
 from evalkit.loading.plan import Plan, build_plan
+from evalkit.results.case_store import CaseStore
+from evalkit.results.record import RunRecord
 from evalkit.schema.results import CaseResult, RunResult, Summary
 from evalkit.schema.run_figures import CassettesUse
 from evalkit.settings import AUTO_PROCESSES, RunSettings
@@ -93,6 +95,8 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
         from evalkit.cassettes.reach import refuse_agents_started_elsewhere
 
         refuse_agents_started_elsewhere(spec, settings.cassettes, settings.cassette_mode)
+    if settings.headers and spec and (given is None or isinstance(given, str)):
+        _tell_of_unsent_headers(spec, tell)
     quarantine = _load_quarantine(settings)
     if shard is not None and plan.case_count == 0:
         return RunOutcome(_empty_result(settings, shard), shard=shard, empty_shard=True)
@@ -164,7 +168,8 @@ def _run_here(settings: RunSettings, plan: Plan, given: Any, spec: str | None, w
     by_spec = given is None or isinstance(given, str)
     cassettes = _start_cassettes(settings, spec or "", tell) if by_spec else None
     interrupted: KeyboardInterrupt | None = None  # Ctrl-C, or SIGTERM (errors.Terminated)
-    progress = RunProgress(quarantine=quarantine)
+    # The run's masking (its header values): held by this run's record, gone with it.
+    progress = RunProgress(record=RunRecord(store=CaseStore(settings.redaction)), quarantine=quarantine)
     try:
         try:
             loaded: Agent = resolve_agent(spec if by_spec else given, None, settings)
@@ -225,6 +230,16 @@ def _start_cassettes(settings: RunSettings, spec: str, tell: Callable[[str], Non
     from evalkit.cassettes.session import CassetteRun
 
     return CassetteRun(folder, mode).start()
+
+
+def _tell_of_unsent_headers(spec: str, tell: Callable[[str], None]) -> None:
+    """Headers go only to agents whose kind `takes_headers`: say so when the run's agent takes none."""
+    from evalkit.agents.registry import agent_kind
+
+    kind = agent_kind(spec)
+    if kind is not None and not kind.takes_headers:
+        tell(f"evalkit: the headers given (--header) are not sent: the agent {spec.strip()} makes no requests that "
+             "carry them (http(s)://, adk-server: and a2a: agents do); drop them, or name the agent's server")
 
 
 def _stop_cassettes(cassettes: CassetteRun | None, tell: Callable[[str], None]) -> None:

@@ -1,4 +1,15 @@
-"""Writing files atomically: a reader sees the old file or the new one, never half of one."""
+"""Writing files atomically: a reader sees the old file or the new one, never half of one.
+
+Two writers, by whose the file is:
+
+- `write_user_file`: a file the user owns and edits (an eval set written by `accept`,
+  `import` or `generate`, a labels file, a config). Its text is written byte for byte:
+  masking a token-shaped string in an expected answer would change a case nobody asked
+  to change.
+- `write_run_file`: what evalkit writes about runs (result files, reports, the history,
+  cassettes, comparisons, exports). Every piece is masked (foundation/redaction.py), with
+  the run's `Redaction` when the writer has one.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +18,23 @@ import stat
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TextIO
 
 from evalkit.errors import Problem, UsageError
-from evalkit.foundation.redaction import mask_secrets
+from evalkit.foundation.redaction import EVERY_WRITER, Redaction
 
 
-def write_text_atomically(path: Path, text: str) -> None:
-    write_pieces_atomically(path, (text,))
+def write_user_file(path: Path, text: str | Iterable[str]) -> None:
+    """A file the user owns (an eval set, labels, a config): its text as given, byte for byte."""
+    _write_atomically(path, (text,) if isinstance(text, str) else text)
 
 
-def write_pieces_atomically(path: Path, pieces: Iterable[str]) -> None:
+def write_run_file(path: Path, text: str | Iterable[str], redaction: Redaction = EVERY_WRITER) -> None:
+    """A file about runs (a result, a report, the history, a cassette): every piece masked by `redaction`."""
+    pieces = (text,) if isinstance(text, str) else text
+    _write_atomically(path, (redaction.mask(piece) for piece in pieces))
+
+
+def _write_atomically(path: Path, pieces: Iterable[str]) -> None:
     if _is_special_file(path):
         _write_through(path, pieces)
         return
@@ -28,7 +45,7 @@ def write_pieces_atomically(path: Path, pieces: Iterable[str]) -> None:
         raise UsageError(Problem(str(path), "", cannot_write(error))) from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
-            _write_masked(out, pieces)
+            out.writelines(pieces)
         os.chmod(temp, 0o644)  # mkstemp makes files owner-only; reports are meant to be shared
         os.replace(temp, path)
     except OSError as error:
@@ -60,11 +77,7 @@ def _is_special_file(path: Path) -> bool:
 def _write_through(path: Path, pieces: Iterable[str]) -> None:
     try:
         with open(path, "w", encoding="utf-8") as out:
-            _write_masked(out, pieces)
+            out.writelines(pieces)
     except OSError as error:
         raise UsageError(Problem(str(path), "", cannot_write(error))) from None
 
-
-def _write_masked(out: TextIO, pieces: Iterable[str]) -> None:
-    for piece in pieces:
-        out.write(mask_secrets(piece))  # no file evalkit writes carries a secret

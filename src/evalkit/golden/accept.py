@@ -206,10 +206,10 @@ def _stale_or_incomplete(in_file: EvalCase, case: CaseResult, path: Path, positi
 
 def write(file: GoldenFile, text: str) -> None:
     """Write the edited text in place, atomically, keeping the file's permissions."""
-    from evalkit.foundation.files import write_text_atomically
+    from evalkit.foundation.files import write_user_file
 
     mode = file.path.stat().st_mode & 0o777
-    write_text_atomically(file.path, text)
+    write_user_file(file.path, text)
     os.chmod(file.path, mode)
 
 

@@ -36,20 +36,20 @@ def write_reports(result: RunResult, *, json_out: Path | None = None, junit: Pat
 
 def write_report_files(result: RunResult, *, html: Path | None = None, junit: Path | None = None,
                        markdown: Path | None = None) -> None:
-    from evalkit.foundation.files import write_text_atomically
+    from evalkit.foundation.files import write_run_file
 
     if junit:
         from evalkit.report.junit import render_junit
 
-        write_text_atomically(junit, render_junit(result))
+        write_run_file(junit, render_junit(result))
     if markdown:
         from evalkit.report.markdown import render_markdown
 
-        write_text_atomically(markdown, render_markdown(result))
+        write_run_file(markdown, render_markdown(result))
     if html:
         from evalkit.report.html import render_html
 
-        write_text_atomically(html, render_html(result))
+        write_run_file(html, render_html(result))
 
 
 def append_github_step_summary(result: RunResult) -> None:

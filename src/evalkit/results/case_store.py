@@ -17,7 +17,7 @@ from typing import BinaryIO
 
 from pydantic_core import PydanticSerializationError
 
-from evalkit.foundation.redaction import mask_secrets
+from evalkit.foundation.redaction import EVERY_WRITER, Redaction
 from evalkit.foundation.text import escape_surrogates
 from evalkit.results.cases_in_order import CasesInOrder
 from evalkit.schema.results import CaseResult
@@ -31,7 +31,8 @@ class CaseStore:
     loses nothing, and the CLI names the place and exits 3 (docs/reliability.md).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, redaction: Redaction = EVERY_WRITER) -> None:
+        self.redaction = redaction  # the run's: its own secrets (header values) besides what every writer masks
         self.trouble: str | None = None
         self._kept: dict[int, CaseResult] = {}  # cases the file could not take, by position
         self._file: BinaryIO | None = None
@@ -48,15 +49,15 @@ class CaseStore:
 
         This is where every finished case, with the text of its agent, eval set and judges,
         enters the run's records: text no file can hold (a lone surrogate) is escaped here,
-        and secrets are masked here (evalkit.foundation.redaction), once; the case as stored
+        and secrets are masked here (the run's `Redaction`), once; the case as stored
         is the one every report, the console and the history are made from.
         """
         try:
             text = result.model_dump_json()
-            stored = mask_secrets(text)
+            stored = self.redaction.mask(text)
         except (PydanticSerializationError, UnicodeEncodeError):
             text = ""
-            stored = mask_secrets(json.dumps(escape_surrogates(result.model_dump(mode="json")), ensure_ascii=False))
+            stored = self.redaction.mask(json.dumps(escape_surrogates(result.model_dump(mode="json")), ensure_ascii=False))
         if stored != text:
             result = CaseResult.model_validate_json(stored)
         data = stored.encode("utf-8") + b"\n"

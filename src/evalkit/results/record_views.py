@@ -37,9 +37,9 @@ def shard_line_pieces(header: RunResult, cases: Iterable[CaseResult]) -> Iterato
 
 
 def write_shard_lines(header: RunResult, cases: Iterable[CaseResult], path: Path) -> None:
-    from evalkit.foundation.files import write_pieces_atomically
+    from evalkit.foundation.files import write_run_file
 
-    write_pieces_atomically(path, shard_line_pieces(header, cases))
+    write_run_file(path, shard_line_pieces(header, cases))
 
 
 def read_shard_lines(path: Path) -> tuple[RunResult, Iterator[CaseResult]]:

@@ -12,5 +12,5 @@ from evalkit.settings.fronts import every_setting, flags, keywords, pytest_optio
 from evalkit.settings.environment import Environment
 from evalkit.settings.finish import GATE_BOTH, GATE_REGRESSIONS, GATE_THRESHOLDS, FinishSettings
 from evalkit.settings.partners import check_partners
-from evalkit.settings.run import WORKER_HEADERS_VARIABLE, RunSettings
+from evalkit.settings.run import RunSettings
 from evalkit.settings.values import AUTO_PROCESSES, Concurrency, ProcessesSetting, parse_headers, parse_processes

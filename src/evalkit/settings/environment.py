@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -10,6 +11,22 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalkit import defaults
 from evalkit.errors import UsageError
+
+
+# Set by a run for its `--processes` workers only: the headers, which their settings file leaves out.
+WORKER_HEADERS_VARIABLE = "EVALKIT_WORKER_HEADERS"
+
+
+def worker_headers_environment(headers: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    """What a `--processes` worker's environment adds to pass it the run's headers."""
+    return {WORKER_HEADERS_VARIABLE: json.dumps(headers)} if headers else {}
+
+
+def take_worker_headers() -> object | None:
+    """In a worker: the headers its parent passed (None: none), taken out of the environment so
+    that processes the agent starts do not inherit them."""
+    given = os.environ.pop(WORKER_HEADERS_VARIABLE, None)
+    return json.loads(given) if given else None
 
 
 class Environment(BaseModel):

@@ -9,9 +9,7 @@ numbers are in `evalkit.defaults`.
 
 from __future__ import annotations
 
-import json
 import math
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -21,14 +19,14 @@ from evalkit.defaults import (DEFAULT_JOBS, DEFAULT_JUDGE_JOBS, DEFAULT_MAX_REPE
                               DEFAULT_TIMEOUT_S)
 from evalkit.errors import SettingError
 from evalkit.foundation.concurrency import most_in_flight
+from evalkit.foundation.redaction import Redaction
 from evalkit.settings.declaration import Needs, Setting, reason_for, settings_of
-from evalkit.settings.environment import Environment
+from evalkit.settings.environment import Environment, take_worker_headers, worker_headers_environment
 from evalkit.settings.values import Concurrency, Headers, Processes, parse_headers, parse_processes
 
 if TYPE_CHECKING:
     from evalkit.stats.sequential import StoppingRule
 
-WORKER_HEADERS_VARIABLE = "EVALKIT_WORKER_HEADERS"  # set by a run for its `--processes` workers only
 
 
 class RunSettings(BaseModel):
@@ -134,13 +132,19 @@ class RunSettings(BaseModel):
 
     def worker_environment(self) -> dict[str, str]:
         """What a `--processes` worker's environment adds: the headers, which its settings file leaves out."""
-        return {WORKER_HEADERS_VARIABLE: json.dumps(self.headers)} if self.headers else {}
+        return worker_headers_environment(self.headers)
 
     def with_worker_environment(self) -> RunSettings:
         """In a worker: these settings with the headers its parent passed (taken out of the environment,
         so that processes the agent starts do not inherit them)."""
-        given = os.environ.pop(WORKER_HEADERS_VARIABLE, None)
-        return self.model_copy(update={"headers": parse_headers(json.loads(given))}) if given else self
+        given = take_worker_headers()
+        return self.model_copy(update={"headers": parse_headers(given)}) if given else self
+
+    @property
+    def redaction(self) -> Redaction:
+        """What this run masks in what it writes: the header values besides what every writer masks
+        (an agent may repeat one: a debug line, an error). Held by the run, not by the process."""
+        return Redaction(tuple(value for _, value in self.headers))
 
     @property
     def most_jobs_in_flight(self) -> int:

@@ -9,7 +9,6 @@ from typing import Annotated, Literal
 from pydantic import BeforeValidator
 
 from evalkit.foundation.concurrency import JobsSetting, parse_jobs
-from evalkit.foundation.redaction import add_secret
 
 # How many things run at once: a whole number ≥ 1 or "auto" (the adaptive controller of
 # `evalkit.foundation.concurrency`), parsed here for the CLI, the Python API and the plugin.
@@ -55,8 +54,6 @@ def parse_headers(value: object) -> tuple[tuple[str, str], ...]:
                              "such as --header 'Authorization: Bearer TOKEN'")
         if "\r" in text or "\n" in text:
             raise ValueError(f"the value of header {name} holds a line break; give it on one line")
-    for _, text in pairs:
-        add_secret(text)  # an agent may repeat it (a debug line, an error): every writer masks it from now on
     return tuple((name, text.strip()) for name, text in pairs)
 
 

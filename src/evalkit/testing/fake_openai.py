@@ -87,8 +87,8 @@ def _stream(response: dict[str, Any]) -> bytes:
     deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
     if message.get("content"):
         deltas.append({"content": message["content"]})
-    if message.get("tool_calls"):
-        deltas.append({"tool_calls": [{"index": i, **call} for i, call in enumerate(message["tool_calls"])]})
+    # one chunk per tool call, as OpenAI streams them (some clients read only a chunk's first call)
+    deltas += [{"tool_calls": [{"index": i, **call}]} for i, call in enumerate(message.get("tool_calls") or ())]
     chunks = [{**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]} for delta in deltas]
     chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}],
                    "usage": response["usage"]})

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from evalkit.errors import InputError, Problem
+from evalkit.foundation.text import escape_surrogates
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -92,13 +93,18 @@ def _open_text(path: Path, gzipped: bool) -> IO[str]:
 
 def _loads(text: str, path: Path, where: str) -> Any:
     try:
-        return json.loads(text)
+        document = json.loads(text)
     except json.JSONDecodeError:
         raise
     except RecursionError:
         raise InputError(Problem(str(path), where, "JSON nested too deeply to be OTLP traces")) from None
     except ValueError as error:  # an integer past Python's limit on digits
         raise InputError(Problem(str(path), where, f"a number too long to read ({error})")) from None
+    # A `\\ud800` escape with no partner (instrumentation that cut text between the halves of a
+    # UTF-16 pair) parses into a str no UTF-8 file can hold: kept as its six characters, as a run does.
+    if "\\ud" in text or "\\uD" in text:
+        return escape_surrogates(document)
+    return document
 
 
 def _parsed(text: IO[str], path: Path, notes: ReadNotes) -> Iterator[tuple[int, Any]]:

@@ -16,6 +16,7 @@ AGENT, MODEL, TOOL, UNKNOWN, BOOKKEEPING, OTHER = "agent", "model", "tool", "unk
 # Which vocabulary or framework wrote the span: picks the hint for content that was not recorded.
 GENAI, ADK, ADK_LEGACY, OPENINFERENCE, OPENLLMETRY = "genai", "adk", "adk-legacy", "openinference", "openllmetry"
 STRANDS, PYDANTIC_AI, OPENAI_AGENTS, AGENT_FRAMEWORK = "strands", "pydantic-ai", "openai-agents", "agent-framework"
+HAYSTACK = "haystack"
 
 CONTENT_HINTS = {
     ADK: "ADK records it on spans when the agent runs with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="
@@ -33,6 +34,7 @@ CONTENT_HINTS = {
     PYDANTIC_AI: "pydantic-ai records it unless InstrumentationSettings(include_content=False)",
     OPENAI_AGENTS: "set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only (or span_and_event) for "
                    "opentelemetry-instrumentation-openai-agents-v2",
+    HAYSTACK: "Haystack records it with HAYSTACK_CONTENT_TRACING_ENABLED=true (or tracer.is_content_tracing_enabled = True)",
     AGENT_FRAMEWORK: "Agent Framework records it with ENABLE_SENSITIVE_DATA=true "
                      "(or enable_instrumentation(enable_sensitive_data=True))",
 }
@@ -59,6 +61,8 @@ class SlimSpan:
     responses: list[dict[str, Any]] = field(default_factory=list)  # tool results a model call was sent
     prior: str | None = None  # hash of the conversation before the user's last message (model input)
     exchange: str | None = None  # hash of the conversation through this call's answer
+    said: list[str] | None = None  # an agent's or root's own input texts: what the user may have typed
+    answer: str | None = None  # an agent's or root's own output text: the answer it returned
     tool_name: str | None = None
     tool_call_id: str | None = None
     tool_args: dict[str, Any] | None = None

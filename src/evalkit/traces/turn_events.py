@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalkit.traces.readers.content import response_object
+from evalkit.traces.readers.own_words import chosen_user_text
 from evalkit.traces.spans import ADK, ADK_LEGACY, MODEL, TOOL, Chain, SlimSpan
 
 DEFAULT_AUTHOR = "agent"
@@ -36,6 +37,7 @@ class Turn:
     recorded: bool = True  # the conversation id was recorded on the spans (not made up from the trace)
     prior: str | None = None  # hash of the history its first model call was sent
     exchange: str | None = None  # hash of the history through its final answer
+    unasked_tools: int = 0  # tool spans with no arguments that no recorded model answer asked for (not placed)
 
 
 @dataclass
@@ -53,9 +55,13 @@ def build_turn(units: list[SlimSpan], group: list[SlimSpan], chains: dict[str, C
                 recorded=conversation is not None)
     models = _model_calls(group, chains)
     tools = sorted((s for s in group if s.kind == TOOL), key=lambda s: s.start_ns)
-    first_model = min(models, key=lambda s: s.start_ns, default=None)
-    last_model = max(models, key=lambda s: s.start_ns, default=None)
-    user_texts = root.user_texts or (first_model.user_texts if first_model else None)
+    # the first and last calls that recorded messages (LlamaIndex also traces the request's preparation)
+    first_model = min((m for m in models if m.user_texts), key=lambda s: s.start_ns, default=None)
+    last_model = max((m for m in models if m.exchange or m.output), key=lambda s: s.start_ns, default=None)
+    model_texts = first_model.user_texts if first_model else None
+    user_texts = chosen_user_text(root.said, root.user_texts or model_texts) or root.user_texts or model_texts
+    if not user_texts and root.said and len(root.said) == 1:
+        user_texts = root.said
     turn.prior = (first_model.prior if first_model else None) or root.prior
     turn.exchange = (last_model.exchange if last_model else None) or root.exchange
     sources = {s.source for s in everything}
@@ -63,16 +69,13 @@ def build_turn(units: list[SlimSpan], group: list[SlimSpan], chains: dict[str, C
     if not user_texts:
         turn.missing = "the user's message"
         return turn
-    events = _events(models, tools, chains, root)
+    skipped: list[SlimSpan] = []
+    events = _events(models, tools, chains, root, skipped)
+    turn.unasked_tools = len(skipped)
     if events is None:
         turn.missing = "tool call arguments"
         return turn
-    answered = any("text" in p for e in events for p in e.parts)
-    if not answered:
-        final = next((u for u in reversed(units) if any("text" in p for p in u.output)), None)
-        if final is not None:
-            events.append(_Event(final.agent or DEFAULT_AUTHOR, [p for p in final.output if "text" in p][-1:]))
-            answered = True
+    answered = _own_answer(events, units)
     failed = next((u for u in units if u.failed), None)
     if failed is not None and not answered:
         turn.crashed = failed.error or "the agent's span ended in error"
@@ -81,8 +84,28 @@ def build_turn(units: list[SlimSpan], group: list[SlimSpan], chains: dict[str, C
     return turn
 
 
-def _events(models: list[SlimSpan], tools: list[SlimSpan], chains: dict[str, Chain],
-            root: SlimSpan) -> list[_Event] | None:
+def _own_answer(events: list[_Event], units: list[SlimSpan]) -> bool:
+    """Whether the turn answered: the models' last word when it is text; else the agent's own output
+    (an answer given through a tool, `final_answer`). Where the last word wraps the agent's own answer in
+    the framework's fields (DSPy's `[[ ## answer ## ]]`), the answer is the agent's."""
+    last = next((e for e in reversed(events) if e.parts), None)
+    ended_in_text = last is not None and not any("function_call" in p for p in last.parts) \
+        and any("text" in p for p in last.parts)
+    own = next((u for u in reversed(units) if u.answer or any("text" in p for p in u.output)), None)
+    if own is None:
+        return any("text" in p for e in events for p in e.parts)
+    text = [p for p in own.output if "text" in p][-1:] or [{"text": str(own.answer)}]
+    if not ended_in_text:
+        events.append(_Event(own.agent or DEFAULT_AUTHOR, text))
+    elif last is not None:
+        said = "".join(p["text"] for p in last.parts if "text" in p).strip()
+        if text[0]["text"].strip() in said and text[0]["text"].strip() != said:
+            last.parts = [p for p in last.parts if "text" not in p] + text
+    return True
+
+
+def _events(models: list[SlimSpan], tools: list[SlimSpan], chains: dict[str, Chain], root: SlimSpan,
+            skipped: list[SlimSpan]) -> list[_Event] | None:
     events: list[_Event] = []
     pending: list[tuple[_Event, dict[str, Any]]] = []  # calls asked for and not yet answered
     for item in sorted([*models, *tools], key=lambda s: (s.start_ns, s.kind != MODEL)):
@@ -95,6 +118,9 @@ def _events(models: list[SlimSpan], tools: list[SlimSpan], chains: dict[str, Cha
             continue
         asked = _match(item, pending)
         if asked is None:
+            if item.tool_args is None and any(m.output for m in models):
+                skipped.append(item)  # the model's recorded answers never asked for it: not a call of this turn's
+                continue
             if item.tool_args is None:
                 return None
             if not events or events[-1].author != author:

@@ -1,7 +1,8 @@
 """One trace's spans → its turns (docs/traces.md, "How traces become cases").
 
 - A turn is an agent span (`invoke_agent`, `invoke_workflow`, an OpenInference AGENT,
-  ADK's legacy `invocation`) with no agent span above it. A top agent span with no name
+  ADK's legacy `invocation`) with no agent span above it; in a trace with no agent span,
+  the root span that holds model calls. A top agent span with no name
   and no content of its own (the OpenAI Agents SDK's trace around several runs) wraps
   turns: the agent spans right under it are the turns, one after another, and one whose
   user message is the one before's (a handoff) continues that turn.
@@ -16,8 +17,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evalkit.traces.spans import AGENT, BOOKKEEPING, MODEL, OTHER, TOOL, UNKNOWN, Chain, SlimSpan
+from evalkit.traces.spans import AGENT, BOOKKEEPING, MODEL, OPENINFERENCE, OTHER, TOOL, UNKNOWN, Chain, SlimSpan
 from evalkit.traces.turn_events import Turn, build_turn
+
+
+UNASKED = "tool spans with no recorded arguments that no model call asked for (e.g. a framework's handoff step)"
 
 
 @dataclass
@@ -36,6 +40,8 @@ class TraceTurns:
 
 def turns_of_trace(spans: list[SlimSpan]) -> TraceTurns:
     by_id = {span.span_id: span for span in spans}
+    if not any(span.kind == AGENT for span in spans):
+        _roots_as_turns(spans, by_id)
     tops = {span.span_id: _top(span, by_id) for span in spans if span.kind == AGENT}
     # Wrappers that wrap something: a wrapper with no agent under it is a turn of its own.
     wrappers = {top.span_id for below, top in tops.items() if top is not None and top.span_id != below and is_wrapper(top)}
@@ -68,7 +74,23 @@ def turns_of_trace(spans: list[SlimSpan]) -> TraceTurns:
     turns = [build_turn([by_id[unit] for unit in units], [s for unit in units for s in members[unit]], chains)
              for units in _turn_units(members, by_id)]
     turns.sort(key=lambda turn: turn.start_ns)
+    for turn in turns:
+        if turn.unasked_tools:
+            found = unplaced.setdefault(UNASKED, Unplaced(UNASKED, spans[0].trace_id, 0))
+            found.count += turn.unasked_tools
     return TraceTurns(turns, list(unplaced.values()), bookkeeping)
+
+
+def _roots_as_turns(spans: list[SlimSpan], by_id: dict[str, SlimSpan]) -> None:
+    """A trace with no agent span (LlamaIndex workflows, DSPy modules, LangGraph graphs under OpenInference:
+    their root is a chain): the root span that holds model calls is the turn. A model call that is its
+    own root stays outside any invocation: nothing says which calls make one turn."""
+    for span in spans:
+        if span.kind != MODEL:
+            continue
+        top = _top(span, by_id)
+        if top is not None and top.kind not in (MODEL, TOOL, AGENT):
+            top.kind = AGENT
 
 
 def _turn_units(members: dict[str, list[SlimSpan]], by_id: dict[str, SlimSpan]) -> list[list[str]]:
@@ -102,8 +124,8 @@ def _wrapper_of(unit: SlimSpan, by_id: dict[str, SlimSpan]) -> str | None:
 
 def is_wrapper(span: SlimSpan) -> bool:
     """An agent span that only groups runs: no agent name and no content of its own (a workflow is one turn)."""
-    return span.kind == AGENT and span.operation == "invoke_agent" and not span.agent and not span.has_content \
-        and not span.parent_id
+    return span.kind == AGENT and (span.operation == "invoke_agent" or span.source == OPENINFERENCE) \
+        and not span.agent and not span.has_content and not span.parent_id
 
 
 def _top(span: SlimSpan, by_id: dict[str, SlimSpan]) -> SlimSpan | None:

@@ -13,7 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from evalkit.foundation.files import write_text_atomically
+from evalkit.foundation.files import write_run_file
 from evalkit.view.coverage import history_coverage, run_coverage
 from evalkit.view.data import ViewData
 from evalkit.view.index import Run
@@ -76,4 +76,4 @@ def _consecutive(runs: list[Run]) -> list[tuple[Run, Run]]:
 
 
 def _dump(path: Path, document: Any) -> None:
-    write_text_atomically(path, json.dumps(document, ensure_ascii=False, separators=(",", ":")))
+    write_run_file(path, json.dumps(document, ensure_ascii=False, separators=(",", ":")))

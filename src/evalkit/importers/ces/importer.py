@@ -23,7 +23,7 @@ from evalkit.schema.ces import Evaluation
 from evalkit.errors import InputError, Problem
 from evalkit.foundation.documents import read_document
 from evalkit.schema.problems import known_keys, problems_from
-from evalkit.foundation.files import write_text_atomically
+from evalkit.foundation.files import write_user_file
 
 CONFIG_NAME = "test_config.json"
 
@@ -139,7 +139,7 @@ def _refuse_to_overwrite(paths: list[Path]) -> None:
 
 def _write_json(path: Path, data: Any) -> None:
     """Write atomically, so a failed import never leaves half a file behind."""
-    write_text_atomically(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    write_user_file(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 def _self_check(evalset_path: Path, config_path: Path) -> None:

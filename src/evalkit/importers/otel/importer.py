@@ -88,9 +88,9 @@ def import_otel(files: list[Path], out: Path | None = None, chosen: OtelFilter |
         if first is None:
             raise InputError([Problem(str(files[0]) if len(files) == 1 else "", "", "no conversation could be placed"),
                               *(Problem("", "", line) for line in detail_lines(result))])
-        from evalkit.foundation.files import write_pieces_atomically
+        from evalkit.foundation.files import write_user_file
 
-        write_pieces_atomically(result.evalset_path, _evalset_json(name, first, cases))
+        write_user_file(result.evalset_path, _evalset_json(name, first, cases))
     _self_check(result.evalset_path)
     return result
 

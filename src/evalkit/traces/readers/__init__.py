@@ -3,6 +3,7 @@
 - `genai.py`: the GenAI semantic conventions (attributes, span events, message events);
 - `openinference.py`: OpenInference;
 - `adk_legacy.py`: ADK's legacy schema;
+- `haystack.py`: Haystack's own tracing;
 - `older.py`: older attribute names (pydantic-ai's earlier formats, OpenLLMetry's `traceloop.*`).
 
 A new vocabulary is one more module here and one more line in `slim`. The conversation a
@@ -14,13 +15,14 @@ from __future__ import annotations
 from typing import Any
 
 from evalkit.traces.otlp_json import RawSpan
-from evalkit.traces.readers import adk_legacy, genai, older, openinference
+from evalkit.traces.readers import adk_legacy, genai, haystack, older, openinference
 from evalkit.traces.readers.messages import parsed, text_or_none
 from evalkit.traces.spans import (
     ADK,
     ADK_LEGACY,
     AGENT_FRAMEWORK,
     GENAI,
+    HAYSTACK,
     OPENAI_AGENTS,
     OPENINFERENCE,
     OPENLLMETRY,
@@ -50,6 +52,9 @@ def slim(span: RawSpan, group_by: str | None = None) -> SlimSpan:
     record.conversation = conversation_of(span.attributes, group_by)  # first: with it, no history is hashed
     if openinference.is_openinference(span):
         openinference.read(span, record)
+    elif haystack.is_haystack(span):
+        record.source = HAYSTACK
+        haystack.read(span, record)
     elif adk_legacy.is_legacy(span):
         record.source = ADK_LEGACY
         adk_legacy.read(span, record)

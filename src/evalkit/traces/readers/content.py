@@ -53,10 +53,15 @@ def fill_tool(record: SlimSpan, arguments: Any, outcome: Any, failed: bool = Fal
 
 
 def _payload_arguments(args: Any) -> Any:
-    """OpenLLMetry's LangChain callback payload (`{"input_str": "{'city': 'Paris'}", "tags", "metadata"}`)."""
+    """The arguments inside what frameworks record around them: OpenLLMetry's LangChain callback payload
+    (`{"input_str": "{'city': 'Paris'}", "tags", "metadata"}`) and a Python call's `{"args": [], "kwargs": {...}}`
+    (OpenInference's LlamaIndex and DSPy tools)."""
     if isinstance(args, dict) and "input_str" in args and ("metadata" in args or "tags" in args):
         inner = parsed(args.get("inputs")) or parsed(args["input_str"])
         return inner if isinstance(inner, dict) else None
+    if isinstance(args, dict) and args and set(args) <= {"args", "kwargs"} and isinstance(args.get("kwargs"), dict) \
+            and not args.get("args"):
+        return args["kwargs"]
     return args
 
 
@@ -72,6 +77,8 @@ def _unwrapped(outcome: Any) -> tuple[Any, bool, str | None]:
             content = value.get("content")
             return (content if content not in (None, "") else None), value.get("status") == "error", \
                 str(value["tool_call_id"]) if value.get("tool_call_id") else None
+        if "raw_output" in value and "is_error" in value:  # LlamaIndex's ToolOutput
+            return value["raw_output"], bool(value["is_error"]), None
         inner = next((value[key] for key in _WRAPPERS if isinstance(value.get(key), dict)), None)
         if inner is None:
             break

@@ -4,7 +4,8 @@ The one shape the rest of the importer reads: `{"role": "user"|"assistant"|"syst
 "parts": [{"type": "text", "content"}, {"type": "tool_call", "id", "name", "arguments"},
 {"type": "tool_call_response", "id", "response"}]}`. Read from: that shape itself, OpenAI
 chat-completions messages (`content`, `tool_calls`, `tool_call_id`), Strands' content blocks
-(`text`, `toolUse`, `toolResult`), LangChain's serialized messages, and genai `Content`.
+(`text`, `toolUse`, `toolResult`), Haystack's `ChatMessage` (`tool_call`, `tool_call_result`), LangChain's
+serialized messages, and genai `Content`.
 Text that is JSON is parsed as JSON; text that is a Python literal (what some
 instrumentation writes instead of JSON: an SDK object's repr) is read with
 `ast.literal_eval`, which evaluates no code.
@@ -14,12 +15,18 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from typing import Any
+
+from evalkit.foundation.text import escape_surrogates
+from evalkit.traces.readers.python_repr import literal
 
 Message = dict[str, Any]
 ROLES = {"human": "user", "ai": "assistant", "model": "assistant", "function": "tool"}
 LANGCHAIN_ROLES = {"HumanMessage": "user", "AIMessage": "assistant", "SystemMessage": "system",
                    "ToolMessage": "tool"}
+TEXT_BLOCKS = ("output_text", "input_text", "text")  # the typed text blocks of OpenAI's APIs
+_REPR_CALL = re.compile(r"[A-Z]\w*\(\w+=")  # `ResponseFunctionToolCall(arguments=…`: an object's repr
 MAX_LITERAL = 1_000_000  # longer text is not read as a Python literal (literal_eval's cost grows with it)
 
 
@@ -31,15 +38,16 @@ def parsed(value: Any) -> Any:
     if not text or text[0] not in "{[\"'0123456789-tfnTFN":
         return None
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except (json.JSONDecodeError, RecursionError):
-        pass
-    if len(text) > MAX_LITERAL or text[0] not in "{[":
-        return None
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return None
+        if len(text) > MAX_LITERAL or text[0] not in "{[":
+            return None
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            return None
+    # a `\ud800` escape with no partner decodes to a str no file can hold: kept as its six characters
+    return escape_surrogates(value) if "\\ud" in text or "\\uD" in text else value
 
 
 def messages(value: Any, role: str | None = None) -> list[Message] | None:
@@ -66,7 +74,8 @@ def message(item: Any, role: str | None = None) -> Message | None:
     said = ROLES.get(str(item.get("role") or item.get("type") or ""), item.get("role")) or role
     parts_given = item.get("parts")
     if isinstance(parts_given, list) and (not parts_given or (isinstance(parts_given[0], dict) and "type" in parts_given[0])):
-        return {"role": said, "parts": [p for p in item["parts"] if isinstance(p, dict)]}
+        return {"role": said, "parts": [{**p, "content": _block_text(p["content"])} if _is_text(p) else p
+                                         for p in item["parts"] if isinstance(p, dict)]}
     if isinstance(item.get("parts"), list):  # genai Content
         return {"role": said, "parts": _blocks(item["parts"])}
     parts: list[dict[str, Any]] = []
@@ -100,7 +109,8 @@ def _langchain(item: dict[str, Any]) -> tuple[dict[str, Any], str | None] | None
 def _is_block(block: dict[str, Any]) -> bool:
     """A content block (not a message): messages have a role or parts; blocks are a text or a tool's use."""
     return "role" not in block and "parts" not in block and ("text" in block or "toolUse" in block
-                                                              or "toolResult" in block)
+                                                              or "toolResult" in block or "tool_call" in block
+                                                              or "tool_call_result" in block)
 
 
 def _blocks(blocks: list[Any]) -> list[dict[str, Any]]:
@@ -121,6 +131,15 @@ def _blocks(blocks: list[Any]) -> list[dict[str, Any]]:
             failed = isinstance(response, dict) and set(response) == {"error"}  # how ADK reports a tool that threw
             parts.append({"type": "tool_call_response", "id": answer.get("id"),
                           "response": response["error"] if failed else response, **({"error": True} if failed else {})})
+        elif isinstance(block.get("tool_call"), dict) and "tool_name" in block["tool_call"]:  # Haystack's ChatMessage
+            call = block["tool_call"]
+            parts.append({"type": "tool_call", "id": call.get("id"), "name": call.get("tool_name"),
+                          "arguments": call.get("arguments")})
+        elif isinstance(block.get("tool_call_result"), dict):
+            result = block["tool_call_result"]
+            origin = result.get("origin") if isinstance(result.get("origin"), dict) else {}
+            parts.append({"type": "tool_call_response", "id": origin.get("id"), "response": result.get("result"),
+                          **({"error": True} if result.get("error") else {})})
         elif isinstance(block.get("toolUse"), dict):
             use = block["toolUse"]
             parts.append({"type": "tool_call", "id": use.get("toolUseId"), "name": use.get("name"),
@@ -191,13 +210,30 @@ def history_texts(found: list[Message] | None, *, through_last_user: bool) -> li
 
 
 def _repr_message(text: str) -> Message | None:
-    """An assistant message written as an SDK object's repr (`{'content': None, 'tool_calls': [...]}`)."""
-    if not text.startswith("{'") and not text.startswith('{"'):
+    """An assistant message written as an SDK object's repr: a chat message (`{'content': None, 'tool_calls':
+    [...]}`), a Responses-API output message, or a function call (`ResponseFunctionToolCall(arguments=…)`)."""
+    if not text.startswith(("{'", '{"')) and not _REPR_CALL.match(text):
         return None
-    value = parsed(text)
-    if isinstance(value, dict) and ("tool_calls" in value or "content" in value) and "role" in value:
+    value = literal(text)
+    if not isinstance(value, dict):
+        return None
+    if ("tool_calls" in value or "content" in value) and "role" in value:
         return message(value, "assistant")
+    if isinstance(value.get("name"), str) and "arguments" in value and ("call_id" in value or "id" in value):
+        call = {"id": value.get("call_id") or value.get("id"), "function": {"name": value["name"],
+                                                                             "arguments": value["arguments"]}}
+        return message({"role": "assistant", "tool_calls": [call]})
     return None
+
+
+def _block_text(text: str) -> str:
+    """A text that is a content block's repr or JSON (`{'text': '…', 'type': 'output_text'}`): its text."""
+    if not text.startswith(("{'", '{"')) or "text" not in text:
+        return text
+    value = literal(text)
+    if isinstance(value, dict) and isinstance(value.get("text"), str) and value.get("type") in TEXT_BLOCKS:
+        return value["text"]
+    return text
 
 
 def _is_text(part: Any) -> bool:

@@ -14,12 +14,15 @@ import re
 from typing import Any
 
 from evalkit.traces.otlp_json import RawSpan
+from evalkit.traces.readers import own_words
 from evalkit.traces.readers.content import fill_model, fill_tool
 from evalkit.traces.readers.messages import Message, message, messages, parsed, text_or_none
 from evalkit.traces.spans import AGENT, BOOKKEEPING, MODEL, TOOL, SlimSpan
 
 KIND = "openinference.span.kind"
+HANDOFF = "handoff to "
 _INDEX = re.compile(r"(\d+)\.(.+)")
+_METHODS = (".__call__", ".acall", ".__acall__", ".call", ".forward", ".aforward", ".run", ".arun")
 
 
 def is_openinference(span: RawSpan) -> bool:
@@ -30,18 +33,26 @@ def read(span: RawSpan, record: SlimSpan) -> None:
     attributes = span.attributes
     kind = str(attributes.get(KIND, "")).upper()
     if kind == "AGENT" and not _graph_node(attributes):
-        record.kind, record.agent = AGENT, text_or_none(attributes.get("agent.name")) or span.name
+        # a span with neither a name nor content of its own (the OpenAI Agents SDK's trace around runs) is no agent
+        own = "input.value" in attributes or "output.value" in attributes
+        record.kind = AGENT
+        record.agent = text_or_none(attributes.get("agent.name")) or (_callable(span.name) if own else None)
         inputs = _flattened(attributes, "llm.input_messages.")
         if not any(m.get("parts") for m in inputs or ()):
             inputs = messages(attributes.get("input.value"), "user")
         fill_model(record, inputs, messages(attributes.get("output.value"), "assistant"))
         record.output = [p for p in record.output if "text" in p][-1:]  # the agent's answer, not its history
+        _own_words(span, record)
+        if not record.output and record.answer:  # a plain-text answer, or one under an answer-like key
+            record.output = [{"text": record.answer}]
     elif kind == "LLM":
         record.kind = MODEL
         fill_model(record, _flattened(attributes, "llm.input_messages."),
                    _flattened(attributes, "llm.output_messages."))
+    elif kind == "TOOL" and span.name.startswith(HANDOFF):
+        record.kind = BOOKKEEPING  # the OpenAI Agents SDK's handoff step: the call is on the model's answer
     elif kind == "TOOL":
-        record.kind, record.tool_name = TOOL, text_or_none(attributes.get("tool.name")) or span.name
+        record.kind, record.tool_name = TOOL, text_or_none(attributes.get("tool.name")) or _callable(span.name)
         record.tool_call_id = text_or_none(attributes.get("tool_call.id"))
         # input.value is the arguments when the tool took an object; LangChain's single-argument tools
         # record the bare value ("Paris"), and then the arguments come from the model's call.
@@ -50,6 +61,21 @@ def read(span: RawSpan, record: SlimSpan) -> None:
                   span.failed, span.status_message)
     else:
         record.kind = BOOKKEEPING
+        if not span.parent_id:  # a root may be the turn when the trace has no agent span (turns.py)
+            _own_words(span, record)
+
+
+def _own_words(span: RawSpan, record: SlimSpan) -> None:
+    record.said = own_words.said(span.attributes.get("input.value"))
+    record.answer = own_words.answer(span.attributes.get("output.value"))
+
+
+def _callable(name: str) -> str:
+    """A span named after the method that ran it (DSPy's `get_weather.__call__`, smolagents' `weather_agent.run`)."""
+    for suffix in _METHODS:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[:-len(suffix)]
+    return name
 
 
 def _graph_node(attributes: dict[str, Any]) -> bool:
