@@ -130,10 +130,10 @@ def _original(source_file: str | None, eval_id: str, cache: dict[str, dict[str, 
 
 
 def _write(path: Path, document: dict[str, Any]) -> None:
-    from evalkit.foundation.files import write_text_atomically
+    from evalkit.foundation.files import write_user_file
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_text_atomically(path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    write_user_file(path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
 
 def summary_lines(written: list[Written]) -> list[str]:
