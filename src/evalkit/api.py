@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.errors import InputError, UsageError
-from evalkit.schema.results import RunResult, Status
+from evalkit.schema.results import RunResult
 from evalkit.settings import RunSettings, declared
 
 # The keywords of `run_evals` beyond its arguments: keyword → the setting it gives.
@@ -72,7 +72,11 @@ def run_evals(
         raise error.renamed(KEYWORDS) from None
     if outcome.interrupted:
         raise KeyboardInterrupt
-    return outcome.result
+    from evalkit.results.run_verdict import decide
+
+    result = outcome.result
+    result.verdict = decide(result, min_coverage=outcome.min_coverage).record  # the gate `evalkit run` applies
+    return result
 
 
 def assert_passes(
@@ -81,22 +85,20 @@ def assert_passes(
     config: str | Path | None = None,
     **options: Any,
 ) -> RunResult:
-    """Run like `run_evals`; raise `EvalFailed` (an AssertionError) unless every case passed (and,
-    with `min_coverage`, the cases called that share of the agent's tools)."""
+    """Run like `run_evals`; raise `EvalFailed` (an AssertionError) unless the run passes the gate
+    `evalkit run` exits 0 on (evalkit.results.run_verdict): every counted case passed and, with
+    `min_coverage`, the cases called that share of the agent's tools."""
     # pytest shows the failing cases and their reasons at the user's line, not this frame.
     __tracebackhide__ = True
-    from evalkit.finish import coverage_minimum
     from evalkit.report.console import failure_lines, summary_line
-    from evalkit.results.coverage import gate_message
 
     result = run_evals(paths, agent, config, **options)
-    settings = options.get("settings")
-    requested = options.get("min_coverage", settings.min_coverage if settings is not None else None)
-    coverage_problem = gate_message(result.coverage, coverage_minimum(result.coverage, requested))
-    if result.summary.cases and all(case.status is Status.PASSED for case in result.cases) and not coverage_problem:
+    verdict = result.verdict
+    assert verdict is not None  # run_evals always judges the run
+    if verdict.passed:
         return result
-    lines = [summary_line(result), *failure_lines(result.cases), *([coverage_problem] if coverage_problem else [])]
-    raise EvalFailed("\n".join(lines), result)
+    others = [failure.message for failure in verdict.failures if failure.gate not in ("cases", "errors")]
+    raise EvalFailed("\n".join([summary_line(result), *failure_lines(result.cases), *others]), result)
 
 
 def _as_list(paths: str | Path | Sequence[str | Path]) -> list[str]:

@@ -4,7 +4,7 @@ A criterion, an agent kind (a prefix, its loader and its traits) or a judge back
 written in another package needs only
 the names below. Everything else under `evalkit.` is evalkit's own and may move. Each
 kind of plug-in has one `Registry`: installed packages add to it through an entry point
-group (`evalkit.criteria`, `evalkit.agents`, `evalkit.judges`); code in the running
+group (`evalkit.criteria`, `evalkit.agents`, `evalkit.judges`, `evalkit.reports`); code in the running
 process (a test, a notebook) through its `register_*` function.
 
 Importing this module is cheap: no model client, no ADK, no metric library.
@@ -23,6 +23,7 @@ from evalkit.errors import AgentError, AgentLoadError, AgentOverloaded, InputErr
 from evalkit.foundation.overloads import report_upstream_overload
 from evalkit.foundation.registry import PluginLoadError, Registry, UnknownName
 from evalkit.judge.backends import JUDGE_BACKENDS, JudgeBackendClass, register_judge_backend
+from evalkit.report.formats import REPORTS, ReportFormat
 from evalkit.judge.base import JudgeBackend, JudgeReply, JudgeRequest, JudgeUnavailable, TransientJudgeError
 from evalkit.schema.content import Content, FunctionCall, FunctionResponse, Part, content_text
 from evalkit.schema.evalset import ConversationScenario, EvalCase, Invocation
@@ -35,6 +36,7 @@ __all__ = [
     "AGENT_PREFIXES",
     "CRITERIA",
     "JUDGE_BACKENDS",
+    "REPORTS",
     "Agent",
     "AgentError",
     "AgentKind",
@@ -64,6 +66,7 @@ __all__ = [
     "Part",
     "PluginLoadError",
     "Registry",
+    "ReportFormat",
     "RunSettings",
     "SessionSpec",
     "Status",

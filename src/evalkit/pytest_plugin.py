@@ -79,14 +79,21 @@ class CoverageGate:
 
     requested: float | None
     parts: list[Any] = field(default_factory=list)  # each run's `coverage` (None: the agent's tools unknown)
+    minimums: list[float] = field(default_factory=list)  # each run's own minimum (the option's, else its configs')
     message: str | None = None
 
-    def judge(self) -> str | None:
-        from evalkit.finish import coverage_minimum
-        from evalkit.results.coverage import gate_message, merged_coverage
+    def add(self, outcome: Any) -> None:
+        self.parts.append(outcome.result.coverage)
+        if outcome.min_coverage is not None:
+            self.minimums.append(outcome.min_coverage)
 
-        coverage = merged_coverage(self.parts)
-        self.message = gate_message(coverage, coverage_minimum(coverage, self.requested)) if self.parts else None
+    def judge(self) -> str | None:
+        """The one decider's coverage rule (evalkit.results.run_verdict), over the session's files together."""
+        from evalkit.results.coverage import merged_coverage
+        from evalkit.results.run_verdict import coverage_failure
+
+        minimum = self.requested if self.requested is not None else max(self.minimums, default=None)
+        self.message = coverage_failure(merged_coverage(self.parts), minimum) if self.parts else None
         return self.message
 
 
@@ -191,7 +198,7 @@ class EvalSetFile(pytest.File):
             if outcome.interrupted:
                 raise KeyboardInterrupt
             self.results = {case.eval_id: case for case in outcome.result.cases}
-            gate.parts.append(outcome.result.coverage)
+            gate.add(outcome)
             if quarantine is not None:  # the session's list learns which of its entries this file's cases meet
                 list(quarantine.marked(outcome.result.cases))
             return

@@ -6,6 +6,7 @@ The plug-in kinds here are registered the way a notebook or a test registers one
 
 from __future__ import annotations
 
+import sys
 import pytest
 
 from evalkit.agents.registry import agent_kind
@@ -102,3 +103,16 @@ def test_headers_given_to_a_kind_that_takes_none_are_named_as_not_sent(tmp_path)
                             cwd=tmp_path)
     assert remote.returncode in (0, 1), remote.stderr
     assert "not sent" not in remote.stderr
+
+
+def test_headers_given_to_an_agent_in_this_process_or_a_command_are_one_warning_and_no_exit_change(tmp_path):
+    (tmp_path / "echo_agent.py").write_text("def echo(text):\n    return text\n")
+    command = f"cmd:{sys.executable} -c \"import sys, json\\nfor line in sys.stdin: print(json.dumps({{'final_response': 'hi'}}), flush=True)\""
+    for spec in (f"{tmp_path / 'echo_agent.py'}:echo", command):
+        plain = invoke_evalkit("run", f"{ECHO_SET}:hello", "--agent", spec, cwd=tmp_path)
+        warned = invoke_evalkit("run", f"{ECHO_SET}:hello", "--agent", spec, "--header", "X-Team: evals",
+                                "--header", "Authorization: Bearer secret", cwd=tmp_path)
+        assert warned.returncode == plain.returncode, warned.stderr
+        lines = [line for line in warned.stderr.splitlines() if "--header" in line]
+        assert len(lines) == 1 and lines[0].startswith("evalkit: the headers given (--header) are not sent"), lines
+        assert "secret" not in warned.stderr

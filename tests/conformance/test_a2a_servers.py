@@ -27,7 +27,7 @@ from evalkit.testing import FakeOpenAI, Reply, function_call  # noqa: E402
 from tests.agents.a2a_fixture import A2A_FIXTURES, A2aServer, _ready  # noqa: E402
 from tests.agents.adk_server_fixture import free_port  # noqa: E402
 from tests.agents.test_adk_server import turn, write_set  # noqa: E402
-from tests.conformance.strands_venv import strands_python  # noqa: E402
+from tests.conformance.side_venvs import side_python  # noqa: E402
 
 ANSWER = "It is sunny in Paris, with a light breeze from the west."
 CASES = [
@@ -79,7 +79,7 @@ def servers(model, tmp_path_factory):
     for name, (script, options) in SERVERS.items():
         if script not in pythons:
             try:
-                pythons[script] = strands_python()
+                pythons[script] = side_python("strands")
             except pytest.skip.Exception as skipped:
                 pythons[script] = f"skip: {skipped.msg}"
         python = pythons[script]

@@ -45,7 +45,8 @@ def python_examples() -> dict[str, str]:
 
 
 def test_the_page_shows_each_kind_of_plugin():
-    assert sorted(python_examples()) == ["my_package/agents.py", "my_package/judges.py", "my_package/metrics.py"]
+    assert sorted(python_examples()) == ["my_package/agents.py", "my_package/judges.py", "my_package/metrics.py",
+                                         "my_package/reports.py"]
 
 
 @pytest.mark.parametrize("file", sorted(python_examples()))
@@ -147,8 +148,9 @@ def test_the_installed_examples_score_a_real_evalkit_run(tmp_path, gateway):
     assert listed.returncode == 0 and 'keyword = "sunny"' in listed.stdout, listed.stdout + listed.stderr
     out = tmp_path / "result.json"
     done = run_evalkit("run", str(evalset), "--agent", f"canned:{answers}", "--config", str(config),
-                       "--no-cache", "--json", str(out), env=env)
+                       "--no-cache", "--json", str(out), "--report", f"csv={tmp_path / 'r.csv'}", env=env)
     assert done.returncode == 1, done.stderr  # oslo's answer does not name the keyword
+    assert (tmp_path / "r.csv").read_text() == "case,status\nweather/paris,passed\nweather/oslo,failed\nrun,failed\n"
     result = json.loads(out.read_text())
     assert scores_of(result) == EXPECTED_SCORES
     answered = [case["invocations"][0]["actual"]["final_response"]["parts"][0]["text"] for case in result["cases"]]

@@ -53,3 +53,26 @@ def test_the_run_page_shows_which_case_called_which_tool(page: Any, tmp_path: Pa
             page.locator("#coverage").screenshot(path=os.environ["EVALKIT_COVERAGE_SHOT"])
         page.locator("#coverage-matrix").get_by_role("link", name="desk/book").click()
         page.wait_for_url("**/case/*")
+
+
+def test_a_run_that_failed_its_coverage_gate_is_not_shown_green(page: Any, tmp_path: Path):
+    """Every case passed, the coverage gate failed (exit 1): the runs list tags the run failed, and its
+    page gives the reason, as the reports do."""
+    evalset = write_project(tmp_path)
+    history = {"EVALKIT_RUNS_DIR": str(tmp_path / ".evalkit" / "runs")}
+    done = invoke_evalkit("run", str(evalset), "--min-coverage", "0.8", cwd=tmp_path, env=history)
+    assert done.returncode == 1, done.stdout + done.stderr
+    with ViewServer(cwd=tmp_path) as server:
+        page.goto(server.url)
+        tag = page.locator("table.runs tbody tr").first.locator(".tag.fail")
+        tag.wait_for()
+        assert tag.inner_text() == "failed: coverage"
+        page.locator("table.runs tbody tr").first.locator("td:nth-child(2) a").click()
+        reasons = page.locator(".run-head .verdict-reasons")
+        reasons.wait_for()
+        assert reasons.inner_text().startswith("coverage: tool coverage 0.5 is below the minimum 0.8; never called: "
+                                               "cancel, escalate")
+        assert page.locator(".run-head .tag.fail").inner_text() == "failed: coverage"
+        screenshot(page, "failed-gate")
+        if os.environ.get("EVALKIT_GATE_SHOT"):
+            page.locator(".run-head").screenshot(path=os.environ["EVALKIT_GATE_SHOT"])

@@ -48,6 +48,13 @@ class SessionSpec:
 class AgentSession(ABC):
     """One eval case's conversation with the agent."""
 
+    @property
+    def serving_process(self) -> int | None:
+        """The id of the process evalkit started that plays this session's turns (a `cmd:` agent's
+        worker); None when the agent runs in evalkit's own process, or elsewhere. A stand-in MCP
+        server that this process started tells its misses to this session (cassettes.mcp_misses)."""
+        return None
+
     @abstractmethod
     async def run_turn(self, user_content: Content, index: int) -> Invocation:
         """Send one user message; return what the agent did as an actual Invocation."""

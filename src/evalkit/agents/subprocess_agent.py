@@ -120,6 +120,10 @@ class SubprocessAgent(TurnProtocolAgent):
                              f"{reason}; run `{self.command_line}` by hand to see why, and fix it "
                              "(a cmd: agent reads turns on stdin until stdin closes: docs/agents.md)")
 
+    def serving_process(self, session_id: str) -> int | None:
+        lease = self._leases.get(session_id)
+        return lease.worker.pid if lease is not None else None
+
     async def end_session(self, session_id: str) -> None:
         lease = self._leases.get(session_id)
         if lease is None:

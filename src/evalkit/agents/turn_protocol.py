@@ -224,6 +224,10 @@ class TurnProtocolSession(AgentSession):
     def unmatched_tool_calls(self) -> list[dict[str, Any]]:
         return self.fakes.unmatched
 
+    @property
+    def serving_process(self) -> int | None:
+        return self.agent.serving_process(self.spec.session_id)
+
     async def final_state(self) -> dict[str, Any] | None:
         return dict(self.state) if self.state_known else None
 
@@ -245,3 +249,7 @@ class TurnProtocolAgent(Agent):
 
     async def end_session(self, session_id: str) -> None:
         """Tell the agent a session is over (no reply expected)."""
+
+    def serving_process(self, session_id: str) -> int | None:
+        """The process evalkit started that plays this session (AgentSession.serving_process)."""
+        return None

@@ -82,6 +82,10 @@ class CassetteSession(AgentSession):
     def recorded_turns(self) -> list[Invocation] | None:
         return self.inner.recorded_turns()
 
+    @property
+    def serving_process(self) -> int | None:
+        return self.inner.serving_process
+
     def unmatched_tool_calls(self) -> list[dict[str, Any]]:
         return self.inner.unmatched_tool_calls()
 

@@ -58,18 +58,19 @@ class McpStandIn:
             cassette.start_recording()
         self.calls = RecordedCalls(cassette.tool_calls)
 
-    async def list_tools(self) -> list[dict[str, Any]]:
+    async def list_tools(self, caller_port: int | None = None) -> list[dict[str, Any]]:
         if self.mode != "record" and self.cassette.tools is not None:
             return self.cassette.tools
         if self.upstream is None:
-            raise self._miss("no recorded tools/list answer")
+            raise await self._miss("no recorded tools/list answer", caller_port)
         result = await self.upstream.list_tools()
         self.cassette.tools = mask_secrets_in([mcp_json(tool) for tool in result.tools])
         self.cassette.save()
         return self.cassette.tools or []
 
-    async def call_tool(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
-        """The call's answer as a CallToolResult's JSON; raises `mcp.MCPError` for a failed or unrecorded call."""
+    async def call_tool(self, name: str, args: dict[str, Any], caller_port: int | None = None) -> dict[str, Any]:
+        """The call's answer as a CallToolResult's JSON; raises `mcp.MCPError` for a failed or unrecorded call.
+        `caller_port`: the requester's end of an HTTP connection (who to tell of a miss)."""
         from mcp import MCPError
 
         masked = mask_secrets_in(args)
@@ -83,7 +84,8 @@ class McpStandIn:
                 return call["response"]
         if self.upstream is None:
             shown = f"{name}({json.dumps(masked, sort_keys=True, ensure_ascii=False)})"
-            raise self._miss(f"no recorded tools/call matches {shown}: {self.calls.closest(name, masked)}")
+            raise await self._miss(f"no recorded tools/call matches {shown}: {self.calls.closest(name, masked)}",
+                                   caller_port)
         try:
             result = await self.upstream.call_tool(name, args)
         except MCPError as error:
@@ -97,12 +99,20 @@ class McpStandIn:
         self.calls.add(call)
         self.cassette.save([call])
 
-    def _miss(self, what: str) -> Exception:
+    async def _miss(self, what: str, caller_port: int | None) -> Exception:
+        """The MCP error for a request with no recording, once the run that made it knows (a run
+        among this process's ancestors: evalkit.cassettes.mcp_misses), so that its case is `error`
+        even when the agent swallows the error."""
+        import anyio
         from mcp import MCPError
 
+        from evalkit.cassettes.mcp_misses import tell_the_run
+
         where = missed_in(self.cassette.path, self.cassette.exists)
-        return MCPError(NO_RECORDING, f"evalkit mcp (replay): {what} ({where}); if the agent's calls or the server's "
-                                      "tools changed, re-record with --cassette-mode record (or auto)")
+        text = (f"evalkit mcp (replay): {what} ({where}); if the agent's calls or the server's tools changed, "
+                "re-record with --cassette-mode record (or auto)")
+        await anyio.to_thread.run_sync(tell_the_run, text, caller_port)
+        return MCPError(NO_RECORDING, text)
 
 
 @dataclass(frozen=True)
@@ -154,6 +164,13 @@ class RealServer:
                              f"answer ({_reason(error)}); check the command after `--`") from None
 
 
+def _caller_port(context: Any) -> int | None:
+    """Over HTTP, the requester's port (its end of the connection); None on stdio."""
+    client = getattr(getattr(context, "request", None), "client", None)
+    port = getattr(client, "port", None)
+    return port if isinstance(port, int) else None
+
+
 def _reason(error: BaseException) -> str:
     """What went wrong, from inside the SDK's task groups' exception groups."""
     inner = getattr(error, "exceptions", None)
@@ -197,10 +214,11 @@ async def _serve(cassette: McpCassette, mode: str, real: RealServer, port: int,
         stand_in = McpStandIn(cassette, mode, None if mode == "replay" else await real.connect(stack, mode))
 
         async def on_list_tools(context: Any, params: Any) -> types.ListToolsResult:
-            return types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in await stand_in.list_tools()])
+            listed = await stand_in.list_tools(_caller_port(context))
+            return types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in listed])
 
         async def on_call_tool(context: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-            answer = await stand_in.call_tool(params.name, dict(params.arguments or {}))
+            answer = await stand_in.call_tool(params.name, dict(params.arguments or {}), _caller_port(context))
             return types.CallToolResult.model_validate(answer)
 
         server: Server[Any] = Server("evalkit-mcp", on_list_tools=on_list_tools, on_call_tool=on_call_tool)

@@ -40,6 +40,8 @@ defer("rescore", "Score the actual turns saved in RESULT again, with new or chan
       "evalkit.cli.run_commands:rescore_app")
 defer("merge", "Combine shard results into one result file, with the exit code of one whole run.",
       "evalkit.cli.run_commands:merge_app")
+defer("report", "Render a saved result in any report format (--report NAME=PATH; with none: print the table).",
+      "evalkit.cli.run_commands:report_app")
 defer("generate", "Write conversation scenarios aimed at the agent's tools, parameters and sub-agents that no case "
       "reaches yet.", "evalkit.cli.run_commands:generate_app")
 
@@ -121,20 +123,6 @@ def compare(
 
     raise typer.Exit(guarded(lambda: compare_command(base, new, tolerance=tolerance, json_out=json_out,
                                                      show_unchanged=show_all, quiet=quiet, significance=significance, gate_scores=gate_scores)))
-
-
-@app.command(cls=EvalkitCommand)
-def report(
-    result_file: Path = typer.Argument(..., metavar="RESULT", help='A result file written by `evalkit run --json`'),
-    html: Optional[Path] = typer.Option(None, "--html", metavar="FILE", help="Write a self-contained HTML report here"),
-    junit: Optional[Path] = typer.Option(None, "--junit", metavar="FILE", help="Write a JUnit XML report here"),
-    markdown: Optional[Path] = typer.Option(None, "--markdown", metavar="FILE", help="Write a Markdown summary here"),
-) -> None:
-    """Render a saved result as HTML, JUnit XML or Markdown (with none of them: print the table)."""
-    from evalkit.commands.report import ReportRequest, report_command
-
-    request = ReportRequest(result_file=result_file, html=html, junit=junit, markdown=markdown)
-    raise typer.Exit(guarded(lambda: report_command(request)))
 
 
 @app.command(cls=EvalkitCommand)

@@ -16,8 +16,9 @@ from evalkit.cli.edge import debug, guarded
 from evalkit.cli.format import EvalkitCommand
 from evalkit.cli.options import settings_from, with_settings
 
-RESCORE_SETTINGS = ("config", "json_out", "junit", "markdown", "html", "use_cache", "quiet", "judge_jobs")
-MERGE_SETTINGS = ("json_out", "junit", "markdown", "html", "quiet", "min_coverage")
+REPORT_SETTINGS = ("junit", "markdown", "html", "reports")  # the report formats: `--report NAME=PATH`, short forms
+RESCORE_SETTINGS = ("config", "json_out", *REPORT_SETTINGS, "use_cache", "quiet", "judge_jobs")
+MERGE_SETTINGS = ("json_out", *REPORT_SETTINGS, "quiet", "min_coverage")
 GENERATE_SETTINGS = ("agent", "config", "min_coverage", "cassettes", "cassette_mode")
 
 
@@ -61,6 +62,21 @@ def rescore_app() -> typer.Typer:
             return run_command(settings, finish, plan=plan, agent=agent)
 
         raise typer.Exit(guarded(rescore))
+
+    return app
+
+
+def report_app() -> typer.Typer:
+    app = _app()
+
+    @app.command("report", cls=EvalkitCommand)
+    @with_settings(REPORT_SETTINGS)
+    def report(result_file: Path = typer.Argument(..., metavar="RESULT", help="A result file written by "
+                                                  "`evalkit run --json`"), **given: Any) -> None:
+        """Render a saved result in any report format (--report NAME=PATH; with none: print the table)."""
+        from evalkit.commands.report import report_command
+
+        raise typer.Exit(guarded(lambda: report_command(result_file, settings_from(given, debug=debug.on)[1])))
 
     return app
 

@@ -18,7 +18,7 @@ from evalkit.defaults import DEFAULT_GENERATE_MIN_COVERAGE
 from evalkit.errors import InputError, JudgeError, Problem, UsageError
 from evalkit.foundation.aio import run_sync
 from evalkit.foundation.files import write_user_file
-from evalkit.generation.eval_set import config_document, document_text, eval_set_document
+from evalkit.generation.eval_set import SAFETY_CRITERIA, config_document, document_text, eval_set_document
 from evalkit.generation.items import PlannedReach
 from evalkit.generation.rounds import Aim, Generation, generate
 from evalkit.generation.writer_model import WriterModel
@@ -137,9 +137,10 @@ class _Output:
             self.config_written = True
             return
         self.config_path = existing
-        self.config_note = (f"{existing} was already there and is left as it is; the generated cases need criteria "
-                            "that fit conversation scenarios (docs/scenarios.md)"
-                            + (", and safety_v1 for adversarial ones" if self.request.adversarial else ""))
+        if self.request.adversarial and SAFETY_CRITERIA[0] not in _criteria_of(existing):
+            self.config_note = (f"{existing} was already there and is left as it is, but it does not name "
+                                f"{SAFETY_CRITERIA[0]}: add it (and {SAFETY_CRITERIA[1]}, which reads the cases' "
+                                "rubric), or generate the adversarial cases into a folder of their own")
 
 
 async def _agent_facts(settings: RunSettings, config: EvalConfig | None, spec: str | None
@@ -161,6 +162,18 @@ async def _agent_facts(settings: RunSettings, config: EvalConfig | None, spec: s
             "declare them under \"coverage\" in a config given with --config (docs/coverage.md), or give --cassettes "
             "DIR where `evalkit mcp` recorded the agent's MCP servers; an ADK agent declares its own")
     return inventory, instruction
+
+
+def _criteria_of(config_file: Path) -> list[str]:
+    """The criteria a config names (none when it cannot be read: `validate` and `run` will say why)."""
+    from evalkit.foundation.documents import read_document
+
+    try:
+        data = read_document(config_file)
+    except InputError:
+        return []
+    criteria = data.get("criteria") if isinstance(data, dict) else None
+    return list(criteria) if isinstance(criteria, dict) else []
 
 
 def _config(settings: RunSettings) -> EvalConfig | None:

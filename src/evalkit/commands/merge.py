@@ -13,16 +13,17 @@ gated here, by `--min-coverage` or the gate the shards were run with (docs/cover
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from evalkit.engine.merging import agent_warning, merge_results, shard_index
+from evalkit.schema.results import RunResult
 from evalkit.settings import FinishSettings, RunSettings
 
 
 def merge_command(files: list[Path], settings: RunSettings, finish_settings: FinishSettings) -> int:
-    from evalkit.finish import Finish, coverage_minimum
+    from evalkit.finish import Finish
     from evalkit.report.console import make_console
-    from evalkit.results.run_verdict import exit_code
     from evalkit.results.reader import read_result
 
     finish = Finish.plan(finish_settings)
@@ -33,9 +34,20 @@ def merge_command(files: list[Path], settings: RunSettings, finish_settings: Fin
     if warning:
         print(f"evalkit: warning: {warning}", file=sys.stderr)
     # `--min-coverage`, else the minimum the shards were run with (each shard left it to the merge).
-    minimum = coverage_minimum(merged.coverage, settings.min_coverage)
+    minimum = settings.min_coverage if settings.min_coverage is not None else shards_min_coverage(r for _, r in loaded)
+    verdict = finish.judge(merged, min_coverage=minimum)
     failure = finish.write(merged)
     if failure is not None:
         raise failure
-    finish.show(merged, make_console())
-    return finish.exit_code(merged, exit_code(merged), coverage_minimum=minimum)
+    console = make_console()
+    finish.show(merged, console)
+    finish.tell(verdict, None, console)
+    return verdict.exit_code
+
+
+def shards_min_coverage(shards: Iterable[RunResult]) -> float | None:
+    """The strictest coverage minimum the shards were run with (each recorded it and left it to the merge)."""
+    given = [minimum for shard in shards for minimum in (
+        shard.verdict.min_coverage if shard.verdict is not None else None,
+        shard.coverage.min_ratio if shard.coverage is not None else None) if minimum is not None]
+    return max(given) if given else None

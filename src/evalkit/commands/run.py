@@ -8,9 +8,7 @@ from contextlib import AbstractContextManager
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from evalkit.engine.coverage import gate_ratio
 from evalkit.errors import EvalkitError, ExitCode
-from evalkit.results.run_verdict import exit_code
 from evalkit.report.console import make_console
 from evalkit.schema.results import CaseResult, RunResult
 from evalkit.settings import FinishSettings, RunSettings
@@ -77,6 +75,7 @@ def _run_and_report(settings: RunSettings, finish_settings: FinishSettings, plan
         print(f"evalkit: shard {outcome.shard} holds no eval case; nothing to run", file=sys.stderr)
         return ExitCode.OK, False
     comparison = finish.compare(result, full_cases)  # before the reports, which show its tests
+    verdict = finish.judge(result, min_coverage=outcome.min_coverage, comparison=comparison)  # the reports say it
     write_failure = finish.write(result, full_cases)  # first: a console cut short (`| head`) must not lose them
     if not interrupted:
         record_history(result, settings, full_cases() if full_cases else None, stamp)
@@ -89,16 +88,13 @@ def _run_and_report(settings: RunSettings, finish_settings: FinishSettings, plan
         print(f"evalkit: interrupted; results of the finished cases were written{never}", file=sys.stderr)
     for warning in outcome.quarantine.warnings() if outcome.quarantine is not None else ():
         print(f"evalkit: warning: {warning}", file=sys.stderr)
-    verdict = ExitCode.TERMINATED if outcome.terminated else exit_code(result)
+    finish.tell(verdict, comparison, console)
+    code = ExitCode.TERMINATED if outcome.terminated else verdict.exit_code
     trouble = outcome.progress.store.trouble if outcome.progress is not None else None
     if trouble is not None:  # nothing was lost, but the place must be named (docs/reliability.md)
         print(f"evalkit: {trouble}", file=sys.stderr)
-        verdict = ExitCode.RUN_ERROR if verdict in (ExitCode.OK, ExitCode.FAILED) else verdict
-    # A shard's coverage is a part (its merge gates the whole); an interrupted run's says nothing.
-    minimum = None if interrupted or settings.shard else gate_ratio(settings, plan)
-    return finish.exit_code(result, verdict, coverage_minimum=minimum, comparison=comparison, console=console), \
-        interrupted
-
+        code = ExitCode.RUN_ERROR if code in (ExitCode.OK, ExitCode.FAILED) else code
+    return code, interrupted
 
 def start_live_progress(plan: Plan, settings: RunSettings, progress: RunProgress,
                         spec: str | None, stamp: str | None = None) -> ProgressFile | None:

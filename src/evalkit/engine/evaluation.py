@@ -8,6 +8,7 @@ collect in `RunProgress` as cases finish, so an interrupted run still has them: 
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -179,7 +180,10 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
                              cache_dir=environment.cache_dir, retry=RetryPolicy.of(environment),
                              endpoints=JudgeEndpoints.of(environment))
     progress.limit = AdaptiveLimit(settings.jobs, busy=BusyMeter())
-    runner = Runner(agent, settings, judge=judge, on_case_done=on_case_done, limit=progress.limit)
+    from evalkit.cassettes.mcp_misses import MissWatch
+
+    misses = MissWatch().start()  # the agent's `evalkit mcp` stand-ins tell it what they could not answer
+    runner = Runner(agent, settings, judge=judge, on_case_done=on_case_done, limit=progress.limit, misses=misses)
     try:
         await run_checked(runner.run(jobs), agent.check_ready() if jobs else None)
         while auto is not None and (jobs := auto.next_round(jobs)):  # the agent was checked in the first round
@@ -192,7 +196,12 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
             collector.flush()
         if auto is not None:
             auto.flush()
-        await agent.aclose()
+        try:
+            await agent.aclose()
+        finally:
+            misses.stop()
+        for missed in misses.unclaimed:
+            print(f"evalkit: while no case's turn was in flight, {missed}", file=sys.stderr)
         if judge is not None:
             progress.judge_stats = judge.stats.model_copy(update={"concurrency": judge.concurrency()})
             await judge.aclose()

@@ -59,6 +59,13 @@ class RunOutcome:
     quarantine: Quarantine | None = None  # the `quarantine` list, with what it found (its warnings)
     progress: RunProgress | None = None  # what the run finished, for `--processes` to add its workers' cases to
 
+    @property
+    def min_coverage(self) -> float | None:
+        """The coverage minimum the run was given (`--min-coverage`, else the configs'), decided once by the
+        engine as the cases ended (engine/coverage.py's gate_ratio); None when there is none or the run
+        stopped first. Recorded whether or not the agent's tools are known: unknown tools fail it."""
+        return self.progress.min_coverage if self.progress is not None else None
+
 
 def load_plan(settings: RunSettings) -> Plan:
     """The settings' eval sets, cases and config as a Plan (every input problem at once)."""
@@ -237,8 +244,8 @@ def _tell_of_unsent_headers(spec: str, tell: Callable[[str], None]) -> None:
     from evalkit.agents.registry import agent_kind
 
     kind = agent_kind(spec)
-    if kind is not None and not kind.takes_headers:
-        tell(f"evalkit: the headers given (--header) are not sent: the agent {spec.strip()} makes no requests that "
+    if kind is None or not kind.takes_headers:  # None: a Python object, run in this process
+        tell(f"the headers given (--header) are not sent: the agent {spec.strip()} makes no requests that "
              "carry them (http(s)://, adk-server: and a2a: agents do); drop them, or name the agent's server")
 
 

@@ -33,6 +33,7 @@ from evalkit.schema.results import CaseResult, InvocationRecord, Status, case_st
 from evalkit.settings import RunSettings
 
 if TYPE_CHECKING:
+    from evalkit.cassettes.mcp_misses import MissWatch
     from evalkit.judge.service import JudgeService
 
 OVERLOAD_RERUNS = 8  # a case rate-limited this many times in a row keeps its error
@@ -53,6 +54,7 @@ class Runner:
     on_case_done: Callable[[CaseResult], None] | None = None
     limit: AdaptiveLimit | None = None  # made from settings.jobs unless given
     reruns: int = 0  # cases run again after an overload
+    misses: MissWatch | None = None  # tool calls `evalkit mcp` could not answer, told by its stand-ins
 
     def __post_init__(self) -> None:
         if self.limit is None:
@@ -183,7 +185,24 @@ class Runner:
         return None
 
     async def play_turn(self, session: AgentSession, user_content: Content, index: int, case_id: str) -> Invocation:
-        """One user message → one actual invocation, within the per-turn timeout."""
+        """One user message → one actual invocation, within the per-turn timeout. A tool call that
+        an `evalkit mcp` stand-in of the agent could not answer meanwhile is the turn's error,
+        whatever the agent made of it (evalkit.cassettes.mcp_misses)."""
+        if self.misses is None:
+            return await self._play_turn(session, user_content, index, case_id)
+        where = f"case {case_id!r}, turn {index + 1}"
+        with self.misses.turn(where, session.serving_process) as in_flight:
+            try:
+                invocation = await self._play_turn(session, user_content, index, case_id)
+            except AgentError as failure:
+                if in_flight.misses:
+                    raise _missed(where, in_flight.misses) from failure
+                raise
+            if in_flight.misses:
+                raise _missed(where, in_flight.misses)
+            return invocation
+
+    async def _play_turn(self, session: AgentSession, user_content: Content, index: int, case_id: str) -> Invocation:
         started = time.perf_counter()
         turn = asyncio.ensure_future(session.run_turn(user_content, index))
         # A run cancelled just as the turn failed (Ctrl-C, an agent that cannot start) leaves the
@@ -202,6 +221,11 @@ class Runner:
         if invocation.duration is None:
             invocation.duration = round(time.perf_counter() - started, 3)
         return invocation
+
+
+def _missed(where: str, misses: list[str]) -> AgentError:
+    more = f" (and {len(misses) - 1} more tool call(s) it could not answer)" if len(misses) > 1 else ""
+    return AgentError(f"{where}: {misses[0]}{more}")
 
 
 def _read_outcome(turn: asyncio.Future[Invocation]) -> None:

@@ -3,9 +3,9 @@
 `Finish.plan(...)` checks everything a finished run will need before anything runs: the
 output paths, settings given without their partners, the gate, a reachable confidence
 gate and the baseline (loaded now, before this run enters the history). After the run,
-`compare`, `write`, `show` and `exit_code` do the rest in one order for `evalkit run`,
-`rescore` and `merge`; the Python API and the pytest plugin use `coverage_gate` and the
-verdicts (evalkit.results.run_verdict.exit_code) the same way.
+`compare`, `judge` (the one decider's verdict, kept in the result), `write`, `show` and
+`tell` do the rest in one order for `evalkit run`, `rescore` and `merge`; the Python API
+and the pytest plugin ask the same decider (evalkit.results.run_verdict).
 """
 
 from __future__ import annotations
@@ -16,15 +16,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from evalkit.errors import EvalkitError, ExitCode, InputError, StorageError, UsageError
+from evalkit.errors import EvalkitError, InputError, StorageError, UsageError
 from evalkit.settings import GATE_BOTH, GATE_REGRESSIONS, GATE_THRESHOLDS, FinishSettings, RunSettings, check_partners
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from evalkit.compare.diff import Comparison
+    from evalkit.compare.diff import CaseChange, Comparison
     from evalkit.results.reader import ScoredRun
-    from evalkit.schema.coverage import Coverage
+    from evalkit.results.run_verdict import Verdict
     from evalkit.schema.results import CaseResult, RunResult
 
 FullCases = Callable[[], Iterable["CaseResult"]]
@@ -44,6 +44,7 @@ class Finish:
         from evalkit.report.output_paths import check_output_paths
 
         check_output_paths(finish.outputs)
+        _check_report_formats(finish)
         check_partners(*(m for m in (run, finish) if m is not None))
         if finish.gate in (GATE_REGRESSIONS, GATE_BOTH) and not finish.baseline:
             raise UsageError(f"--gate {finish.gate}: regressions need something to regress from; add --baseline "
@@ -81,8 +82,7 @@ class Finish:
 
         s = self.settings
         try:
-            write_reports(result, json_out=s.json_out, junit=s.junit, markdown=s.markdown, html=s.html,
-                          full_cases=full_cases)
+            write_reports(result, s.report_files, json_out=s.json_out, full_cases=full_cases)
         except EvalkitError as failure:
             return StorageError("\n".join(failure.lines())) if isinstance(failure, InputError) else failure
         return None
@@ -105,60 +105,70 @@ class Finish:
             # The reader went away; keep Python from complaining about stdout at exit.
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
-    def exit_code(self, result: RunResult, verdict: int, *, coverage_minimum: float | None,
-                  comparison: Comparison | None = None, console: Console | None = None) -> int:
-        """The run's exit code from its verdicts (`verdict`), through the gates: what `--gate` counts,
-        the coverage minimum, and the regressions against the baseline (printed here)."""
-        code = verdict
+    def judge(self, result: RunResult, *, min_coverage: float | None,
+              comparison: Comparison | None = None) -> Verdict:
+        """The run's verdict from the one decider (evalkit.results.run_verdict), through what `--gate`
+        counts, the coverage minimum (`min_coverage`: the run's own, or a flag's) and the regressions
+        against the baseline; kept in the result, so every report written after says it."""
+        from evalkit.results.run_verdict import decide
+
         gate = self.settings.chosen_gate
-        if gate == GATE_REGRESSIONS and code == ExitCode.FAILED:
-            code = ExitCode.OK  # failed thresholds alone do not fail this gate; errors (exit 3) still do
-        if coverage_gate(result, coverage_minimum) and code == ExitCode.OK:
-            code = ExitCode.FAILED
-        if comparison is not None and console is not None:
-            regressed = self._report_baseline(comparison, result, console)
-            if regressed and gate != GATE_THRESHOLDS and code == ExitCode.OK:
-                code = ExitCode.FAILED
-        return code
+        regressions = _regressions(comparison, result) if comparison is not None and gate != GATE_THRESHOLDS else None
+        verdict = decide(result, min_coverage=min_coverage, count_cases=gate != GATE_REGRESSIONS,
+                         regressions=regressions)
+        result.verdict = verdict.record
+        return verdict
 
-    def _report_baseline(self, comparison: Comparison, result: RunResult, console: Console) -> bool:
-        """Print what changed since the baseline; True when it fails the gate. A quarantined
-        case does not (with `--significance` it is left out of the tests as well)."""
-        from evalkit.compare.render import render_comparison, summary_line
+    def tell(self, verdict: Verdict, comparison: Comparison | None, console: Console) -> None:
+        """After the table: what changed since the baseline, and why the coverage gate failed (on stderr)."""
+        if comparison is not None:
+            from evalkit.compare.render import render_comparison, summary_line
 
-        if self.settings.quiet:
-            console.print(summary_line(comparison), highlight=False, soft_wrap=True)
-        else:
-            render_comparison(comparison, console)
-        if comparison.significance is not None:
-            return comparison.fails_gate
-        held = _held(result)
-        return any((c.eval_set_id, c.eval_id) not in held for c in comparison.regressions)
+            if self.settings.quiet:
+                console.print(summary_line(comparison), highlight=False, soft_wrap=True)
+            else:
+                render_comparison(comparison, console)
+        for failure in verdict.record.failures:
+            if failure.gate == "coverage":
+                print(f"evalkit: {failure.message}", file=sys.stderr)
 
 
-def coverage_minimum(coverage: Coverage | None, requested: float | None) -> float | None:
-    """The coverage gate's minimum: the one asked for now (a flag, a keyword, a plugin option), else
-    the run's own (its settings', else its configs': evalkit.engine.coverage.gate_ratio)."""
-    if requested is not None:
-        if coverage is not None:
-            coverage.min_ratio = requested  # so the reports show the minimum that was gated on
-        return requested
-    return coverage.min_ratio if coverage is not None else None
+def _regressions(comparison: Comparison, result: RunResult) -> str | None:
+    """Why the comparison fails the gate (None: it does not). A quarantined case does not (with
+    `--significance` it is left out of the tests as well)."""
+    if comparison.significance is not None:
+        if not comparison.fails_gate:
+            return None
+        named = comparison.gate_regressions
+        return (f"significant regressions against the baseline at {comparison.significance.level:g}"
+                + (f": {_names(named)}" if named else " (the overall test)"))
+    held = _held(result)
+    regressed = [c for c in comparison.regressions if (c.eval_set_id, c.eval_id) not in held]
+    if not regressed:
+        return None
+    return f"{len(regressed)} case{'' if len(regressed) == 1 else 's'} regressed against the baseline: {_names(regressed)}"
 
 
-def coverage_gate(result: RunResult, minimum: float | None) -> bool:
-    """Say why the coverage gate fails, on stderr; True when it does. `minimum` (a flag) overrides
-    the run's own; None leaves the run's, which a merge of shards gates as one run."""
-    from evalkit.results.coverage import gate_message
-
-    message = gate_message(result.coverage, minimum)
-    if message is not None:
-        print(f"evalkit: {message}", file=sys.stderr)
-    return message is not None
+def _names(changes: list[CaseChange], shown: int = 10) -> str:
+    names = ", ".join(c.name for c in changes[:shown])
+    return names + (f" and {len(changes) - shown} more" if len(changes) > shown else "")
 
 
 def _held(result: RunResult) -> set[tuple[str, str]]:
     return {(case.eval_set_id, case.eval_id) for case in result.cases if case.quarantined}
+
+
+def _check_report_formats(finish: FinishSettings) -> None:
+    """Every `--report NAME=PATH` names a known format (a built-in, a registered or an installed one)."""
+    from evalkit.foundation.registry import UnknownName
+    from evalkit.report.formats import REPORTS
+
+    for name, path in finish.reports:
+        try:
+            REPORTS.require(name)
+        except UnknownName as unknown:
+            raise UsageError(f"--report {name}={path}: {unknown}; install the package that provides it, "
+                             "or pick a known one") from None
 
 
 def _check_confidence_reachable(settings: RunSettings) -> None:

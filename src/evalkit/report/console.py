@@ -266,6 +266,15 @@ def first_difference(criterion: CriterionResult) -> str:
     return ""
 
 
+def verdict_line(result: RunResult) -> str | None:
+    """`The run failed: …` with each gate it failed (the exit code's verdict); None when it passed,
+    or for a result that carries no verdict (an older file's)."""
+    verdict = result.verdict
+    if verdict is None or verdict.passed:
+        return None
+    return f"The run failed: {'; '.join(verdict.reasons())}."
+
+
 def summary_line(result: RunResult) -> str:
     s = result.summary
     parts = [f"{s.passed} passed", f"{s.failed} failed"]

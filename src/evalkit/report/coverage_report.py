@@ -72,7 +72,8 @@ def _matrix(coverage: Coverage, cases: Iterable[CaseResult]) -> Html | None:
               el("div", el("table", el("thead", head), el("tbody", rows), class_="coverage-matrix"), class_="scroll"))
 
 
-def junit_properties(coverage: Coverage) -> list[tuple[str, str]]:
+def junit_properties(coverage: Coverage, minimum: float | None) -> list[tuple[str, str]]:
+    """The suite properties; `minimum` is the one the run was gated on (its verdict's)."""
     tools, agents = coverage.tools, coverage.agents
     properties = [("coverage_ratio", "" if tools.ratio is None else f"{tools.ratio:g}"),
                   ("coverage_tools_declared", str(len(tools.declared))), ("coverage_tools_called", str(len(tools.called))),
@@ -83,6 +84,6 @@ def junit_properties(coverage: Coverage) -> list[tuple[str, str]]:
                        ("coverage_agents_never_called", ", ".join(agents.never_called))]
     if tools.unknown:
         properties.append(("coverage_tools_unknown", ", ".join(tools.unknown)))
-    if coverage.min_ratio is not None:
-        properties.append(("coverage_min_ratio", f"{coverage.min_ratio:g}"))
+    if minimum is not None:
+        properties.append(("coverage_min_ratio", f"{minimum:g}"))
     return properties

@@ -24,7 +24,8 @@ from html import escape
 from importlib import resources
 from typing import Any
 
-from evalkit.report.console import flaky_lines, quarantine_lines, summary_line
+from evalkit.report.formats import ReportFormat
+from evalkit.report.console import flaky_lines, quarantine_lines, summary_line, verdict_line
 from evalkit.report.html_markup import Html as _Html
 from evalkit.report.html_markup import el as _el
 from evalkit.report.html_markup import join as _join
@@ -100,9 +101,16 @@ def _header(result: RunResult) -> _Html:
     return _el("header",
                _el("h1", "evalkit report"),
                _el("p", summary_line(result), class_="summary-line"),
+               _verdict(result),
                _el("div", buttons, class_="counts"),
                _el("dl", meta_items, class_="meta"),
                _statistics(result))
+
+
+def _verdict(result: RunResult) -> _Html | None:
+    """Why the run failed, whatever its cases say (a coverage gate, regressions): the exit code's verdict."""
+    line = verdict_line(result)
+    return None if line is None else _el("p", line, class_="verdict failed", role="alert")
 
 
 def _statistics(result: RunResult) -> _Html | None:
@@ -354,3 +362,6 @@ def _parse_invocation(data: dict[str, Any] | None) -> dict[str, Any] | None:
                       None if response is None else _pretty_json(response.response)))
     return {"user": views.user_text(invocation), "final": views.final_text(invocation),
             "texts": views.intermediate_texts(invocation), "calls": calls}
+
+
+HTML = ReportFormat(render_html, every_case=True)  # registered by name in report/formats.py

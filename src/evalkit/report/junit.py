@@ -14,7 +14,10 @@ Jenkins and the GitHub test-report actions all read, and validates against its s
   how it ended, so it is reported without failing the build;
 - the suite's properties carry each repeated case's runs, stability and 95% interval,
   with `--baseline … --significance` each tested case's p-value, and the run's
-  coverage (`coverage_ratio`, `coverage_tools_never_called`, …: docs/coverage.md).
+  coverage (`coverage_ratio`, `coverage_tools_never_called`, …: docs/coverage.md);
+- the run's own gates are test cases of a last suite, `evalkit`: `coverage` (with a coverage
+  minimum) and `regressions` (with a baseline), failing when the run's verdict says so, so
+  a run that exits 1 on a gate never shows as all green.
 
 Ant's schema allows at most one of `failure`/`error`/`skipped` per test case, and no
 attributes on the `testsuites` root (consumers add the suites' counts up themselves).
@@ -27,6 +30,7 @@ import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
 
 from evalkit.foundation.timestamps import parse_iso_datetime
+from evalkit.report.formats import ReportFormat
 from evalkit.report.console import failure_lines, unmatched_tool_lines
 from evalkit.report.statistics import case_note, change_line, overall_line, tested_changes
 from evalkit.schema.results import CaseResult, CriterionResult, RunResult, Status, total_cost
@@ -38,8 +42,12 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 def render_junit(result: RunResult) -> str:
     root = ET.Element("testsuites")
-    for index, (eval_set_id, cases) in enumerate(_by_eval_set(result.cases).items()):
+    suites = _by_eval_set(result.cases)
+    for index, (eval_set_id, cases) in enumerate(suites.items()):
         root.append(_suite(result, index, eval_set_id, cases))
+    gates = _gates(result, len(suites))
+    if gates is not None:
+        root.append(gates)
     ET.indent(root, space="  ")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
@@ -50,7 +58,8 @@ def _coverage(result: RunResult) -> list[tuple[str, str]]:
         return []
     from evalkit.report.coverage_report import junit_properties
 
-    return junit_properties(result.coverage)
+    minimum = result.verdict.min_coverage if result.verdict is not None else result.coverage.min_ratio
+    return junit_properties(result.coverage, minimum)
 
 
 def _by_eval_set(cases: list[CaseResult]) -> dict[str, list[CaseResult]]:
@@ -86,6 +95,32 @@ def _suite(result: RunResult, index: int, eval_set_id: str, cases: list[CaseResu
         ET.SubElement(properties, "property", {"name": name, "value": _text(value)})
     for case in cases:
         suite.append(_testcase(case))
+    ET.SubElement(suite, "system-out").text = ""
+    ET.SubElement(suite, "system-err").text = ""
+    return suite
+
+
+def _gates(result: RunResult, index: int) -> ET.Element | None:
+    """The run's own gates as test cases of a suite `evalkit`: `coverage` when the run had a coverage
+    minimum, `regressions` when it was compared with a baseline; each fails as the exit code did."""
+    verdict = result.verdict
+    if verdict is None:
+        return None
+    gated = [*(["coverage"] if verdict.min_coverage is not None and result.shard is None else []),
+             *(["regressions"] if result.comparison is not None else [])]
+    if not gated:
+        return None
+    failed = {failure.gate: failure.message for failure in verdict.failures}
+    suite = ET.Element("testsuite", {
+        "name": "evalkit", "package": "evalkit", "id": str(index), "tests": str(len(gated)),
+        "failures": str(sum(gate in failed for gate in gated)), "errors": "0", "skipped": "0", "time": "0.000",
+        "timestamp": _timestamp(result.started_at), "hostname": "localhost"})
+    ET.SubElement(suite, "properties")
+    for gate in gated:
+        case = ET.SubElement(suite, "testcase", {"classname": "evalkit", "name": gate, "time": "0.000"})
+        if gate in failed:
+            failure = ET.SubElement(case, "failure", {"type": gate, "message": _text(failed[gate])})
+            failure.text = _text(failed[gate])
     ET.SubElement(suite, "system-out").text = ""
     ET.SubElement(suite, "system-err").text = ""
     return suite
@@ -171,3 +206,6 @@ def _timestamp(started_at: str) -> str:
     if moment.tzinfo is not None:
         moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
     return moment.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+JUNIT = ReportFormat(render_junit)  # registered by name in report/formats.py

@@ -19,6 +19,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from evalkit.report.formats import ReportFormat
 from evalkit.report.console import (
     failure_lines,
     flaky_lines,
@@ -26,6 +27,7 @@ from evalkit.report.console import (
     quarantine_lines,
     summary_line,
     unmatched_tool_lines,
+    verdict_line,
 )
 from evalkit.report.statistics import case_note, change_line, overall_line, tested_changes
 from evalkit.schema.results import CaseResult, CriterionResult, RunResult, Status
@@ -50,6 +52,9 @@ _MARK = {Status.PASSED: "✅", Status.FAILED: "❌", Status.ERROR: "💥", Statu
 def render_markdown(result: RunResult) -> str:
     columns = gating_criterion_names(result.cases)
     lines = [f"### evalkit: {_inline(summary_line(result))}", ""]
+    verdict = verdict_line(result)
+    if verdict is not None:
+        lines += [f"**❌ {_inline(verdict)}**", ""]
     header = ["case", "status", *(_inline(name) for name in columns)]
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     shown, hidden = _rows_to_show(result.cases)
@@ -163,3 +168,6 @@ def _inline(text: str) -> str:
     # Only an underscore at a word's edge can start emphasis; inside snake_case it is text.
     escaped = _EDGE_UNDERSCORE.sub(r"\\_", escaped)
     return " ".join(escaped.split())
+
+
+MARKDOWN = ReportFormat(render_markdown)  # registered by name in report/formats.py

@@ -206,19 +206,3 @@ def _never(names: list[str]) -> str:
     more = f" and {len(names) - _NEVER_SHOWN} more" if len(names) > _NEVER_SHOWN else ""
     return f"; never: {shown}{more}"
 
-
-def gate_message(coverage: Coverage | None, requested: float | None) -> str | None:
-    """Why the coverage gate fails (None: it passes, or there is none): below the minimum, or
-    asked for an agent whose tools evalkit does not know (no made-up ratio passes it)."""
-    if requested is None:
-        return None
-    if coverage is None:
-        return (f"min_coverage {requested:g}: evalkit does not know this agent's tools, so there is no coverage to "
-                "gate on; list them under \"coverage\" in the config, or have `evalkit mcp` record its MCP servers "
-                "into the run's --cassettes folder (docs/coverage.md), or drop --min-coverage")
-    if not coverage.fails_gate:
-        return None
-    ratio = coverage.tools.ratio or 0.0
-    never = ", ".join(coverage.tools.never_called) or "none"
-    return (f"tool coverage {ratio:g} is below the minimum {coverage.min_ratio:g}; never called: {never}; "
-            "add eval cases that call them, or lower --min-coverage (min_coverage in the config)")

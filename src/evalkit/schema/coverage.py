@@ -89,7 +89,3 @@ class Coverage(ResultModel):
     arguments: dict[str, dict[str, int]] = Field(
         default_factory=dict, description="tool → parameter → calls that gave it")
     min_ratio: float | None = Field(default=None, description="--min-coverage (or the config's min_coverage)")
-
-    @property
-    def fails_gate(self) -> bool:
-        return self.min_ratio is not None and (self.tools.ratio or 0.0) < self.min_ratio - 1e-12

@@ -19,6 +19,7 @@ from evalkit.schema.comparison import ComparisonRecord
 from evalkit.schema.coverage import Coverage
 from evalkit.schema.result_model import ResultModel, SparseModel
 from evalkit.schema.run_figures import AutoRepeat, CassettesUse, Concurrency, QuarantineUse, RunLatency
+from evalkit.schema.verdict import RunVerdict
 
 
 class Status(str, Enum):
@@ -249,7 +250,7 @@ _JUDGE_COUNTS = ("requests", "calls", "cache_hits", "retries", "failures", "inpu
 
 class RunResult(SparseModel):
     # No inventory, no coverage object: the key is left out rather than written as null.
-    omitted_when_none: ClassVar[frozenset[str]] = frozenset({"coverage"})
+    omitted_when_none: ClassVar[frozenset[str]] = frozenset({"coverage", "verdict"})
 
     evalkit_version: str
     started_at: str
@@ -283,3 +284,6 @@ class RunResult(SparseModel):
     coverage: Coverage | None = Field(
         default=None, description="the tools and sub-agents the agent declares and which of them the run used "
                                   "(docs/coverage.md); absent when evalkit does not know the agent's tools")
+    verdict: RunVerdict | None = Field(
+        default=None, description="passed, or the gates it failed and why: the exit code's verdict (a shard's "
+                                  "leaves coverage to the merge); absent from files of older versions")

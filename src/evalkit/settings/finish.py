@@ -12,8 +12,10 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from evalkit.settings.declaration import Needs, Setting, declared, settings_of
+from evalkit.settings.values import Reports
 
 GATE_THRESHOLDS, GATE_REGRESSIONS, GATE_BOTH = "thresholds", "regressions", "both"
+SHORT_FORMS = ("junit", "markdown", "html")  # `--junit FILE` is `--report junit=FILE`: field name = format name
 Gate = Literal["thresholds", "regressions", "both"]
 
 
@@ -28,6 +30,10 @@ class FinishSettings(BaseModel):
         "--markdown", "Write a Markdown summary here", "FILE", parsed_as=Path)] = None
     html: Annotated[Path | None, Setting(
         "--html", "Write a self-contained HTML report here", "FILE", parsed_as=Path)] = None
+    reports: Annotated[Reports, Setting(
+        "--report", "Write a report of format NAME to PATH (repeatable): junit, markdown, html or a plug-in's "
+        "(docs/extending.md); --junit FILE is --report junit=FILE", "NAME=PATH",
+        "expected NAME=PATH, such as --report junit=report.xml", repeatable=True)] = ()
     quiet: Annotated[bool, Setting("--quiet", "Print only the summary line", aliases=("-q",))] = False
     detailed: Annotated[bool, Setting(
         "--print_detailed_results", "Also list every criterion of every turn (ADK's option)")] = False
@@ -67,7 +73,14 @@ class FinishSettings(BaseModel):
         return GATE_BOTH if self.baseline else GATE_THRESHOLDS
 
     @property
+    def report_files(self) -> list[tuple[str, Path]]:
+        """Every report to write, as (format name, path): the short forms' (`--junit FILE`), then `--report`'s."""
+        short = [(name, getattr(self, name)) for name in SHORT_FORMS if getattr(self, name) is not None]
+        return short + [(name, Path(path)) for name, path in self.reports]
+
+    @property
     def outputs(self) -> dict[str, Path | None]:
-        """The files to write, by flag: every declared setting that is a path (checked together before
-        the run: report/output_paths.py), so a new output is checked with the others."""
-        return {d.setting.flag: getattr(self, d.name) for d in declared(FinishSettings) if d.setting.parsed_as is Path}
+        """The files to write, by flag: every declared setting that is a path and every `--report` (checked
+        together before the run: report/output_paths.py), so a new output is checked with the others."""
+        paths = {d.setting.flag: getattr(self, d.name) for d in declared(FinishSettings) if d.setting.parsed_as is Path}
+        return {**paths, **{f"--report {name}={path}": Path(path) for name, path in self.reports}}

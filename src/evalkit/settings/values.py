@@ -33,6 +33,24 @@ Processes = Annotated[ProcessesSetting, BeforeValidator(parse_processes)]
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 
 
+def parse_reports(value: object) -> tuple[tuple[str, str], ...]:
+    """`reports`: "NAME=PATH" strings (`--report`, repeatable), or (name, path) pairs; which names
+    are formats is the report registry's to say (evalkit.finish checks it before the run)."""
+    if value is None:
+        return ()
+    items = [value] if isinstance(value, str) else list(value)  # type: ignore[call-overload]
+    pairs = []
+    for item in items:
+        if isinstance(item, (tuple, list)) and len(item) == 2:
+            name, path = str(item[0]), str(item[1])
+        else:
+            name, _, path = str(item).partition("=")
+        if not name.strip() or not path.strip():
+            raise ValueError(f"{str(item)!r} is not NAME=PATH; write it as --report junit=report.xml")
+        pairs.append((name.strip(), path.strip()))
+    return tuple(pairs)
+
+
 def parse_headers(value: object) -> tuple[tuple[str, str], ...]:
     """`headers`: "Name: value" strings (`--header`, repeatable) or a mapping name → value (the Python API).
 
@@ -67,4 +85,5 @@ def _split_header(text: str) -> tuple[str, str]:
 
 
 Headers = Annotated[tuple[tuple[str, str], ...], BeforeValidator(parse_headers)]
+Reports = Annotated[tuple[tuple[str, str], ...], BeforeValidator(parse_reports)]
 

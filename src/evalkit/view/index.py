@@ -18,7 +18,7 @@ from evalkit.view.rows import UNSAFE_ID_CHARS, case_row, criterion_names, search
 from evalkit.view.scan import NotAResultFile, read_case, scan
 
 _LIST_FIELDS = ("started_at", "summary", "duration_s", "evalkit_version", "interrupted", "repeat", "git",
-                "agent", "shard", "shards")
+                "agent", "shard", "shards", "verdict")
 _READ_IN_BACKGROUND_BYTES = 4_000_000  # smaller files are read before the listing answers (a few ms each)
 _CASE_WAIT_S = 60.0  # opening a case of a file still being read waits for its byte ranges
 

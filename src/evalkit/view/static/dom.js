@@ -91,6 +91,19 @@ function counts(summary) {
     summary.not_evaluated ? [" ", el("span", {class: "c-ne"}, `${summary.not_evaluated} not evaluated`)] : null);
 }
 
+// The run's verdict (the exit code's): a red "failed" tag when a gate failed, with each reason beside it.
+// Counts alone can read "2 passed, 0 failed" for a run that failed its coverage gate.
+function verdictTag(verdict) {
+  if (!verdict || verdict.passed) return null;
+  const gates = (verdict.failures || []).map(f => f.gate).join(", ");
+  return el("span", {class: "tag fail", title: (verdict.failures || []).map(f => f.message).join("\n")}, `failed: ${gates}`);
+}
+
+function verdictReasons(verdict) {
+  if (!verdict || verdict.passed) return null;
+  return el("ul", {class: "verdict-reasons"}, (verdict.failures || []).map(f => el("li", {}, el("strong", {}, f.gate), `: ${f.message}`)));
+}
+
 function gitText(git) {
   if (!git || !git.commit) return "";
   return `${git.branch || "detached"} @ ${String(git.commit).slice(0, 8)}`;

@@ -89,7 +89,8 @@ function runHeader(runId, run) {
     el("h1", {}, `Run of ${fmtWhen(run.started_at)}`,
       run.live ? el("span", {class: "tag live"}, run.stopped ? "stopped" : `running: ${summary.cases} of ${run.total || "?"} cases`) : null,
       run.interrupted ? el("span", {class: "tag warn"}, "interrupted") : null),
-    el("p", {}, counts(summary), ` of ${summary.cases || 0} cases`),
+    el("p", {}, counts(summary), ` of ${summary.cases || 0} cases`, verdictTag(run.verdict)),
+    verdictReasons(run.verdict),
     el("dl", {class: "facts"}, facts.map(([key, value]) => [el("dt", {}, key), el("dd", {}, String(value))])),
     run.baseline ? baselineRuns(run.baseline) : null);
 }

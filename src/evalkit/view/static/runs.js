@@ -48,6 +48,7 @@ function drawRuns(page, data) {
       el("td", {}, el("a", {href: route("run", run.id)}, whenParts(run.started_at)),
         run.live ? el("span", {class: "tag live"}, run.stopped ? "stopped" : "running") : null,
         run.interrupted ? el("span", {class: "tag warn"}, "interrupted") : null,
+        verdictTag(run.verdict),
         run.complete === false ? el("span", {class: "tag"}, "reading the file…") : null),
       el("td", {}, (run.eval_set_ids || []).join(", ")),
       el("td", {class: "agent wide-only"}, run.agent || ""),
