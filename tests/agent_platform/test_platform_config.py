@@ -161,3 +161,14 @@ def test_a_shape_b_case_shows_its_history_to_the_multi_turn_judge(tmp_path, fake
     assert code == 3, stderr  # the fake judge's default reply holds no verdict: the criterion's error
     prompt = next(p for p in fake.prompts if "I want to see Lisbon." in p)
     assert prompt.index("Which month?") < prompt.index("May is lovely there.")
+
+
+def test_the_config_alone_is_validated(tmp_path):
+    project(tmp_path, "metrics_to_run: [safety, instruction_following]\nthresholds: {safety: 1}\n")
+    config = tmp_path / "tests" / "eval" / "eval_config.yaml"
+    done = invoke_evalkit("validate", str(config), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"ok  {config}: agents-cli config: safety, instruction_following"
+    config.write_text("metrics_to_run: [safety, nope]\n")
+    done = invoke_evalkit("validate", str(config), cwd=tmp_path)
+    assert done.returncode == 2 and f"{config}: metrics_to_run[1]: unknown metric 'nope'" in done.stderr
