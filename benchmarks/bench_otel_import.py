@@ -99,8 +99,8 @@ def _conversation(rng: random.Random, number: int, clock: list[int]) -> Iterator
         history = [*asked, {"role": "assistant", "parts": [{"type": "text", "content": answer}]}]
 
 
-def write_traces(path: Path, megabytes: int, with_ids: bool = True) -> int:
-    """A Collector-style file of about `megabytes` MB; returns the number of spans."""
+def write_traces(path: Path, megabytes: int, with_ids: bool = True, most_spans: int | None = None) -> int:
+    """A Collector-style file of about `megabytes` MB (or of `most_spans` spans); returns the number of spans."""
     rng = random.Random(25)
     clock = [1_790_000_000_000_000_000]
     target = megabytes * 1_000_000
@@ -109,9 +109,9 @@ def write_traces(path: Path, megabytes: int, with_ids: bool = True) -> int:
     spans = 0
     written = 0
     with path.open("w") as out:
-        while written < target:
+        while written < target and (most_spans is None or spans < most_spans):
             batch = []
-            while len(batch) < BATCH:
+            while len(batch) < min(BATCH, (most_spans or BATCH + spans) - spans):
                 slot = rng.randrange(CONCURRENT)
                 span = next(live[slot], None)
                 if span is None:
@@ -133,15 +133,17 @@ def write_traces(path: Path, megabytes: int, with_ids: bool = True) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=int, action="append", help="file sizes in MB (repeatable; default 100 and 1000)")
+    parser.add_argument("--spans", type=int, action="append", help="files of this many spans instead (repeatable)")
     parser.add_argument("--without-ids", action="store_true", help="no span records its conversation")
     parser.add_argument("--evalkit", default=f"{shlex.quote(sys.executable)} -m evalkit", help="the evalkit command")
     args = parser.parse_args()
     lines = ["| file (MB) | spans | wall time (s) | CPU time (s) | MB/s of CPU | peak memory (MB) | cases |",
              "|---:|---:|---:|---:|---:|---:|---:|"]
-    for megabytes in args.mb or [100, 1000]:
+    sizes = [(None, count) for count in args.spans or ()] + [(mb, None) for mb in args.mb or ([] if args.spans else [100, 1000])]
+    for megabytes, most_spans in sizes:
         with tempfile.TemporaryDirectory(prefix="evalkit-bench-otel-") as folder:
             traces = Path(folder) / "traces.jsonl"
-            spans = write_traces(traces, megabytes, with_ids=not args.without_ids)
+            spans = write_traces(traces, megabytes or 100_000, with_ids=not args.without_ids, most_spans=most_spans)
             size = traces.stat().st_size / 1e6
             out = Path(folder) / "imported.evalset.json"
             started = time.perf_counter()

@@ -83,3 +83,26 @@ async def test_an_answer_or_event_past_the_limit_stops_the_reading(monkeypatch):
             response = await client.send(client.build_request("GET", f"http://agent{path}"), stream=True)
             with pytest.raises(PeerError, match=f"{what} larger than"):
                 await response.aread()
+
+
+async def test_header_values_go_only_to_the_agents_own_origin_not_elsewhere_nor_through_redirects():
+    seen: dict[str, dict[str, str]] = {}
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen[str(request.url)] = dict(request.headers)
+        if request.url.path == "/moved":
+            return httpx.Response(302, headers={"location": "http://other.example/landing"})
+        return httpx.Response(200, json={})
+
+    private = (a2a_wire.origin("http://agent.example:8000/a2a"), ("X-Api-Key", "Authorization"))
+    transport = GuardedTransport(httpx.MockTransport(answer), private=private)
+    headers = {"X-Api-Key": "k-123", "Authorization": "Bearer t-456", "User-Agent": "evalkit"}
+    async with httpx.AsyncClient(transport=transport, headers=headers, follow_redirects=True) as client:
+        await client.get("http://agent.example:8000/rpc")
+        await client.get("http://agent.example:9000/rpc")  # another port: another origin
+        await client.get("http://agent.example:8000/moved")
+
+    assert seen["http://agent.example:8000/rpc"]["x-api-key"] == "k-123"
+    for url in ("http://agent.example:9000/rpc", "http://other.example/landing"):
+        assert "x-api-key" not in seen[url] and "authorization" not in seen[url], seen[url]
+        assert seen[url]["user-agent"] == "evalkit"

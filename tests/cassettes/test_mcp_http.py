@@ -129,3 +129,19 @@ def test_a_mistake_is_a_message_and_exit_2(tmp_path, arguments, message):
     assert completed.returncode == 2, completed.stdout + completed.stderr
     assert message in completed.stderr and "Traceback" not in completed.stderr
     assert completed.stdout == ""  # no local URL was announced
+
+
+def test_the_listener_answers_only_requests_that_name_its_own_address(tmp_path):
+    """A page served from another local port (its Origin) or a rebound host name gets no session."""
+    import httpx
+
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    with stand_in(tmp_path / "cassettes", "replay", "http://127.0.0.1:9/mcp") as local:
+        port = httpx.URL(local).port
+        own = httpx.post(local, json=initialize, headers={**headers, "origin": f"http://127.0.0.1:{port}"})
+        other_port = httpx.post(local, json=initialize, headers={**headers, "origin": f"http://localhost:{port + 1}"})
+        rebound = httpx.post(local, json=initialize, headers={**headers, "host": "evil.example"})
+    assert own.status_code == 200, own.text
+    assert other_port.status_code in (400, 403, 421) and rebound.status_code in (400, 403, 421)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import xmlschema
@@ -22,6 +23,11 @@ from tests.in_process import invoke_evalkit
 
 WHY = "tool coverage 0.5 is below the minimum 0.8; never called: cancel, escalate"
 ANT = Path(__file__).resolve().parents[1] / "report" / "junit-ant.xsd"
+
+
+def junit_cases(path: Path) -> dict[tuple[str, str], Any]:
+    """The test cases of a JUnit file as junitparser reads them, by (classname, name)."""
+    return {(case.classname, case.name): case for suite in JUnitXml.fromfile(str(path)) for case in suite}
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +59,7 @@ def test_the_result_file_holds_the_verdict(gated):
 def test_junit_has_a_failing_coverage_test_case(gated):
     folder, _ = gated
     xmlschema.XMLSchema(str(ANT)).validate(str(folder / "r.xml"))
-    cases = {(case.classname, case.name): case for suite in JUnitXml.fromfile(str(folder / "r.xml")) for case in suite}
+    cases = junit_cases(folder / "r.xml")
     coverage = cases[("evalkit", "coverage")]
     assert not coverage.is_passed
     (failure,) = coverage.result
@@ -81,7 +87,7 @@ def test_a_passing_gate_is_a_passing_coverage_test_case(tmp_path):
     done = invoke_evalkit("run", str(evalset), "--min-coverage", "0.5", "--junit", str(tmp_path / "r.xml"),
                           "--markdown", str(tmp_path / "r.md"), cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    cases = {(case.classname, case.name): case for suite in JUnitXml.fromfile(str(tmp_path / "r.xml")) for case in suite}
+    cases = junit_cases(tmp_path / "r.xml")
     assert cases[("evalkit", "coverage")].is_passed
     assert "The run failed" not in (tmp_path / "r.md").read_text()
 
@@ -119,5 +125,5 @@ def test_merged_shards_of_an_agent_whose_tools_are_unknown_fail_the_configs_gate
                             "--junit", str(tmp_path / "all.xml"), cwd=tmp_path)
     assert merged.returncode == 1, merged.stdout + merged.stderr
     assert "evalkit does not know this agent's tools" in merged.stderr
-    cases = {(case.classname, case.name): case for suite in JUnitXml.fromfile(str(tmp_path / "all.xml")) for case in suite}
+    cases = junit_cases(tmp_path / "all.xml")
     assert not cases[("evalkit", "coverage")].is_passed

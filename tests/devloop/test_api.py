@@ -92,3 +92,20 @@ def test_pytest_shows_a_failed_assert_passes_at_the_users_line_with_the_failing_
     assert "E       evalkit.api.EvalFailed: 1 case: 0 passed, 1 failed" in output
     assert "E       ✗ weather/no_city: response_match_score 0 < 0.8" in output
     assert "api.py" not in output and "def assert_passes" not in output  # no frame inside evalkit
+
+
+def test_a_value_outside_a_settings_choices_is_an_error_naming_the_keyword_before_anything_runs(tmp_path):
+    calls = []
+    (tmp_path / "tapes").mkdir()
+
+    def agent(turn):
+        calls.append(turn.case_id)
+        return "hi"
+
+    with pytest.raises(InputError) as raised:
+        evalkit.run_evals(WEATHER, agent=agent, cassettes=tmp_path / "tapes", cassette_mode="bogus")
+    assert str(raised.value) == "cassette_mode='bogus': expected one of replay, record, auto"
+    with pytest.raises(InputError) as alone:  # its partner holds here too, as on the command line
+        evalkit.run_evals(WEATHER, agent=agent, cassette_mode="record")
+    assert str(alone.value) == "cassette_mode='record': only means something with cassettes DIR; add cassettes, or drop cassette_mode"
+    assert calls == []

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from evalkit.engine import history
+from evalkit.results import history
+from evalkit.settings import RunSettings
 from evalkit.schema.results import RunResult, Summary
 from tests.devloop.helpers import REGRESSED, WEATHER, evalkit, save
 
@@ -66,15 +67,13 @@ def test_history_keeps_the_last_n_runs_and_last_means_the_previous_run(tmp_path)
 
 def test_history_directory_limit_and_off_switch(tmp_path, monkeypatch):
     folder = tmp_path / "h"
-    monkeypatch.setenv("EVALKIT_RUNS_DIR", str(folder))
     result = RunResult(evalkit_version="0", started_at="2026-01-01T00:00:00+00:00", duration_s=0.0,
                        summary=Summary(), cases=[])
-    written = [history.record(result, limit=3) for _ in range(5)]
-    assert history.recorded_runs() == written[-3:]
-    assert history.previous_run() == written[-1]
-    monkeypatch.setenv("EVALKIT_HISTORY_LIMIT", "0")
-    assert history.record(result) is None
-    assert len(history.recorded_runs()) == 3
+    written = [history.record(result, folder, limit=3) for _ in range(5)]
+    assert history.recorded_runs(folder) == written[-3:]
+    assert history.previous_run(folder) == written[-1]
+    assert history.record(result, folder, limit=0) is None
+    assert len(history.recorded_runs(folder)) == 3
     monkeypatch.setenv("EVALKIT_HISTORY_LIMIT", "many")
     done = evalkit("run", WEATHER, "--quiet", tmp_path=tmp_path, env={"EVALKIT_HISTORY_LIMIT": "many"})
     assert done.returncode == 2
@@ -86,8 +85,10 @@ def test_a_new_evalkit_folder_gets_a_gitignore_of_its_own(tmp_path, monkeypatch)
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("EVALKIT_RUNS_DIR", raising=False)
     monkeypatch.setenv("EVALKIT_HISTORY_LIMIT", "3")
+    environment = RunSettings().environment  # the run's: its folder and limit, as a run records them
     recorded = history.record(RunResult(evalkit_version="0", started_at="2026-01-01T00:00:00+00:00",
-                                        duration_s=0.0, summary=Summary(), cases=[]))
+                                        duration_s=0.0, summary=Summary(), cases=[]),
+                              environment.runs_dir, environment.history_limit)
     assert recorded is not None and recorded.parent == Path(".evalkit", "runs")
     assert (tmp_path / ".evalkit" / ".gitignore").read_text().splitlines()[-1] == "*"
 

@@ -27,6 +27,8 @@ FRAMEWORKS: dict[str, tuple[bool, tuple[script.Conversation, ...], tuple[str, ..
     "dspy_openinference": (True, script.CONVERSATIONS, ("finish",)),  # ReAct's own answer tool is a call
     "smolagents_openinference": (False, script.CONVERSATIONS, ("final_answer",)),  # it answers through a tool
     "haystack": (False, script.CONVERSATIONS, ()),
+    "langgraph_openinference_session": (True, script.CONVERSATIONS, ()),  # its root is a chain, no agent span
+    "crewai_openinference": (True, script.CONVERSATIONS, ()),  # the model is told "Current Task: …"
     # conv-trip's turns are traces of their own (RunConfig(group_id=...), which no span records): the history
     # rule links them; the others are in one trace(group_id=...) each; the handoff is a call.
     "openai_agents_openinference": (False, (*script.CONVERSATIONS, script.HANDOFF), ()),
@@ -41,19 +43,21 @@ def turns_of(evalset: Path) -> dict[str, list[tuple]]:
     for case in json.loads(evalset.read_text(encoding="utf-8"))["eval_cases"]:
         turns = []
         for turn in case["conversation"]:
-            calls: list[list] = []
+            calls: list[list] = []  # [name, args, response, id]
             for event in (turn.get("intermediate_data") or {}).get("invocation_events") or ():
                 for part in (event.get("content") or {}).get("parts") or ():
                     if "function_call" in part:
-                        calls.append([part["function_call"]["name"], part["function_call"]["args"], None])
+                        call = part["function_call"]
+                        calls.append([call["name"], call["args"], None, call.get("id")])
                     if "function_response" in part:
                         answered = part["function_response"]
-                        same = [c for c in calls if c[0] == answered["name"] and c[2] is None]
+                        same = [c for c in calls if c[2] is None and c[0] == answered["name"]
+                                and (answered.get("id") is None or c[3] == answered["id"])]
                         if same:
                             same[0][2] = answered["response"]
             final = "".join(p.get("text", "") for p in (turn.get("final_response") or {}).get("parts") or ())
             said = "".join(p["text"] for p in turn["user_content"]["parts"])
-            turns.append((said, [tuple(c) for c in calls], final))
+            turns.append((said, [tuple(c[:3]) for c in calls], final))
         cases[case["eval_id"]] = turns
     return cases
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from io import StringIO
+from pathlib import Path
 
 from rich.console import Console
 
@@ -56,3 +57,14 @@ def test_a_table_that_fits_stays_a_table():
     text = shown(200)
     assert text.startswith("╭") and f"support/{LONG_ID}" in text and f"✗ {RUBRIC} 0.800 → 0.400 (-0.400)" in text
     assert "…" not in text and all(len(line) <= 200 for line in text.splitlines())
+
+
+def test_piped_compare_pads_no_line_with_trailing_spaces():
+    from tests.in_process import invoke_evalkit
+
+    mixed = str(Path(__file__).resolve().parent / "mixed.result.json")
+    done = invoke_evalkit("compare", mixed, mixed, "--all")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert "unchanged   weather/paris" in done.stdout and len(lines) > 5
+    assert [line for line in lines if line != line.rstrip()] == []

@@ -6,7 +6,7 @@ from io import StringIO
 
 from rich.console import Console
 
-from evalkit.report.console import render
+from evalkit.report.console import failure_lines, render
 from evalkit.schema.results import CaseResult, CriterionResult, InvocationScore, RunResult, Status, Summary
 
 
@@ -103,3 +103,24 @@ def test_narrower_terminals_number_the_columns_with_a_legend_then_list_blocks():
     blocks = _terminal(_long_result(), 44)
     assert "weather/rome  failed\n    tool_trajectory_avg_score  0.000/1 ✗\n" in blocks
     assert "…" not in blocks and "╭" not in blocks
+
+
+def test_every_failed_turn_of_a_case_is_listed_not_only_the_first():
+    turns = [InvocationScore(score=0.0, status=Status.FAILED, details={"expected": "Sunny.", "actual": "Rain."}),
+             InvocationScore(score=1.0, status=Status.PASSED, details={}),
+             InvocationScore(score=0.2, status=Status.FAILED, details={"expected": "Warm.", "actual": "Cold."})]
+    case = CaseResult(eval_set_id="weather", eval_id="two", status=Status.FAILED, criteria=[
+        CriterionResult(name="response_match_score", threshold=0.8, score=0.4, status=Status.FAILED, invocations=turns)])
+    assert failure_lines([case]) == [
+        "✗ weather/two: response_match_score 0.4 < 0.8"
+        "\n    turn 1: expected 'Sunny.'\n           got      'Rain.'"
+        "\n    turn 3: expected 'Warm.'\n           got      'Cold.'"]
+
+
+def test_a_long_conversation_names_the_first_failed_turns_and_counts_the_rest():
+    turns = [InvocationScore(score=0.0, status=Status.FAILED, details={"reason": f"wrong {i}"}) for i in range(13)]
+    case = CaseResult(eval_set_id="s", eval_id="long", status=Status.FAILED, criteria=[
+        CriterionResult(name="m", threshold=1.0, score=0.0, status=Status.FAILED, invocations=turns)])
+    (line,) = failure_lines([case])
+    assert line.splitlines()[1:] == [*(f"    turn {i + 1}: wrong {i}" for i in range(10)),
+                                     "    …and 3 more failed turns (the result file has each)"]

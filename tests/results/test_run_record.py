@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from evalkit.engine import history
+from evalkit.results import history
 from evalkit.engine.progress_file import ProgressFile
 from evalkit.engine.run import RunOutcome, run
 from evalkit.results.coverage import case_activity

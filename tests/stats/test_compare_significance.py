@@ -167,3 +167,23 @@ def test_score_tests_share_the_gate_with_the_overall_test():
     # moved, so Tarone leaves it out): the score test keeps its own p-value, 1/256.
     (criterion,) = gated.significance.criteria
     assert criterion.p_adjusted == pytest.approx(1 / 256) and gated.significance.family == 1
+
+
+def test_a_case_that_passed_in_each_of_20_runs_and_fails_now_is_significant_whatever_else_the_run_holds():
+    """One new run against a history of 20: the case's exact one-sided Fisher p is 1/21 (of the 21 runs, 20
+    passed; given that, the new run is the one failure with chance 1/21), significant at 0.05. Flaky cases
+    that pass now, one that improved and ten unchanged ones make the overall test unremarkable; the case's
+    own test is not adjusted with it, and none of them could reach 0.05 on their own (Tarone)."""
+    others = {f"flaky{i}": ((15, 20), (1, 1)) for i in range(3)} | {"better": ((5, 20), (1, 1))} | {
+        f"same{i}": ((20, 20), (1, 1)) for i in range(10)}
+    counts = {"broke": ((20, 20), (0, 1)), **others}
+    base = run("history", {eval_id: sides[0] for eval_id, sides in counts.items()})
+    new = run("new", {eval_id: sides[1] for eval_id, sides in counts.items()})
+    comparison = compare_runs(base, new)
+    add_significance(comparison, base, new, 0.05)
+    assert comparison.significance is not None and not comparison.significance.overall_significant
+    broke = next(c for c in comparison.cases if c.eval_id == "broke").significance
+    assert broke is not None
+    assert broke.p_value == pytest.approx(1 / 21, rel=1e-12) and broke.p_adjusted == pytest.approx(1 / 21, rel=1e-12)
+    assert broke.significant and [c.eval_id for c in comparison.gate_regressions] == ["broke"]
+    assert comparison.fails_gate

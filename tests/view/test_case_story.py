@@ -135,7 +135,7 @@ def test_a_first_run_page_says_no_null(page: Any, tmp_path: Path):
 
 def test_the_just_finished_run_appears_whole(page: Any, tmp_path: Path):
     """A 2,500-case run finishes while the runs page is open: its row never reads "0 passed 0 failed"."""
-    from evalkit.engine.history import run_stamp
+    from evalkit.results.history import run_stamp
     from evalkit.engine.progress_file import ProgressFile
 
     runs = tmp_path / "runs"
@@ -178,3 +178,43 @@ def test_a_folder_without_result_files_says_why_each_file_was_skipped(page: Any,
         assert "No runs yet" in text and "2 files were not read as result files:" in text
         assert "settings.json: not an evalkit result file (no summary, started_at and cases)" in text
         assert "broken.json: not JSON" in text
+
+
+def agents_runs(folder: Path) -> None:
+    """The case `flaky` in runs of two agents; the last run of agent b picks two of the set's three cases."""
+    every = ["flaky", "other", "third"]
+    for day, agent, status, ids in ((1, "a.py", "passed", every), (2, "b.py", "failed", every),
+                                    (3, "a.py", "passed", every), (4, "b.py", "failed", every),
+                                    (5, "b.py", "failed", ["flaky", "other"]), (6, "a.py", "failed", every)):
+        cases = [case("s", eval_id, status if eval_id == "flaky" else "passed") for eval_id in ids]
+        write_result(folder / f"run-{day}.json", result(cases, started_at=f"2026-01-0{day}T00:00:00+00:00",
+                                                        agent=agent))
+
+
+def test_the_history_names_each_runs_agent(tmp_path: Path):
+    agents_runs(tmp_path / "runs")
+    client = TestClient(create_app(ViewData([tmp_path / "runs"])))
+    body = client.get("/api/cases/s/flaky/history").json()
+    assert [(run["id"], run["agent"]) for run in body["runs"]] == [
+        ("run-6", "a.py"), ("run-5", "b.py"), ("run-4", "b.py"), ("run-3", "a.py"), ("run-2", "b.py"), ("run-1", "a.py")]
+
+
+def test_trends_and_history_notes_keep_agents_and_case_selections_apart(page: Any, tmp_path: Path):
+    agents_runs(tmp_path / "runs")
+    with ViewServer("runs", cwd=tmp_path) as server:
+        page.goto(server.url)
+        page.wait_for_selector("svg.trend")
+        # a.py: runs 1, 3, 6; b.py with the whole set: runs 2 and 4; b.py's run 5 of two cases stands alone.
+        titles = page.locator("svg.trend").evaluate_all("plots => plots.map(p => p.getAttribute('aria-label'))")
+        assert titles == ["trend of s · a.py · 3 cases", "trend of s · b.py · 3 cases"]
+        counts = page.locator("svg.trend").evaluate_all("plots => plots.map(p => p.querySelectorAll('circle').length)")
+        assert [count // 2 for count in counts] == [3, 2]  # the pass rate's points and the one criterion's
+        page.goto(server.url + "#/run/run-6/case/0")
+        page.wait_for_selector("#history table.history-runs tbody tr")
+        agents = page.locator("#history table.history-runs tbody td.agent").all_inner_texts()
+        assert agents == ["a.py", "b.py", "b.py", "a.py", "b.py", "a.py"]
+        notes = page.locator("#history .history-notes").inner_text()
+        # Over a.py's runs only: passed, passed, then failed. b.py's failures are not this agent's past.
+        assert "The case passed in 2 of 3 runs and flipped 1 time (newly broken: it passed in every earlier run)." in notes
+        assert "Runs of 2 agents; the notes above count only this run's agent." in notes
+        screenshot(page, "history-agents")

@@ -40,6 +40,15 @@ def test_files_that_are_not_result_files_are_skipped_and_said_why(tmp_path: Path
     assert "not JSON" in index.skipped[tmp_path / "broken.json"]
 
 
+def test_a_file_whose_cases_are_an_object_is_skipped_with_the_reason(tmp_path: Path):
+    document = result([case("s", "a")])
+    write_result(tmp_path / "good.json", document)
+    write_result(tmp_path / "object.json", {**document, "cases": {"s/a": document["cases"][0]}})
+    index = RunIndex([tmp_path])
+    assert [run.path.name for run in index.runs()] == ["good.json"]
+    assert index.skipped == {tmp_path / "object.json": "its cases are an object, not a list of cases"}
+
+
 def test_scan_rejects_what_is_not_an_object(tmp_path: Path):
     (tmp_path / "list.json").write_text("[1, 2]")
     try:
@@ -157,7 +166,7 @@ def test_a_run_seen_in_progress_points_to_the_run_it_became(tmp_path: Path):
 
 def test_a_run_in_progress_and_its_finished_file_share_one_stamp(tmp_path: Path):
     """The run it became is the file its stamp names, even when a later run of the same sets is already there."""
-    from evalkit.engine.history import run_stamp
+    from evalkit.results.history import run_stamp
     from evalkit.engine.progress_file import ProgressFile
 
     stamp = run_stamp()

@@ -22,7 +22,8 @@ fails, polled with `tasks/get`, until a final state or `input-required`; past th
 per-turn `--timeout` the case is `error` naming the task's last state. A task that ends
 failed, rejected, canceled or auth-required, or a JSON-RPC or HTTP error, makes the case
 `error`; HTTP 429 and 503 are overloads (the case runs again later). `--header` values
-go with every request, the card's included; a 401 or 403 then names the headers sent
+go with every request to the agent's own origin (the card's included; never to another host
+or port, nor through a redirect: a2a_wire); a 401 or 403 then names the headers sent
 (never their values). An agent that reports no tool call in any turn while the eval
 set's expected turns name tools gets one line on stderr at the end of the run,
 suggesting `--otel` (its tool calls may be in its telemetry).
@@ -47,6 +48,7 @@ from evalkit.foundation.overloads import OVERLOAD_STATUSES
 from evalkit.foundation.retry_after import parse_retry_after
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import Invocation
+from evalkit.foundation.trace_context import send_turn_trace, traceparent
 
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")  # 1.0 and 0.3, then 0.2 and before
 BINDINGS = ("JSONRPC", "HTTP+JSON")  # gRPC needs the SDK's grpc extra and a channel: not offered
@@ -81,15 +83,16 @@ def read_card(url: str, headers: dict[str, str]) -> Any:
     from a2a.client.card_resolver import parse_agent_card
     from google.protobuf.json_format import ParseError
 
-    from evalkit.agents.a2a_wire import made_readable
+    from evalkit.agents.a2a_wire import keep_private, made_readable, origin
 
     url = url.strip()
     if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc:
         raise AgentLoadError(url, "expected a2a:http(s)://HOST[:PORT][/PATH], the agent's base URL or its card's URL")
     tried = []
     deadline = time.monotonic() + CARD_DEADLINE_S
+    private = (origin(url), tuple(headers))
     with httpx.Client(timeout=CONNECT_TIMEOUT_S, headers={"user-agent": "evalkit", **headers},
-                      follow_redirects=True) as client:
+                      follow_redirects=True, event_hooks={"request": [lambda r: keep_private(r, private)]}) as client:
         for card_url in card_urls(url):
             try:
                 status, content = _bounded_get(client, card_url, deadline)
@@ -184,14 +187,16 @@ class A2aAgent(Agent):
             import httpx
             from a2a.client import ClientConfig, ClientFactory
 
-            from evalkit.agents.a2a_wire import GuardedTransport
+            from evalkit.agents.a2a_wire import GuardedTransport, origin
 
             read = None if self.timeout is None else self.timeout + BACKSTOP_MARGIN_S
             limits = httpx.Limits(max_connections=self.max_connections, max_keepalive_connections=self.max_connections)
             self._http = httpx.AsyncClient(
                 timeout=httpx.Timeout(read, connect=CONNECT_TIMEOUT_S), limits=limits,
-                transport=GuardedTransport(httpx.AsyncHTTPTransport(limits=limits)),
+                transport=GuardedTransport(httpx.AsyncHTTPTransport(limits=limits),
+                                           private=(origin(self.url), tuple(self.headers))),
                 headers={"user-agent": "evalkit", **self.headers},
+                event_hooks={"request": [send_turn_trace]},  # run --otel: the turn's trace
             )
             # use_client_preference=False: the first interface of the card that evalkit speaks.
             config = ClientConfig(streaming=True, httpx_client=self._http, supported_protocol_bindings=list(BINDINGS))
@@ -256,7 +261,9 @@ class A2aSession(AgentSession):
             invocation = answer.invocation(user_content, index, started_at)
         except AgentError as error:
             raise AgentError(f"{where}: {error}") from None
-        self.agent.reported_tool_call = self.agent.reported_tool_call or answer.reported_tool_call
+        # Under `run --otel` (the turn has a trace) the calls come from telemetry: no advice to add it.
+        self.agent.reported_tool_call = self.agent.reported_tool_call or answer.reported_tool_call or \
+            traceparent() is not None
         return invocation
 
     def _request(self, user_content: Content, index: int) -> Any:

@@ -9,7 +9,10 @@ The SDK's client reads its HTTP answers through the httpx transport made here
   all as absent (the SDK's protobuf parser rejects both, failing the whole answer);
 - stores a lone UTF-16 surrogate (`"\\ud800"`, valid JSON but no Unicode text) escaped,
   as the six characters `\\ud800`, rather than failing the case;
-- checks that a JSON-RPC answer carries the id of its request.
+- checks that a JSON-RPC answer carries the id of its request;
+- keeps the `--header` values (credentials) to the agent's own origin: a request to any
+  other scheme, host or port (an interface the card names elsewhere, a redirect) goes
+  without them.
 It knows the A2A wire formats, JSON-RPC and HTTP+JSON, of 0.3 and 1.0 alike, and no server.
 """
 
@@ -129,13 +132,29 @@ class _GuardedStream(httpx.AsyncByteStream):
         await self.inner.aclose()
 
 
-class GuardedTransport(httpx.AsyncBaseTransport):
-    """The network transport, with every answer bounded, checked and made readable (module docstring)."""
+def origin(url: httpx.URL | str) -> tuple[str, str, int | None]:
+    parsed = httpx.URL(url)
+    return parsed.scheme, parsed.host, parsed.port or {"http": 80, "https": 443}.get(parsed.scheme)
 
-    def __init__(self, inner: httpx.AsyncBaseTransport | None = None):
+
+def keep_private(request: httpx.Request, private: tuple[tuple[str, str, int | None], tuple[str, ...]] | None) -> None:
+    """Drop the `--header` headers from a request that leaves the agent's origin."""
+    if private is not None and origin(request.url) != private[0]:
+        for name in private[1]:
+            request.headers.pop(name, None)
+
+
+class GuardedTransport(httpx.AsyncBaseTransport):
+    """The network transport, with every answer bounded, checked and made readable (module docstring).
+    `private`: the agent's origin and the names of the headers that go only there."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport | None = None,
+                 private: tuple[tuple[str, str, int | None], tuple[str, ...]] | None = None):
         self.inner = inner or httpx.AsyncHTTPTransport()
+        self.private = private
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        keep_private(request, self.private)
         request.headers["accept-encoding"] = "identity"  # the bytes read here are the JSON itself
         response = await self.inner.handle_async_request(request)
         stream = response.stream

@@ -32,6 +32,7 @@ from evalkit.agents.worker_pool import snippet
 from evalkit.errors import AgentError, AgentLoadError
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import AgentDetails, AppDetails, Invocation
+from evalkit.foundation.trace_context import send_turn_trace
 
 PROBE_TIMEOUT_S = 10.0
 SESSION_TIMEOUT_S = 30.0
@@ -110,6 +111,7 @@ class AdkServerAgent(Agent):
                 limits=httpx.Limits(max_connections=self.max_connections,
                                     max_keepalive_connections=self.max_connections),
                 headers={"user-agent": "evalkit", **self.headers},
+                event_hooks={"request": [send_turn_trace]},  # run --otel: the turn's trace
             )
         return self._client
 

@@ -24,6 +24,7 @@ from evalkit.foundation.concurrency import most_in_flight
 from evalkit.foundation.overloads import OVERLOAD_STATUSES
 from evalkit.errors import AgentError, AgentLoadError, AgentOverloaded
 from evalkit.foundation.retry_after import parse_retry_after
+from evalkit.foundation.trace_context import send_turn_trace
 
 CONNECT_TIMEOUT_S = 10.0
 END_SESSION_TIMEOUT_S = 5.0
@@ -51,6 +52,7 @@ class HttpAgent(TurnProtocolAgent):
             timeout=httpx.Timeout(read, connect=CONNECT_TIMEOUT_S),
             limits=httpx.Limits(max_connections=self.max_connections, max_keepalive_connections=self.max_connections),
             headers={"user-agent": "evalkit", **self.headers},
+            event_hooks={"request": [send_turn_trace]},  # run --otel: the turn's trace
         )
 
     def _http(self) -> Any:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import contextvars
 import threading
 from typing import Any
 from collections.abc import Callable
@@ -60,5 +61,7 @@ class CallableAgent(TurnProtocolAgent):
                 if not loop.is_closed():
                     loop.call_soon_threadsafe(settle, outcome, failed)
 
-            threading.Thread(target=work, name="evalkit-agent", daemon=True).start()
+            # In the turn's context (its trace under `run --otel`), as asyncio.to_thread would run it.
+            threading.Thread(target=contextvars.copy_context().run, args=(work,), name="evalkit-agent",
+                             daemon=True).start()
             return await future

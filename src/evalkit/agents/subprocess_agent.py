@@ -26,6 +26,7 @@ from evalkit.agents.worker_pool import AgentProcess, WorkerPool
 from evalkit.defaults import DEFAULT_JOBS
 from evalkit.foundation.concurrency import most_in_flight
 from evalkit.errors import AgentError, AgentLoadError
+from evalkit.foundation.trace_context import traceparent
 
 # A process that exits this soon after it started, before any process of the agent has
 # answered a turn, cannot start at all: the run stops (exit 2) instead of failing every case.
@@ -100,7 +101,10 @@ class SubprocessAgent(TurnProtocolAgent):
         lease = self._leases.get(turn.session_id)
         if lease is None:
             raise AgentError(f"{where}: session {turn.session_id!r} is not open")
-        reply = await lease.worker.request(turn.to_json(), where)
+        line = turn.to_json()
+        if (trace := traceparent()) is not None:  # run --otel: the turn's trace, for the agent to continue
+            line["traceparent"] = trace
+        reply = await lease.worker.request(line, where)
         self._answered.set()
         return reply
 

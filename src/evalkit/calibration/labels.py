@@ -65,17 +65,15 @@ def save_label(path: Path, label: Label) -> None:
 
 
 def _read(path: Path) -> Any:
-    from evalkit.foundation.documents import read_document
+    from evalkit.foundation.documents import UnreadableFile, read_document, read_text
 
     try:
-        if not path.read_text(encoding="utf-8").strip():
+        if not read_text(path).strip():
             return None
-    except FileNotFoundError:
-        return None
-    except UnicodeDecodeError:
-        pass  # read_document names the byte
-    except OSError as error:
-        raise InputError(Problem(str(path), "", f"cannot be read: {error.strerror or error}")) from None
+    except UnreadableFile as error:
+        if not path.exists():
+            return None
+        raise InputError(Problem(str(path), error.where, error.reason)) from None
     return read_document(path)
 
 

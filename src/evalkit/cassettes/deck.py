@@ -29,7 +29,7 @@ from urllib.parse import parse_qsl, urlencode
 from evalkit.cassettes.matching import closest_difference, request_key
 from evalkit.cassettes.protocols import ModelProtocol, protocol_for
 from evalkit.cassettes.routing import CaseState, CaseTracker
-from evalkit.cassettes.store import SUFFIX, Exchange, load_cassette, missed_in, read_exchanges
+from evalkit.cassettes.store import Exchange, cassette_files, load_cassette, missed_in, read_exchanges
 from evalkit.errors import UsageError
 from evalkit.cassettes.upstream import Forwarder, parse_response, render_response
 
@@ -67,6 +67,7 @@ class CassetteDeck:
         self._runs_lock = threading.Lock()
         self.stats = {"replayed": 0, "recorded": 0, "missed": 0}
         self._pool: dict[str, list[Exchange]] | None = None
+        self.unreadable: list[str] = []  # cassettes of the folder that could not be read for the pool
         self._finished: dict[str, list[CaseState]] = {}  # finished cases by first user message
         self._conversations: dict[str, CaseState] = {}  # the standalone proxy's, by first user message
 
@@ -194,6 +195,11 @@ class CassetteDeck:
             return failure
         return ProxyAnswer(status, content_type, answer)
 
+    @property
+    def reads_memory_only(self) -> bool:
+        """Whether answering can no longer read a file (the folder's cassettes are pooled already)."""
+        return self._pool is not None
+
     def _from_pool(self, key: str) -> Exchange | None:
         """An identical request recorded in any cassette of the folder (call with the lock held).
 
@@ -203,11 +209,12 @@ class CassetteDeck:
         """
         if self._pool is None:
             self._pool = {}
-            for path in sorted(self.folder.rglob("*" + SUFFIX)) if self.folder.is_dir() else ():
+            for path in cassette_files(self.folder):
                 try:
                     exchanges = read_exchanges(path)
-                except UsageError:
-                    continue  # a broken file is reported when its own case opens it
+                except UsageError as error:  # named with the miss it could not help
+                    self.unreadable.append(str(error))
+                    continue
                 for exchange in exchanges:
                     self._pool.setdefault(self._key_of(exchange), []).append(exchange)
         recordings = self._pool.get(key)
@@ -224,6 +231,8 @@ class CassetteDeck:
         message = (f"{owner.label}{turn}: no recorded model call matches: {detail}; if the agent's prompt, "
                    "tools or model settings changed, re-record with --cassette-mode record "
                    "(or auto to add only what is missing)")
+        if self.unreadable:
+            message += f"; {len(self.unreadable)} other cassette(s) could not be read: {'; '.join(self.unreadable[:3])}"
         owner.misses.append(message)
         return message
 

@@ -10,7 +10,8 @@ to what is on disk, under a lock, rather than writing what one process saw (read
 only when another process wrote the file since this one last did); and
 `record` empties the file only when no other `evalkit mcp` is recording it (each
 recorder holds a shared lock for its life; the first takes it exclusively). The locks
-are files in the system's temporary folder, never beside the cassettes. Without
+are files in the user's own folder under /tmp (mode 0700), never beside the cassettes,
+opened without following links. Without
 `fcntl` (Windows) there are no locks: record with one server process there.
 """
 
@@ -26,8 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from evalkit.cassettes.store import file_name, records
+from evalkit.cassettes.store import check_listing, file_name, records
 from evalkit.errors import UsageError
+from evalkit.foundation.documents import read_json
 from evalkit.foundation.files import write_run_file
 
 try:
@@ -111,11 +113,15 @@ class McpCassette:
         if not self.path.is_file():
             return None
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = read_json(self.path)
+            if not isinstance(data, dict):
+                raise ValueError("not a JSON object")
             if data.get("evalkit_mcp_cassette") != FORMAT_VERSION:
                 raise ValueError(f"'evalkit_mcp_cassette' is {data.get('evalkit_mcp_cassette')!r}, "
                                  f"expected {FORMAT_VERSION}")
             data["tool_calls"] = list(records(data, "tool_calls", ("tool", "args")))
+            if data.get("tools") is not None:
+                check_listing(data["tools"], "tools")
             return data
         except (ValueError, KeyError, TypeError, AttributeError) as error:
             raise UsageError(f"{self.path}: not a readable MCP cassette ({error}); "
@@ -169,5 +175,18 @@ def _mark(path: Path, lock: IO[bytes] | None) -> tuple[Any, ...]:
 
 
 def _lock_file(cassette: Path, purpose: str) -> IO[bytes]:
+    """The lock file, in the user's own folder (0700, evalkit.cassettes.mcp_misses), opened without
+    following a link: in the shared temporary folder anyone could plant one at its predictable name."""
+    import os
+
+    from evalkit.cassettes.mcp_misses import meeting_folder
+
     digest = hashlib.sha256(str(cassette.resolve()).encode("utf-8")).hexdigest()[:16]
-    return (Path(tempfile.gettempdir()) / f"evalkit-mcp-{digest}-{purpose}.lock").open("a+b")
+    folder = meeting_folder(create=True) or Path(tempfile.gettempdir())
+    flags = os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        descriptor = os.open(folder / f"evalkit-mcp-{digest}-{purpose}.lock", flags, 0o600)
+    except OSError as error:
+        raise UsageError(f"evalkit mcp: cannot open its lock file in {folder} ({error.strerror}); remove what is "
+                         "at that name (a link is never followed)") from None
+    return os.fdopen(descriptor, "a+b")

@@ -2,7 +2,8 @@
 
 The `mcp` SDK's low-level server makes the ASGI app (its streamable-HTTP session manager
 runs in the app's lifespan), uvicorn serves it on a socket bound here, so that the port
-is known (`--port 0`: any free one) before the first request. The local URL keeps the
+is known (`--port 0`: any free one) before the first request, and only requests whose Host
+and Origin (when a browser sends one) name that address are served. The local URL keeps the
 real URL's path, so an agent's configuration changes only in its host and port. uvicorn
 stops on Ctrl-C and SIGTERM, ending the open sessions.
 """
@@ -46,8 +47,15 @@ async def serve_streamable_http(server: Any, path: str, port: int, on_ready: Cal
                 for stop in STOP_SIGNALS:
                     loop.remove_signal_handler(stop)
 
-    app = server.streamable_http_app(streamable_http_path=path, host=HOST)
+    from mcp.server.transport_security import TransportSecuritySettings
+
     listening = _bind(port)
+    bound = listening.getsockname()[1]
+    # Its own address only: a page served from another local port must not drive the stand-in.
+    own = [f"127.0.0.1:{bound}", f"localhost:{bound}"]
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=own,
+                                         allowed_origins=[f"http://{host}" for host in own])
+    app = server.streamable_http_app(streamable_http_path=path, host=HOST, transport_security=security)
     web = StandInServer(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on"))
     on_ready(f"http://{HOST}:{listening.getsockname()[1]}{path}")
     try:

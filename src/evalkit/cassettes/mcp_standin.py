@@ -44,6 +44,10 @@ from evalkit.errors import UsageError
 from evalkit.foundation.redaction import mask_secrets_in
 
 NO_RECORDING = -32001  # the JSON-RPC error code of a request with no recording (server-defined range)
+UPSTREAM_FAILED = -32603  # JSON-RPC's internal error: the real server failed, it did not answer
+# The mcp SDK's codes for a connection that closed and a request that timed out: the transport's
+# failures, not the server's answers, so never recorded (replay would repeat a passing failure).
+TRANSPORT_FAILURES = (-32000, -32001)
 CONNECT_TIMEOUT_S = 30.0  # the real server's start and MCP handshake, when recording
 
 
@@ -89,11 +93,22 @@ class McpStandIn:
         try:
             result = await self.upstream.call_tool(name, args)
         except MCPError as error:
+            if error.code in TRANSPORT_FAILURES:  # the SDK's own words for a dead or silent server
+                raise self._upstream_failed(error) from None
             self._keep({"tool": name, "args": masked, "error": {"code": error.code, "message": error.message}})
             raise
+        except Exception as error:  # the connection failed: no answer of the server's, nothing to replay
+            raise self._upstream_failed(error) from None
         response = mcp_json(result)
         self._keep({"tool": name, "args": masked, "response": mask_secrets_in(response)})
         return response
+
+    def _upstream_failed(self, error: BaseException) -> Exception:
+        from mcp import MCPError
+
+        return MCPError(UPSTREAM_FAILED, f"evalkit mcp ({self.mode}): the MCP server stood in for failed before it "
+                                         f"answered ({_reason(error)}); nothing was recorded for this call: check "
+                                         "the server, then call again")
 
     def _keep(self, call: dict[str, Any]) -> None:
         self.calls.add(call)

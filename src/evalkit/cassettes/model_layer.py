@@ -14,8 +14,9 @@ so matching, miss messages and cassette files are the proxy's own. A model evalk
 cannot reach this way (another model class, a model given its own `client`, the
 Interactions API, a workflow node) keeps calling the proxy, which still runs.
 
-Replay answers on the event loop (the deck only reads memory); recording forwards
-to the upstream on a worker thread, as the proxy does on its handler threads.
+Replay answers on the event loop while the deck only reads memory; recording forwards
+to the upstream, and replay's first miss reads the folder's other cassettes, on a worker
+thread, as the proxy does on its handler threads.
 """
 
 from __future__ import annotations
@@ -43,9 +44,9 @@ class DeckTransport(httpx.AsyncBaseTransport):
         path = request.url.raw_path.decode("ascii")  # with its query: `alt=sse` decides a stream
         headers = dict(request.headers.items())
         answer: ProxyAnswer
-        if self.deck.mode == "replay":
+        if self.deck.mode == "replay" and self.deck.reads_memory_only:
             answer = self.deck.answer(path, headers, raw)
-        else:  # recording waits on the upstream: not on the run's event loop
+        else:  # recording waits on the upstream, a first miss reads the folder: not on the run's event loop
             answer = await asyncio.to_thread(self.deck.answer, path, headers, raw)
         self.answered += 1
         return httpx.Response(answer.status, headers={"content-type": answer.content_type}, content=answer.body,

@@ -22,6 +22,7 @@ whole, through a temporary file, when their case finishes. See docs/cassettes.md
 from __future__ import annotations
 
 import hashlib
+import os
 import json
 import re
 from collections.abc import Callable
@@ -30,6 +31,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from evalkit.errors import UsageError
+from evalkit.foundation.documents import read_json
+from evalkit.foundation.redaction import mask_secrets
 from evalkit.foundation.files import write_run_file
 
 FORMAT_VERSION = 1
@@ -108,8 +111,20 @@ def cassette_path(folder: Path, eval_set_id: str, eval_id: str, run: int = 1) ->
     return folder / file_name(eval_set_id or "default") / (name + SUFFIX)
 
 
+def cassette_files(folder: Path) -> list[Path]:
+    """Every `*.cassette.json` under `folder`, in name order; symlinked folders are not followed (a
+    link to a parent would never end). What is not a file is listed too, for its reader to name."""
+    found = []
+    for root, folders, files in os.walk(folder):
+        found += [Path(root) / name for name in (*files, *folders) if name.endswith(SUFFIX)]
+    return sorted(found)
+
+
 def file_name(text: str) -> str:
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "case"
+    """A file name for an id or a conversation's first message: its secrets masked before it is
+    slugged (cassette folders get committed; a name is no place for a key), then its
+    characters kept to `[A-Za-z0-9._-]`, with a hash of the whole text when anything changed."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", mask_secrets(text)).strip("._") or "case"
     if safe != text:  # two ids that slug alike must not share a file
         safe += "-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
     return safe[:120]
@@ -125,7 +140,12 @@ def load_cassette(folder: Path, eval_set_id: str, eval_id: str, run: int = 1) ->
             cassette.exchanges = _exchanges(data)
             if "tool_calls" in data:
                 cassette.tool_calls = records(data, "tool_calls", ("tool", "args"))
+                for index, call in enumerate(cassette.tool_calls):
+                    _check_tool_call(call, f"tool_calls[{index}]")
             cassette.tool_listings = records(data, "tool_listings", ("toolset", "tools"))
+            for index, listing in enumerate(cassette.tool_listings):
+                _expect(isinstance(listing["toolset"], str), f"tool_listings[{index}].toolset", "a text")
+                check_listing(listing["tools"], f"tool_listings[{index}].tools")
 
         _parsed(path, parse)
         cassette.exists = True
@@ -138,12 +158,15 @@ def read_exchanges(path: Path) -> list[Exchange]:
 
 
 def _exchanges(data: dict[str, Any]) -> list[Exchange]:
-    return [_exchange(item) for item in data.get("exchanges") or []]
+    items = data.get("exchanges") or []
+    if not isinstance(items, list):
+        raise ValueError("'exchanges' is not a list")
+    return [_exchange(item, f"exchanges[{index}]") for index, item in enumerate(items)]
 
 
 def _read(path: Path) -> dict[str, Any]:
     def parse() -> dict[str, Any]:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json(path)
         if not isinstance(data, dict):
             raise ValueError("not a JSON object")
         if data.get("evalkit_cassette") != FORMAT_VERSION:
@@ -174,13 +197,52 @@ def records(data: dict[str, Any], key: str, required: tuple[str, ...]) -> list[d
     return items
 
 
-def _exchange(item: dict[str, Any]) -> Exchange:
-    response = item["response"]
-    return Exchange(
-        turn=item.get("turn"),
-        protocol=item["protocol"],
-        path=item["path"],
-        request=item["request"],
-        response=RecordedResponse(int(response["status"]), response.get("content_type", "application/json"),
-                                  response.get("body"), response.get("events")),
-    )
+def _exchange(item: Any, place: str) -> Exchange:
+    """One recorded exchange, each field of the shape a recording has (a tampered file is named at the field)."""
+    from evalkit.cassettes.protocols import PROTOCOLS
+
+    _expect(isinstance(item, dict), place, "an object")
+    turn = item.get("turn")
+    _expect(turn is None or (type(turn) is int and turn >= 1), f"{place}.turn", "a whole number from 1 (or null)")
+    protocol = item.get("protocol")
+    names = [p.name for p in PROTOCOLS]
+    _expect(protocol in names, f"{place}.protocol", f"one of {', '.join(names)}")
+    _expect(isinstance(item.get("path"), str) and item["path"].startswith("/"), f"{place}.path", "a URL path")
+    _expect(isinstance(item.get("request"), dict), f"{place}.request", "an object")
+    response = item.get("response")
+    _expect(isinstance(response, dict), f"{place}.response", "an object")
+    status = response.get("status")
+    _expect(type(status) is int and 100 <= status <= 599, f"{place}.response.status", "an HTTP status (100 to 599)")
+    content_type = response.get("content_type", "application/json")
+    _expect(isinstance(content_type, str) and content_type.isprintable() and len(content_type) <= 200,
+            f"{place}.response.content_type", "a media type on one line")
+    events = response.get("events")
+    _expect(events is None or isinstance(events, list), f"{place}.response.events", "a list")
+    return Exchange(turn=turn, protocol=protocol, path=item["path"], request=item["request"],
+                    response=RecordedResponse(status, content_type, response.get("body"), events))
+
+
+def _check_tool_call(call: dict[str, Any], place: str) -> None:
+    turn = call.get("turn")
+    _expect(turn is None or (type(turn) is int and turn >= 1), f"{place}.turn", "a whole number from 1 (or null)")
+    _expect(isinstance(call["tool"], str), f"{place}.tool", "a tool's name")
+    _expect(isinstance(call["args"], dict), f"{place}.args", "an object")
+    _expect(call.get("error") is None or isinstance(call["error"], str), f"{place}.error", "a text")
+
+
+def check_listing(tools: Any, place: str) -> None:
+    """A recorded MCP `tools/list` answer as MCP shapes it: a list of objects, each with a name, and an
+    input schema that is an object with an object of properties (a tampered file named at the field)."""
+    _expect(isinstance(tools, list), place, "a list")
+    for index, tool in enumerate(tools):
+        _expect(isinstance(tool, dict) and isinstance(tool.get("name"), str), f"{place}[{index}]",
+                "an object with a 'name'")
+        schema = tool.get("inputSchema")
+        _expect(schema is None or isinstance(schema, dict), f"{place}[{index}].inputSchema", "an object")
+        _expect(not schema or isinstance(schema.get("properties", {}), dict),
+                f"{place}[{index}].inputSchema.properties", "an object")
+
+
+def _expect(holds: bool, place: str, what: str) -> None:
+    if not holds:
+        raise ValueError(f"{place} is not {what}")

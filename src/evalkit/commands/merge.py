@@ -16,7 +16,8 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from evalkit.engine.merging import agent_warning, merge_results, shard_index
+from evalkit.loading.file_order import in_file_order
+from evalkit.results.merging import agent_warning, merge_results, shard_index
 from evalkit.schema.results import RunResult
 from evalkit.settings import FinishSettings, RunSettings
 
@@ -29,7 +30,7 @@ def merge_command(files: list[Path], settings: RunSettings, finish_settings: Fin
     finish = Finish.plan(finish_settings)
     loaded = [(path, read_result(path)) for path in files]
     loaded.sort(key=lambda item: shard_index(item[1]))
-    merged = merge_results(loaded)
+    merged = merge_results(loaded, order=in_file_order)
     warning = agent_warning(loaded)
     if warning:
         print(f"evalkit: warning: {warning}", file=sys.stderr)

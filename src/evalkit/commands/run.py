@@ -43,7 +43,7 @@ def _run_and_report(settings: RunSettings, finish_settings: FinishSettings, plan
                     agent: Agent | None) -> tuple[int, bool]:
     """The run, its files and its table: the exit code, and whether a signal stopped the run."""
     from evalkit.finish import Finish
-    from evalkit.engine.history import run_stamp
+    from evalkit.results.history import run_stamp
     from evalkit.engine.run import load_plan, run
     from evalkit.report.progress import live_progress
 
@@ -126,7 +126,7 @@ def close_live_progress(live: list[ProgressFile]) -> None:
 
 def record_history(result: RunResult, settings: RunSettings, cases: Iterable[CaseResult] | None = None,
                    stamp: str | None = None) -> None:
-    from evalkit.engine import history
+    from evalkit.results import history
 
     folder = settings.environment.runs_dir
     try:

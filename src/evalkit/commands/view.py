@@ -30,7 +30,7 @@ class ViewRequest:
 
 
 def view_command(request: ViewRequest) -> int:
-    from evalkit.engine.history import runs_dir
+    from evalkit.settings import Environment
     from evalkit.view.data import ViewData
 
     for path in request.paths:
@@ -38,7 +38,7 @@ def view_command(request: ViewRequest) -> int:
             raise UsageError(Problem(str(path), "", "no such file or folder; name result files or folders holding them"))
     if request.labels is not None and request.labels.is_dir():
         raise UsageError(Problem(str(request.labels), "", "is a folder; --labels takes a file (JSON or YAML)"))
-    data = ViewData(request.paths or [runs_dir()], labels=request.labels, poll_s=VIEW_POLL_S)
+    data = ViewData(request.paths or [Environment.read().runs_dir], labels=request.labels, poll_s=VIEW_POLL_S)
     if request.export is not None:
         from evalkit.view.export import export_site
 

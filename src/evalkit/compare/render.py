@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich import box
 from rich.console import Console
 from rich.measure import Measurement
+from rich.segment import Segment, SegmentLines
 from rich.table import Table
 from rich.text import Text
 
@@ -42,7 +43,7 @@ def render_comparison(comparison: Comparison, console: Console, show_unchanged: 
         if Measurement.get(console, console.options.update(width=_UNBOUNDED), table).minimum > console.width:
             print_blocks(rows, console, show_unchanged, tested)  # a squeezed table would cut ids and names
         else:
-            console.print(table)
+            _print_unpadded(table, console)
     if comparison.significance is not None:
         for line in significance_lines(comparison):
             console.print(line, highlight=False, soft_wrap=True)
@@ -51,6 +52,18 @@ def render_comparison(comparison: Comparison, console: Console, show_unchanged: 
 
 _UNBOUNDED = 100_000  # measured unsqueezed, a table's minimum is its longest words side by side
 _KIND_WIDTH = 10  # "regressed " : the change, then the case, on a block's first line
+
+
+def _print_unpadded(table: Table, console: Console) -> None:
+    """The table without the spaces rich pads each line's last cell with up to the column's width:
+    piped into a file or a diff, a line ends where its text does."""
+    for line in console.render_lines(table, pad=False):
+        while line and not line[-1].text.rstrip() and not line[-1].control:
+            line.pop()  # a segment of spaces only
+        if line:
+            last = line[-1]
+            line[-1] = Segment(last.text.rstrip(" "), last.style, last.control)
+        console.print(SegmentLines([line], new_lines=True), end="")
 
 
 def print_blocks(rows: list[CaseChange], console: Console, show_unchanged: bool, tested: bool) -> None:

@@ -33,6 +33,7 @@ from evalkit.settings import RunSettings
 
 if TYPE_CHECKING:
     from evalkit.engine.repeats import AutoRepeat
+    from evalkit.engine.telemetry import RunTelemetry
     from evalkit.results.quarantine import Quarantine
 
 
@@ -141,8 +142,9 @@ def needs_judge(plan: Plan) -> bool:
 
 
 async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: RunProgress | None = None,
-                   full: bool = True) -> RunResult:
-    """Run the plan; with `full=False` the result holds slim cases (see `RunProgress.result`)."""
+                   full: bool = True, telemetry: RunTelemetry | None = None) -> RunResult:
+    """Run the plan; with `full=False` the result holds slim cases (see `RunProgress.result`);
+    with `telemetry` (`--otel`), each turn is traced and its spans read into it."""
     progress = progress or RunProgress()
     jobs = jobs_for(plan)
     unscored = not_evaluated_results(plan)
@@ -183,7 +185,8 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
     from evalkit.cassettes.mcp_misses import MissWatch
 
     misses = MissWatch().start()  # the agent's `evalkit mcp` stand-ins tell it what they could not answer
-    runner = Runner(agent, settings, judge=judge, on_case_done=on_case_done, limit=progress.limit, misses=misses)
+    runner = Runner(agent, settings, judge=judge, on_case_done=on_case_done, limit=progress.limit, misses=misses,
+                    telemetry=telemetry)
     try:
         await run_checked(runner.run(jobs), agent.check_ready() if jobs else None)
         while auto is not None and (jobs := auto.next_round(jobs)):  # the agent was checked in the first round

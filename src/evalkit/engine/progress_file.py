@@ -34,7 +34,7 @@ class ProgressFile:
         """Open the file and write its first line; None when it cannot be written (never fails a run).
 
         `stamp` (`history.run_stamp()`) also names the run's file in the history, `run-<stamp>.json`."""
-        from evalkit.engine.history import run_stamp
+        from evalkit.results.history import run_stamp
         from evalkit.foundation.state_folder import make_folder
 
         path = folder / f"live-{stamp or run_stamp()}.jsonl"

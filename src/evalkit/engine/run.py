@@ -21,7 +21,7 @@ from evalkit.agents.registry import no_agent_error
 from evalkit.engine.coverage import refuse_a_gate_without_inventory
 from evalkit.engine.evaluation import RunProgress, evaluate, plan_order
 from evalkit.engine.idle_cores import mark_start
-from evalkit.engine.merging import sum_judge_stats
+from evalkit.results.merging import sum_judge_stats
 from evalkit.engine.sharding import Shard, parse_shard, shard_plan
 from evalkit.errors import InputError, SettingError, SettingProblem, Terminated, UsageError
 from evalkit.foundation.aio import run_sync
@@ -32,10 +32,11 @@ from evalkit.results.case_store import CaseStore
 from evalkit.results.record import RunRecord
 from evalkit.schema.results import CaseResult, RunResult, Summary
 from evalkit.schema.run_figures import CassettesUse
-from evalkit.settings import AUTO_PROCESSES, RunSettings
+from evalkit.settings import AUTO_PROCESSES, RunSettings, check_partners
 
 if TYPE_CHECKING:
     from evalkit.cassettes.session import CassetteRun
+    from evalkit.engine.telemetry import RunTelemetry
     from evalkit.results.quarantine import Quarantine
 
 # Watches a run while it runs (the CLI's live progress bar); entered around the evaluation.
@@ -82,6 +83,7 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
     notices meant for the user (the cassettes' proxy address and warnings).
     """
     tell = tell or _to_stderr
+    check_partners(settings)  # every front end: the API and the plugin have no finish step to check them
     if settings.processes == AUTO_PROCESSES and not settings.shard:
         mark_start()  # `--processes auto` reads how busy the cores are from here on
     if plan is None:
@@ -115,17 +117,23 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
         if shard is not None:
             raise UsageError(SettingProblem("", "", "{processes} with {shard}: give each CI job its shard, "
                                             "or split one run into processes", mentions=("processes", "shard")))
-        # Each worker process resolves the agent (and its cassettes) itself.
-        workers = settings.model_copy(update={"agent": spec})
+        # Each worker process resolves the agent (and its cassettes) itself, and receives its own
+        # agent's spans (on a port of its own; this run's receiver serves shard 1, played here).
+        workers = settings.model_copy(update={"agent": spec, "otel_port": None})
+        telemetry = _start_telemetry(settings, spec or "")
         def shard_here(shard_settings: RunSettings) -> tuple[RunProgress, bool, bool]:
             # Shard 1 with this run's quarantine list, so that the list that reports is the one that saw the cases.
             first = parse_shard(shard_settings.shard or "")
-            here = _run_here(shard_settings, shard_plan(plan, first), given, spec, None, False, tell, first, quarantine)
+            here = _run_here(shard_settings, shard_plan(plan, first), given, spec, None, False, tell, first, quarantine,
+                             telemetry)
             assert here.progress is not None  # _run_here always keeps it
             return here.progress, here.interrupted, here.terminated
 
-        progress, headers, interrupted = run_in_processes(workers, min(processes, max(1, plan.case_count)),
-                                                          shard_here)
+        try:
+            progress, headers, interrupted = run_in_processes(workers, min(processes, max(1, plan.case_count)),
+                                                              shard_here)
+        finally:
+            _stop_telemetry(telemetry, tell)
         return _where_made(_folded(progress, headers, plan, interrupted, full, quarantine), settings, spec)
     return _where_made(_run_here(settings, plan, given, spec, watch, full, tell, shard, quarantine), settings, spec)
 
@@ -167,9 +175,24 @@ def _worker_processes(settings: RunSettings, spec: str | None, shard: Shard | No
 
 
 def _run_here(settings: RunSettings, plan: Plan, given: Any, spec: str | None, watch: Watcher | None, full: bool,
-              tell: Callable[[str], None], shard: Shard | None, quarantine: Quarantine | None) -> RunOutcome:
-    """Run the plan in this process. The cassettes' proxy, when asked for, starts before the
-    agent loads (the agent must see its URLs) and stops however the run ends."""
+              tell: Callable[[str], None], shard: Shard | None, quarantine: Quarantine | None,
+              telemetry: RunTelemetry | None = None) -> RunOutcome:
+    """Run the plan in this process. The cassettes' proxy and the telemetry receiver, when asked
+    for, start before the agent loads (the agent must see their URLs) and stop however the run
+    ends (`telemetry`, when given, is the caller's to stop)."""
+    own_telemetry = telemetry is None
+    if telemetry is None:
+        telemetry = _start_telemetry(settings, spec or (getattr(given, "description", None) or "the agent object"))
+    try:
+        return _run_here_traced(settings, plan, given, spec, watch, full, tell, shard, quarantine, telemetry)
+    finally:
+        if own_telemetry:
+            _stop_telemetry(telemetry, tell)
+
+
+def _run_here_traced(settings: RunSettings, plan: Plan, given: Any, spec: str | None, watch: Watcher | None,
+                     full: bool, tell: Callable[[str], None], shard: Shard | None, quarantine: Quarantine | None,
+                     telemetry: RunTelemetry | None) -> RunOutcome:
     from evalkit.agents.registry import resolve_agent
 
     by_spec = given is None or isinstance(given, str)
@@ -185,7 +208,7 @@ def _run_here(settings: RunSettings, plan: Plan, given: Any, spec: str | None, w
                 settings = settings.model_copy(update={"environment": cassettes.judges_environment(settings.environment)})
             loaded.check_cases([(s.evalset.eval_set_id, c.eval_id) for s in plan.sets for c in s.cases_to_run])
             with start_up_frozen(), (watch(progress) if watch is not None else nullcontext()):
-                run_sync(lambda: evaluate(plan, loaded, settings, progress, full=False))
+                run_sync(lambda: evaluate(plan, loaded, settings, progress, full=False, telemetry=telemetry))
         except KeyboardInterrupt as stop:  # also while the agent loads: a result of no cases
             interrupted = stop
         finally:
@@ -218,6 +241,23 @@ def _folded(progress: RunProgress, workers: list[RunResult], plan: Plan, interru
         result.repeat_auto = result.repeat_auto.rule_only()
     return RunOutcome(result, bool(interrupted), full_cases=None if full else progress.record.full_cases,
                       terminated=isinstance(interrupted, Terminated), quarantine=quarantine, progress=progress)
+
+
+def _start_telemetry(settings: RunSettings, agent: str) -> RunTelemetry | None:
+    """`otel`: the receiver for this process's turns, already serving (None without the setting)."""
+    if not settings.otel:
+        return None
+    from evalkit.engine.telemetry import RunTelemetry
+
+    return RunTelemetry(settings, agent).start()
+
+
+def _stop_telemetry(telemetry: RunTelemetry | None, tell: Callable[[str], None]) -> None:
+    if telemetry is None:
+        return
+    telemetry.stop()
+    for note in telemetry.notes():
+        tell(note)
 
 
 def _start_cassettes(settings: RunSettings, spec: str, tell: Callable[[str], None]) -> CassetteRun | None:

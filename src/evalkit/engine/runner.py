@@ -34,7 +34,9 @@ from evalkit.settings import RunSettings
 
 if TYPE_CHECKING:
     from evalkit.cassettes.mcp_misses import MissWatch
+    from evalkit.engine.telemetry import RunTelemetry
     from evalkit.judge.service import JudgeService
+    from evalkit.telemetry.turn_spans import TracedTurn
 
 OVERLOAD_RERUNS = 8  # a case rate-limited this many times in a row keeps its error
 
@@ -55,6 +57,8 @@ class Runner:
     limit: AdaptiveLimit | None = None  # made from settings.jobs unless given
     reruns: int = 0  # cases run again after an overload
     misses: MissWatch | None = None  # tool calls `evalkit mcp` could not answer, told by its stand-ins
+    telemetry: RunTelemetry | None = None  # `--otel`: each turn traced, its spans read into it
+    _traced: dict[int, tuple[SessionSpec, list[TracedTurn]]] = field(default_factory=dict)  # by id(session)
 
     def __post_init__(self) -> None:
         if self.limit is None:
@@ -130,12 +134,19 @@ class Runner:
         final_state: dict[str, Any] | None = None
         exercised: dict[str, Any] | None = None
         no_state_reason = ""
+        traced: list[TracedTurn] = []
         try:
             session = await self.agent.open_session(spec)
+            self._traced[id(session)] = (spec, traced)
             try:
                 simulation = await self._converse(job, case, session, actual)
+                if self.telemetry is not None:
+                    await self.telemetry.settle(traced, actual)
                 final_state, no_state_reason = await _final_state(session)
             finally:
+                del self._traced[id(session)]
+                if self.telemetry is not None:
+                    self.telemetry.spans.finish(traced)
                 unmatched = session.unmatched_tool_calls()
                 tool_calls = session.tool_calls()
                 exercised = session.exercised()
@@ -204,7 +215,13 @@ class Runner:
 
     async def _play_turn(self, session: AgentSession, user_content: Content, index: int, case_id: str) -> Invocation:
         started = time.perf_counter()
-        turn = asyncio.ensure_future(session.run_turn(user_content, index))
+        case_turns = self._traced.get(id(session)) if self.telemetry is not None else None
+        traced: TracedTurn | None = None
+        if self.telemetry is not None and case_turns is not None:
+            with self.telemetry.turn(*case_turns) as traced:  # the task below starts inside the turn's trace
+                turn = asyncio.ensure_future(session.run_turn(user_content, index))
+        else:
+            turn = asyncio.ensure_future(session.run_turn(user_content, index))
         # A run cancelled just as the turn failed (Ctrl-C, an agent that cannot start) leaves the
         # turn's error unread by wait_for; reading it here keeps asyncio from logging it at exit.
         turn.add_done_callback(_read_outcome)
@@ -218,6 +235,9 @@ class Runner:
             raise
         except Exception as error:  # an adapter bug must not take other cases down
             raise AgentError(f"case {case_id!r}, turn {index + 1}: {type(error).__name__}: {error}") from error
+        finally:
+            if traced is not None and self.telemetry is not None:
+                self.telemetry.answered(traced)
         if invocation.duration is None:
             invocation.duration = round(time.perf_counter() - started, 3)
         return invocation

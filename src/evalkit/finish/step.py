@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from evalkit.errors import EvalkitError, InputError, StorageError, UsageError
-from evalkit.settings import GATE_BOTH, GATE_REGRESSIONS, GATE_THRESHOLDS, FinishSettings, RunSettings, check_partners
+from evalkit.settings import (GATE_BOTH, GATE_REGRESSIONS, GATE_THRESHOLDS, Environment, FinishSettings, RunSettings,
+                              check_partners)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -55,7 +56,8 @@ class Finish:
         if finish.baseline:
             from evalkit.compare.baseline import load_baseline
 
-            baseline = load_baseline(finish.baseline, eval_set_ids)
+            environment = run.environment if run is not None else Environment.read()  # the history's folder
+            baseline = load_baseline(finish.baseline, environment.runs_dir, eval_set_ids)
         return cls(finish, baseline)
 
     def compare(self, result: RunResult, full_cases: FullCases | None = None) -> Comparison | None:

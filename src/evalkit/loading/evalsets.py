@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from evalkit.loading.evalset_paths import default_id, is_dataset_name
 from evalkit.errors import InputError, Problem
-from evalkit.foundation.documents import YAML_SUFFIXES, read_document
+from evalkit.foundation.documents import YAML_SUFFIXES, UnreadableFile, read_document, read_text
 from evalkit.loading.json_cases import NotStreamable, stream_cases
 from evalkit.schema.problems import known_keys, problems_from
 from evalkit.foundation.gc_control import gc_paused
@@ -83,8 +83,8 @@ def _packed_from_json_text(path: Path) -> tuple[EvalSet, list[PackedCase]] | Non
     if path.suffix.lower() in YAML_SUFFIXES:
         return None
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_text(path)
+    except UnreadableFile:
         return None  # the whole-file reader words it
     packed: list[PackedCase] = []
 

@@ -141,9 +141,9 @@ def failure_lines(cases: list[CaseResult], *, debug: bool = False) -> list[str]:
                 spread = criterion.spread
                 lines.append(f"✗ {name}: {criterion.name} passed {spread.passed} of {spread.runs} runs, "
                              f"needed {case.repeat.required if case.repeat else spread.runs} "
-                             f"(mean {_score(criterion)}, threshold {criterion.threshold:g}){first_difference(criterion)}")
+                             f"(mean {_score(criterion)}, threshold {criterion.threshold:g}){turn_differences(criterion)}")
             elif criterion.status is Status.FAILED:
-                lines.append(f"✗ {name}: {criterion.name} {_score(criterion)} < {criterion.threshold:g}{first_difference(criterion)}")
+                lines.append(f"✗ {name}: {criterion.name} {_score(criterion)} < {criterion.threshold:g}{turn_differences(criterion)}")
             elif criterion.status is Status.NOT_EVALUATED and case.status is not Status.PASSED:
                 reason = criterion.details.get("reason") or "no turn gave a score"
                 lines.append(f"– {name}: {criterion.name} not evaluated: {reason}")
@@ -202,6 +202,7 @@ def repeat_note(case: CaseResult) -> str:
 
 # The flaky cases named under the summary; the rest are counted (all are in the result file).
 FLAKY_SHOWN = 10
+SHOWN_TURNS = 10  # failed turns named per criterion; the result file and the reports keep every one
 
 
 def flaky_lines(cases: list[CaseResult]) -> list[str]:
@@ -245,25 +246,30 @@ def _quoted(value: object) -> str:
     return repr(_shortened(value)) if isinstance(value, str) else _shortened(repr(value))
 
 
-def first_difference(criterion: CriterionResult) -> str:
-    for index, turn in enumerate(criterion.invocations):
-        if turn.status is not Status.FAILED:
-            continue
-        details = turn.details
-        if "difference" in details:
-            return f"\n    turn {index + 1}: {_shortened(str(details['difference']))}"
-        if "expected" in details and "actual" in details:
-            return (f"\n    turn {index + 1}: expected {_quoted(details['expected'])}\n"
-                    f"    {'':{len(str(index + 1)) + 6}}got      {_quoted(details['actual'])}")
-        if details.get("reason"):
-            return f"\n    turn {index + 1}: {_shortened(str(details['reason']))}"
-        if details.get("failed_checks"):
-            return "".join(f"\n    turn {index + 1}: {check}" for check in details["failed_checks"])
-        reasons = judge_reasoning(details)
-        if reasons:
-            return "".join(f"\n    turn {index + 1}: the judge: {reason}" for reason in reasons[:1])
-        return f"\n    turn {index + 1}: score {turn.score if turn.score is not None else 'n/a'}"
-    return ""
+def turn_differences(criterion: CriterionResult) -> str:
+    """Why each failed turn failed, a line (or two) per turn, for up to `SHOWN_TURNS` turns: a case whose
+    turns 1 and 2 both failed shows both, so fixing turn 1 does not hide turn 2."""
+    failed = [(index, turn) for index, turn in enumerate(criterion.invocations) if turn.status is Status.FAILED]
+    text = "".join(_turn_difference(index, turn.details, turn.score) for index, turn in failed[:SHOWN_TURNS])
+    more = len(failed) - SHOWN_TURNS
+    return text + (f"\n    …and {more} more failed turn{'' if more == 1 else 's'} (the result file has each)"
+                   if more > 0 else "")
+
+
+def _turn_difference(index: int, details: dict, score: float | None) -> str:
+    if "difference" in details:
+        return f"\n    turn {index + 1}: {_shortened(str(details['difference']))}"
+    if "expected" in details and "actual" in details:
+        return (f"\n    turn {index + 1}: expected {_quoted(details['expected'])}\n"
+                f"    {'':{len(str(index + 1)) + 6}}got      {_quoted(details['actual'])}")
+    if details.get("reason"):
+        return f"\n    turn {index + 1}: {_shortened(str(details['reason']))}"
+    if details.get("failed_checks"):
+        return "".join(f"\n    turn {index + 1}: {check}" for check in details["failed_checks"])
+    reasons = judge_reasoning(details)
+    if reasons:
+        return "".join(f"\n    turn {index + 1}: the judge: {reason}" for reason in reasons[:1])
+    return f"\n    turn {index + 1}: score {score if score is not None else 'n/a'}"
 
 
 def verdict_line(result: RunResult) -> str | None:

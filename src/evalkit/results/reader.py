@@ -13,6 +13,7 @@ the whole document as a JSON string inside the file; all of these are read
 from __future__ import annotations
 
 import json
+import math
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,10 +85,24 @@ def read_scored_run(path: Path) -> ScoredRun:
         except json.JSONDecodeError:
             raise InputError(Problem(str(path), "", "not a result file: a JSON string that is not JSON")) from None
     if isinstance(data, dict) and "cases" in data:
-        return from_result(_validated(data, path), str(path))
+        return _finite(from_result(_validated(data, path), str(path)), path)
     if isinstance(data, dict) and ("eval_case_results" in data or "evalCaseResults" in data):
-        return _from_adk(data, str(path))
+        return _finite(_from_adk(data, str(path)), path)
     raise InputError(Problem(str(path), "", "not an evalkit result file or an ADK *.evalset_result.json"))
+
+
+def _finite(run: ScoredRun, path: Path) -> ScoredRun:
+    """`run`, refused when a score or threshold is not a finite number: JSON's 1e400 reads as infinity
+    (a false regression against any score) and NaN compares false with everything (a silent pass)."""
+    for case in run.cases.values():
+        for criterion in case.criteria.values():
+            for what, value in (("score", criterion.score), ("threshold", criterion.threshold)):
+                if value is not None and not math.isfinite(value):
+                    raise InputError(Problem(
+                        str(path), f"case {case.eval_id!r}, criterion {criterion.name!r}",
+                        f"the {what} {value} is not a finite number (a damaged or edited file); "
+                        "compare with another result file"))
+    return run
 
 
 def read_result(path: Path) -> RunResult:

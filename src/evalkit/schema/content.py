@@ -20,6 +20,9 @@ class FunctionCall(StrictModel):
     args: dict[str, Any] | None = None
     partial_args: Any = None
     will_continue: bool | None = None
+    # evalkit's, not genai's: "otel" when `run --otel` read the call from the agent's telemetry
+    # because its reply reported none (docs/agents.md). Absent otherwise.
+    source: str | None = None
 
 
 class FunctionResponse(StrictModel):

@@ -1,4 +1,6 @@
-"""Settings that mean nothing alone: each declares the one it `needs` (declaration.Needs), checked here."""
+"""What a setting's declaration promises beyond its type, checked here for every front end: a setting
+that means nothing alone names the one it `needs` (declaration.Needs), and one of a few words takes
+only its `choices`."""
 
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ _NAMED = re.compile(r"\{(\w+)\}")
 
 
 def check_partners(*models: BaseModel) -> None:
-    """Refuse a setting given without the one it needs, such as `--tolerance` without `--baseline`.
+    """Refuse a setting given without the one it needs, such as `--tolerance` without `--baseline`,
+    then a value that is not one of its setting's `choices` (`cassette_mode="bogus"`).
 
     "Given" means away from its default. A partner that none of `models` holds is not
     checked (`merge` has no baseline of its own).
@@ -32,6 +35,11 @@ def check_partners(*models: BaseModel) -> None:
             message = f"only means something with {needs.with_words}{_not_a_choice(d.setting, value)}; " \
                       f"{needs.fix}, or {otherwise}"
             raise SettingError(d.name, value, message, mentions=tuple(dict.fromkeys(_NAMED.findall(message))))
+    for model in models:
+        for d in declared(type(model)):
+            value = getattr(model, d.name)
+            if d.setting.choices and value not in d.setting.choices:
+                raise SettingError(d.name, value, d.setting.reason or f"expected one of {', '.join(d.setting.choices)}")
 
 
 def _not_a_choice(setting: Setting, value: object) -> str:

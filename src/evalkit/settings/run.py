@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from evalkit.defaults import (DEFAULT_JOBS, DEFAULT_JUDGE_JOBS, DEFAULT_MAX_REPEAT, DEFAULT_PROCESSES, DEFAULT_REPEAT,
-                              DEFAULT_TIMEOUT_S)
+                              DEFAULT_OTEL_WAIT_S, DEFAULT_TIMEOUT_S)
 from evalkit.errors import SettingError
 from evalkit.foundation.concurrency import most_in_flight
 from evalkit.foundation.redaction import Redaction
@@ -110,6 +110,21 @@ class RunSettings(BaseModel):
         "docs/coverage.md)", "RATIO", "expected a share of the agent's tools from 0 to 1, such as 0.8 (see "
         "docs/coverage.md)", parsed_as=float, in_pytest=True,
         pytest_help="Fail the session when the eval cases called fewer than this share of the agent's tools")] = Field(default=None, ge=0, le=1)
+    # The agent's own telemetry, received live (engine/telemetry.py; docs/agents.md, "Trajectories from telemetry").
+    otel: Annotated[bool, Setting(
+        "--otel", "Receive the agent's OpenTelemetry spans (OTLP/HTTP on 127.0.0.1) and fill in the tool calls its "
+        "replies leave out", reason="expected true or false", in_pytest=True,
+        pytest_help="Receive the agent's OpenTelemetry spans and fill in the tool calls its replies leave out "
+        "(as `evalkit run --otel`)")] = False
+    otel_port: Annotated[int | None, Setting(
+        "--otel-port", "With --otel: the receiver's port on 127.0.0.1 (default: a free one)", "PORT",
+        "expected a port number from 1 to 65535, such as 4318", parsed_as=int,
+        needs=Needs("otel", "{otel}", "add {otel}"))] = Field(default=None, ge=1, le=65535)
+    otel_wait: Annotated[float | None, Setting(
+        "--otel-wait", "With --otel: seconds to wait for a turn's spans after its answer (longer while they keep "
+        "arriving)", "SECONDS", "expected a number of seconds, 0 or more, such as 2", parsed_as=float,
+        default_text=f"{DEFAULT_OTEL_WAIT_S:g}", needs=Needs("otel", "{otel}", "add {otel}"))] = Field(
+        default=None, ge=0)  # None: DEFAULT_OTEL_WAIT_S (a default would count as given for `needs`)
 
     # The EVALKIT_* variables, as they were when the settings were built.
     environment: Environment = Field(default_factory=Environment.read)
@@ -151,6 +166,11 @@ class RunSettings(BaseModel):
         """The most cases ever in flight: what an adapter sizes its pool of processes,
         connections or threads for (the controller's ceiling when `jobs` is "auto")."""
         return most_in_flight(self.jobs)
+
+    @property
+    def otel_wait_s(self) -> float:
+        """`otel_wait`, or its default: seconds a turn's spans are waited for after its answer."""
+        return DEFAULT_OTEL_WAIT_S if self.otel_wait is None else self.otel_wait
 
     @property
     def required_passes(self) -> int:

@@ -24,6 +24,7 @@ import binascii
 import gzip
 import io
 import json
+import re
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ from evalkit.foundation.text import escape_surrogates
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+_HEX_ID = re.compile(r"[0-9a-fA-F]{16}|[0-9a-fA-F]{32}")
 OTHER_SIGNALS = {"resourceLogs": "logs", "resourceMetrics": "metrics", "resourceProfiles": "profiles"}
 
 
@@ -67,6 +69,12 @@ def read_spans(path: Path, notes: ReadNotes | None = None) -> Iterator[RawSpan]:
     """Every span of one file, in file order; a problem is exit 2 naming the file and line."""
     for line, document in _documents(path, notes or ReadNotes()):
         yield from _spans_of(document, _Place(str(path), line))
+
+
+def spans_of_document(document: Any, source: str) -> Iterator[RawSpan]:
+    """Every span of one OTLP JSON document received whole (an OTLP/HTTP export's body);
+    a problem is an InputError naming `source` and the place in the document."""
+    yield from _spans_of(document, _Place(source, 1))
 
 
 def _documents(path: Path, notes: ReadNotes) -> Iterator[tuple[int, Any]]:
@@ -235,9 +243,8 @@ def _id(value: Any, where: _Place, name: str, required: bool) -> str:
         return ""
     if not isinstance(value, str):
         raise where.problem(f"{name} must be a string")
-    lowered = value.lower()
-    if len(lowered) in (16, 32) and all(c in "0123456789abcdef" for c in lowered):
-        return lowered
+    if _HEX_ID.fullmatch(value):
+        return value.lower()
     try:
         return base64.b64decode(value, validate=True).hex()
     except (binascii.Error, ValueError):

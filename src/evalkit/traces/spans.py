@@ -8,7 +8,6 @@ whole history, so what waits on disk for the rest of its trace stays small.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,13 +69,6 @@ class SlimSpan:
     tool_error: str | None = None
     failed: bool = False  # the span ended in error
     error: str = ""
-
-    def to_json(self) -> str:
-        return json.dumps(self.__dict__, ensure_ascii=False, separators=(",", ":"))
-
-    @classmethod
-    def from_json(cls, text: str) -> SlimSpan:
-        return cls(**json.loads(text))
 
     @property
     def has_content(self) -> bool:

@@ -30,7 +30,7 @@ class Turn:
     conversation: str
     start_ns: int
     service: str
-    invocation: dict[str, Any] | None  # the Invocation's JSON; None when the turn could not be built
+    draft: dict[str, Any] | None  # what its Invocation is built from (`invocation_of`); None when it could not be
     missing: str | None = None  # why not: which content was not recorded
     source: str = ""
     crashed: str | None = None  # the run failed: its error
@@ -80,7 +80,10 @@ def build_turn(units: list[SlimSpan], group: list[SlimSpan], chains: dict[str, C
     if failed is not None and not answered:
         turn.crashed = failed.error or "the agent's span ended in error"
         return turn
-    turn.invocation = _invocation(events, user_texts, root, group)
+    invocation_id = root.invocation_id or next((s.invocation_id for s in group if s.invocation_id), None)
+    turn.draft = {"events": [event.__dict__ for event in events], "user_texts": user_texts,
+                  "invocation_id": invocation_id or "", "fallback_id": invocation_id or root.span_id,
+                  "started_at": round(root.start_ns / 1e9, 6)}
     return turn
 
 
@@ -162,24 +165,31 @@ def _respond(asked: tuple[_Event, dict[str, Any]], result: Any, error: str | Non
                             | {"response": response_object(result, error)}})
 
 
-def _invocation(events: list[_Event], user_texts: list[str], root: SlimSpan, group: list[SlimSpan]) -> dict[str, Any]:
+def invocation_of(draft: dict[str, Any]) -> dict[str, Any]:
+    """A turn's Invocation JSON from its draft, built only for the turns an eval set keeps (it is the costly step)."""
     from evalkit.agents.adk_events import invocation_from_events
     from evalkit.schema.adk_session import AdkEvent
     from evalkit.schema.content import Content, Part
 
-    invocation_id = root.invocation_id or next((s.invocation_id for s in group if s.invocation_id), None)
     adk_events = []
-    for event in events:
-        if event.parts:
-            adk_events.append(AdkEvent.model_validate(
-                {"author": event.author, "invocation_id": invocation_id or "", "content": {"role": "model", "parts": event.parts}}))
-        if event.responses:
-            adk_events.append(AdkEvent.model_validate(
-                {"author": event.author, "invocation_id": invocation_id or "", "content": {"role": "user", "parts": event.responses}}))
-    user_content = Content(role="user", parts=[Part(text=text) for text in user_texts])
-    invocation = invocation_from_events(adk_events, user_content, fallback_id=invocation_id or root.span_id,
-                                        started_at=round(root.start_ns / 1e9, 6))
+    for event in draft["events"]:
+        if event["parts"]:
+            adk_events.append(AdkEvent.model_validate({"author": event["author"], "invocation_id": draft["invocation_id"],
+                                                       "content": {"role": "model", "parts": event["parts"]}}))
+        if event["responses"]:
+            adk_events.append(AdkEvent.model_validate({"author": event["author"], "invocation_id": draft["invocation_id"],
+                                                       "content": {"role": "user", "parts": event["responses"]}}))
+    user_content = Content(role="user", parts=[Part(text=text) for text in draft["user_texts"]])
+    invocation = invocation_from_events(adk_events, user_content, fallback_id=draft["fallback_id"],
+                                        started_at=draft["started_at"])
     return invocation.model_dump(mode="json", exclude_none=True)
+
+
+def shape_of(draft: dict[str, Any]) -> list[Any]:
+    """What makes two turns the same for de-duplication: the user's texts and the calls (name, arguments)."""
+    calls = [[part["function_call"].get("name"), part["function_call"].get("args")]
+             for event in draft["events"] for part in event["parts"] if "function_call" in part]
+    return [list(draft["user_texts"]), calls]
 
 
 def _model_calls(group: list[SlimSpan], chains: dict[str, Chain]) -> list[SlimSpan]:

@@ -89,7 +89,7 @@ class ViewData:
             row = next((row for row in run.snapshot()[0]
                         if row["eval_id"] == eval_id and row["eval_set_id"] == eval_set_id), None)
             if row is not None:
-                found.append(history_entry(run.id, run.header.get("started_at"), row))
+                found.append(history_entry(run.id, run.header.get("started_at"), row, run.header.get("agent")))
         return {"runs": found} if found else None
 
     def locate(self, run_id: str, eval_set_id: str, eval_id: str) -> int | None:

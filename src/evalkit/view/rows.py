@@ -67,11 +67,17 @@ def _text(content: Any) -> str:
 
 
 def set_figures(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per eval set: cases, passed, pass rate and each criterion's mean score (the trend plot's points)."""
+    """Per eval set: cases, passed, pass rate and each criterion's mean score (the trend plot's points), and
+    `selection`, which cases of the set ran (a digest of their ids): runs of other `--case` selections are
+    other series of the trends, never joined into one."""
+    import hashlib
+
     figures: dict[str, dict[str, Any]] = {}
     sums: dict[str, dict[str, list[float]]] = {}
+    ids: dict[str, list[str]] = {}
     for row in rows:
         figure = figures.setdefault(row["eval_set_id"], {"cases": 0, "passed": 0})
+        ids.setdefault(row["eval_set_id"], []).append(row["eval_id"])
         figure["cases"] += 1
         figure["passed"] += row["status"] == "passed"
         for name, criterion in row["criteria"].items():
@@ -80,6 +86,8 @@ def set_figures(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     for set_id, figure in figures.items():
         figure["pass_rate"] = figure["passed"] / figure["cases"] if figure["cases"] else None
         figure["criteria"] = {name: sum(scores) / len(scores) for name, scores in sums.get(set_id, {}).items()}
+        chosen = "\n".join(sorted(set(ids[set_id]))).encode("utf-8", "surrogatepass")
+        figure["selection"] = hashlib.sha256(chosen).hexdigest()[:12]
     return figures
 
 
@@ -106,9 +114,10 @@ def judge_reasons(case: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     return reasons
 
 
-def history_entry(run_id: str, started_at: Any, row: dict[str, Any]) -> dict[str, Any]:
-    """A case in one run of its history: the contract's `id`, `started_at`, `status`, `scores`, and more."""
-    return {"id": run_id, "started_at": started_at, "status": row["status"], "index": row["index"],
+def history_entry(run_id: str, started_at: Any, row: dict[str, Any], agent: Any = None) -> dict[str, Any]:
+    """A case in one run of its history: the contract's `id`, `started_at`, `status`, `scores`, and more;
+    `agent` is the agent the run used (runs of other agents are other series, not the case's past)."""
+    return {"id": run_id, "started_at": started_at, "agent": agent, "status": row["status"], "index": row["index"],
             "scores": {name: criterion["score"] for name, criterion in row["criteria"].items()},
             "statuses": {name: criterion["status"] for name, criterion in row["criteria"].items()},
             "thresholds": {name: criterion["threshold"] for name, criterion in row["criteria"].items()}}

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalkit.foundation.documents import TOO_DEEP, within_depth
+from evalkit.foundation.documents import TOO_DEEP, UnreadableFile, read_text, within_depth
 
 _SPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
@@ -37,9 +37,9 @@ def scan(path: Path, on_case: Any, header: dict[str, Any] | None = None) -> Scan
     `header`, when given, is filled in as the top-level fields are read (a reader sees
     `started_at` and `summary`, which come before the cases, while the cases are read)."""
     try:
-        text = path.read_text(encoding="utf-8")  # the bytes are dropped once decoded: one copy at a time
-    except UnicodeDecodeError as error:
-        raise NotAResultFile(f"not UTF-8 text (byte {error.start})") from None
+        text = read_text(path)  # the bytes are dropped once decoded: one copy at a time
+    except UnreadableFile as error:
+        raise NotAResultFile(str(error)) from None
     try:
         header, char_spans = _scan_text(text, on_case, {} if header is None else header)
     except NotAResultFile:
@@ -50,8 +50,14 @@ def scan(path: Path, on_case: Any, header: dict[str, Any] | None = None) -> Scan
         raise NotAResultFile(f"not a result file: {TOO_DEEP}") from None
     if "cases" not in header or not isinstance(header.get("summary"), dict) or "started_at" not in header:
         raise NotAResultFile("not an evalkit result file (no summary, started_at and cases)")
+    if header["cases"] is not True:  # read as a list by _scan_text; anything else was decoded whole
+        raise NotAResultFile(f"its cases are {_kind(header['cases'])}, not a list of cases")
     del header["cases"]
     return ScannedFile(header=header, spans=_byte_spans(text, char_spans))
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", str: "a string", bool: "true or false", type(None): "null"}.get(type(value), "a number")
 
 
 def _scan_text(text: str, on_case: Any, header: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[int, int]]]:

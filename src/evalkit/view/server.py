@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from importlib import resources
 from typing import Any
+from urllib.parse import unquote
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -59,7 +60,8 @@ def create_app(data: ViewData, addresses: Addresses | None = None) -> Starlette:
         return _missing("no such case") if index is None else _json({"index": index})
 
     def history(request: Request) -> Response:
-        found = data.history(request.path_params["eval_set_id"], request.path_params["eval_id"])
+        eval_set_id, eval_id = _case_ids(request)
+        found = data.history(eval_set_id, eval_id)
         return _missing("no run of the history has this case") if found is None else _json(found)
 
     def run_coverage(request: Request) -> Response:
@@ -96,7 +98,7 @@ def create_app(data: ViewData, addresses: Addresses | None = None) -> Starlette:
         Route("/api/runs/{run_id}/coverage", run_coverage),
         Route("/api/coverage", history_coverage),
         Route("/api/compare", compare),
-        Route("/api/cases/{eval_set_id}/{eval_id:path}/history", history),
+        Route("/api/cases/{ids:path}/history", history),
         Route("/api/labels", label, methods=["POST"]),
         Mount("/static", static),
     ]
@@ -112,6 +114,15 @@ def _json(body: Any, status: int = 200) -> Response:
     written before the masking may hold them."""
     text = json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     return Response(mask_secrets(text), status_code=status, headers=_SECURITY, media_type=_JSON)
+
+
+def _case_ids(request: Request) -> tuple[str, str]:
+    """The eval set id and the case id of `/api/cases/SET/CASE/history`, each percent-decoded on its own:
+    the routed path is decoded whole first, and a set id with a `/` (sent as `%2F`) would lose its place."""
+    raw = request.scope.get("raw_path") or request.url.path.encode("utf-8")
+    inner = raw.decode("latin-1").split("/api/cases/", 1)[-1].removesuffix("/history")
+    eval_set_id, _, eval_id = inner.partition("/")
+    return unquote(eval_set_id), unquote(eval_id)
 
 
 def _missing(what: str) -> Response:

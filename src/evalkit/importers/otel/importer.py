@@ -130,6 +130,7 @@ def _group_turns(store: SpanStore, chosen: OtelFilter, result: OtelImportResult)
 def _cases(store: SpanStore, chosen: OtelFilter, result: OtelImportResult) -> Iterator[dict[str, Any]]:
     from evalkit.importers.ces.convert import slug
     from evalkit.foundation.redaction import mask_secrets_in
+    from evalkit.traces.turn_events import invocation_of
 
     seen: set[bytes] = set()
     used: set[str] = set()
@@ -153,37 +154,31 @@ def _cases(store: SpanStore, chosen: OtelFilter, result: OtelImportResult) -> It
             result.crashed.count += 1
             result.crashed.example = result.crashed.example or f"{crashed.conversation}: {crashed.crashed}"
             continue
-        missing = next((turn for turn in turns if turn.invocation is None), None)
+        missing = next((turn for turn in turns if turn.draft is None), None)
         if missing is not None:
             tally = result.incomplete.setdefault(missing.missing or "content", _Tally(example=missing.conversation))
             tally.count += 1
             tally.sources.add(missing.source)
             continue
-        eval_id = _unique(slug(turns[0].conversation), used)
-        case: dict[str, Any] = {"eval_id": eval_id, "conversation": [turn.invocation for turn in turns]}
-        key = _identity(case)
+        key = _identity([turn.draft for turn in turns if turn.draft is not None])
         if key in seen:
             result.duplicates += 1
-            used.discard(eval_id)
             continue
         if chosen.max_cases is not None and len(result.case_ids) >= chosen.max_cases:
             result.leave_out("conversations past --max-cases")
             continue
         seen.add(key)
+        eval_id = _unique(slug(turns[0].conversation), used)
         result.case_ids.append(eval_id)
-        yield mask_secrets_in(case)
+        yield mask_secrets_in({"eval_id": eval_id,
+                               "conversation": [invocation_of(turn.draft) for turn in turns if turn.draft is not None]})
 
 
-def _identity(case: dict[str, Any]) -> bytes:
+def _identity(drafts: list[dict[str, Any]]) -> bytes:
     """Two conversations are the same case when their users said the same and their agents called the same tools."""
-    shape = []
-    for turn in case["conversation"]:
-        said = [part.get("text") for part in turn["user_content"].get("parts") or ()]
-        events = (turn.get("intermediate_data") or {}).get("invocation_events") or ()
-        calls = [[part["function_call"].get("name"), part["function_call"].get("args")]
-                 for event in events for part in (event.get("content") or {}).get("parts") or ()
-                 if part.get("function_call")]
-        shape.append([said, calls])
+    from evalkit.traces.turn_events import shape_of
+
+    shape = [shape_of(draft) for draft in drafts]
     return hashlib.sha256(json.dumps(shape, sort_keys=True, ensure_ascii=False).encode()).digest()
 
 

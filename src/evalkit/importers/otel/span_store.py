@@ -10,6 +10,7 @@ in the file's size (docs/performance.md, "Importing traces").
 from __future__ import annotations
 
 import json
+import pickle
 import sqlite3
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -29,10 +30,10 @@ class SpanStore:
         # A scratch file: nothing to recover after a crash, so no journal and no fsync.
         self._db.execute("PRAGMA journal_mode = OFF")
         self._db.execute("PRAGMA synchronous = OFF")
-        self._db.execute("CREATE TABLE spans (trace TEXT NOT NULL, data TEXT NOT NULL)")
+        self._db.execute("CREATE TABLE spans (trace TEXT NOT NULL, data BLOB NOT NULL)")
         self._db.execute("CREATE TABLE turns (conversation TEXT NOT NULL, start INTEGER NOT NULL, data TEXT NOT NULL, "
                          "recorded INTEGER NOT NULL, prior TEXT, exchange TEXT)")
-        self._pending: list[tuple[str, str]] = []
+        self._pending: list[tuple[str, bytes]] = []
 
     def __enter__(self) -> SpanStore:  # noqa: PYI034 - Self needs Python 3.11
         return self
@@ -43,7 +44,8 @@ class SpanStore:
         self._folder.cleanup()
 
     def add_span(self, span: SlimSpan) -> None:
-        self._pending.append((span.trace_id, span.to_json()))
+        # pickled, not JSON: three times quicker both ways, and only this process reads its own scratch file
+        self._pending.append((span.trace_id, pickle.dumps(span, protocol=pickle.HIGHEST_PROTOCOL)))
         if len(self._pending) >= _BATCH:
             self._flush()
 
@@ -58,7 +60,7 @@ class SpanStore:
                 yield spans
                 spans = []
             current = trace_id
-            spans.append(SlimSpan.from_json(data))
+            spans.append(pickle.loads(data))  # noqa: S301 - written above by this process, never by a user
         if spans:
             yield spans
 

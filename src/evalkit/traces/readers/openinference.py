@@ -21,6 +21,7 @@ from evalkit.traces.spans import AGENT, BOOKKEEPING, MODEL, TOOL, SlimSpan
 
 KIND = "openinference.span.kind"
 HANDOFF = "handoff to "
+_PRIVATE_METHOD = re.compile(r"(.+)\._[a-z]\w*")
 _INDEX = re.compile(r"(\d+)\.(.+)")
 _METHODS = (".__call__", ".acall", ".__acall__", ".call", ".forward", ".aforward", ".run", ".arun")
 
@@ -66,7 +67,10 @@ def read(span: RawSpan, record: SlimSpan) -> None:
 
 
 def _own_words(span: RawSpan, record: SlimSpan) -> None:
-    record.said = own_words.said(span.attributes.get("input.value"))
+    # the output's texts too: CrewAI's task output, not its input, holds the task's description
+    said = [*(own_words.said(span.attributes.get("input.value")) or ()),
+            *(own_words.said(span.attributes.get("output.value")) or ())]
+    record.said = said[:own_words.MAX_CANDIDATES] or None
     record.answer = own_words.answer(span.attributes.get("output.value"))
 
 
@@ -75,7 +79,8 @@ def _callable(name: str) -> str:
     for suffix in _METHODS:
         if name.endswith(suffix) and len(name) > len(suffix):
             return name[:-len(suffix)]
-    return name
+    private = _PRIVATE_METHOD.fullmatch(name)  # CrewAI's `weather desk._execute_core`
+    return private[1] if private else name
 
 
 def _graph_node(attributes: dict[str, Any]) -> bool:

@@ -166,15 +166,21 @@ function historySection(c, runId) {
 
 function historyBody(runs, runId) {
   const names = [...new Set(runs.flatMap(r => Object.keys(r.statuses || {}).filter(n => r.statuses[n] !== "informational")))];
-  const notes = [flipNote("The case", runs.map(r => r.status))];
-  for (const name of names) notes.push(flipNote(name, runs.map(r => (r.statuses || {})[name]).filter(Boolean)));
+  // "Newly broken", "flipped": said of this run's agent only; another agent's runs are not its past.
+  const here = runs.find(r => r.id === runId);
+  const own = here ? runs.filter(r => (r.agent || "") === (here.agent || "")) : runs;
+  const notes = [flipNote("The case", own.map(r => r.status))];
+  for (const name of names) notes.push(flipNote(name, own.map(r => (r.statuses || {})[name]).filter(Boolean)));
+  const agents = new Set(runs.map(r => r.agent || ""));
+  if (agents.size > 1) notes.push(`Runs of ${agents.size} agents; the notes above count only this run's agent.`);
   return [
     el("ul", {class: "history-notes"}, notes.filter(Boolean).map(note => el("li", {}, note))),
     tableWrap(el("table", {class: "history-runs"},
-      el("thead", {}, el("tr", {}, el("th", {}, "Run"), el("th", {}, "Status"), names.map(n => el("th", {class: "num"}, n)))),
+      el("thead", {}, el("tr", {}, el("th", {}, "Run"), el("th", {}, "Status"), el("th", {}, "Agent"), names.map(n => el("th", {class: "num"}, n)))),
       el("tbody", {}, runs.map(r => el("tr", {class: r.id === runId ? "this-run" : ""},
         el("td", {}, r.id === runId ? [whenParts(r.started_at), el("span", {class: "tag"}, "this run")] : el("a", {href: route("run", r.id, "case", r.index)}, whenParts(r.started_at))),
         el("td", {}, badge(r.status)),
+        el("td", {class: "agent"}, r.agent || "—"),
         names.map(n => el("td", {class: `num s-${(r.statuses || {})[n] || "unknown"}`}, n in (r.scores || {}) ? fmtScore(r.scores[n]) : "—"))))))),
   ];
 }

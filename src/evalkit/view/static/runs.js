@@ -91,15 +91,22 @@ function setLiveIndicator(count) {
 }
 
 // One plot per eval set: its pass rate and each criterion's mean, run after run.
+// One series per eval set, agent and selection of cases: a run of another agent, or of a `--case`
+// subset, is not a point on the same line (its pass rate says something else).
 function trends(finished) {
-  const bySet = new Map();
+  const bySeries = new Map();
   for (const run of [...finished].reverse()) {
     for (const [setId, figure] of Object.entries(run.sets || {})) {
-      if (!bySet.has(setId)) bySet.set(setId, []);
-      bySet.get(setId).push({run: run, figure: figure});
+      const key = JSON.stringify([setId, run.agent || "", figure.selection || ""]);
+      if (!bySeries.has(key)) bySeries.set(key, {setId: setId, agent: run.agent, cases: figure.cases, points: []});
+      bySeries.get(key).points.push({run: run, figure: figure});
     }
   }
-  const plots = [...bySet.entries()].filter(([, points]) => points.length > 1).map(([setId, points]) => trendPlot(setId, points));
+  const series = [...bySeries.values()].filter(s => s.points.length > 1);
+  const perSet = new Map();
+  series.forEach(s => perSet.set(s.setId, (perSet.get(s.setId) || 0) + 1));
+  const title = s => perSet.get(s.setId) > 1 || s.agent ? `${s.setId} · ${s.agent || "agent not recorded"} · ${s.cases} case${s.cases === 1 ? "" : "s"}` : s.setId;
+  const plots = series.map(s => trendPlot(title(s), s.points));
   if (!plots.length) return null;
   return el("section", {class: "trends"}, el("h2", {}, "Trends"), el("div", {class: "plots"}, plots));
 }

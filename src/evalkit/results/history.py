@@ -1,9 +1,11 @@
 """Run history: every `evalkit run` keeps its result file, so `--baseline last` has one.
 
-Files live in `.evalkit/runs/` under the current folder (or `$EVALKIT_RUNS_DIR`), named
-by the UTC time they were recorded so that name order is time order, and only the newest
-`$EVALKIT_HISTORY_LIMIT` (default 20) are kept. A limit of 0 turns recording off. Both
-variables are read by `evalkit.settings.Environment`.
+Files live in a run's history folder (`.evalkit/runs/` under the current folder, or
+`$EVALKIT_RUNS_DIR`), named by the UTC time they were recorded so that name order is time
+order, and only the newest `$EVALKIT_HISTORY_LIMIT` (default 20) are kept. A limit of 0
+turns recording off. The folder and the limit are the run's settings
+(`RunSettings.environment`, read by `evalkit.settings.Environment`): every function here
+is given them, and none reads the process's environment.
 """
 
 from __future__ import annotations
@@ -14,28 +16,18 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from evalkit.schema.results import CaseResult, RunResult
-from evalkit.settings import Environment
 
 _PATTERN = "run-*.json"
 
 
-def runs_dir(environment: Environment | None = None) -> Path:
-    return (environment or Environment.read()).runs_dir
-
-
-def history_limit(environment: Environment | None = None) -> int:
-    return (environment or Environment.read()).history_limit
-
-
-def recorded_runs(directory: Path | None = None) -> list[Path]:
+def recorded_runs(folder: Path) -> list[Path]:
     """The kept result files, oldest first."""
-    folder = directory or runs_dir()
     if not folder.is_dir():
         return []
     return sorted(folder.glob(_PATTERN))
 
 
-def previous_run(directory: Path | None = None, eval_set_ids: set[str] | None = None) -> Path | None:
+def previous_run(directory: Path, eval_set_ids: set[str] | None = None) -> Path | None:
     """The newest kept run; with `eval_set_ids`, the newest run of exactly those eval sets."""
     runs = recorded_runs(directory)
     if eval_set_ids is None:
@@ -46,17 +38,17 @@ def previous_run(directory: Path | None = None, eval_set_ids: set[str] | None = 
     return None
 
 
-def runs_of(eval_set_ids: set[str] | None, directory: Path | None = None) -> list[Path]:
+def runs_of(eval_set_ids: set[str] | None, directory: Path) -> list[Path]:
     """The kept runs of exactly these eval sets (all of them when None), oldest first."""
     runs = recorded_runs(directory)
     return runs if eval_set_ids is None else [path for path in runs if _eval_set_ids(path) == eval_set_ids]
 
 
 def _eval_set_ids(path: Path) -> set[str] | None:
-    import json
+    from evalkit.foundation.documents import read_json
 
     try:
-        cases = json.loads(path.read_text(encoding="utf-8")).get("cases") or []
+        cases = read_json(path).get("cases") or []
         return {case["eval_set_id"] for case in cases}
     except (OSError, ValueError, AttributeError, KeyError, TypeError):
         return None  # a damaged or foreign file is no baseline
@@ -69,8 +61,8 @@ def run_stamp() -> str:
     return f"{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%S%fZ')}-{secrets.token_hex(3)}"
 
 
-def record(result: RunResult, directory: Path | None = None, limit: int | None = None,
-           cases: Iterable[CaseResult] | None = None, stamp: str | None = None) -> Path | None:
+def record(result: RunResult, directory: Path, limit: int, cases: Iterable[CaseResult] | None = None,
+           stamp: str | None = None) -> Path | None:
     """Keep `result` as the newest run and prune the oldest beyond the limit; None when off.
 
     `cases`, when given, are the run's cases in full, streamed into the file (see `write_result`);
@@ -78,14 +70,12 @@ def record(result: RunResult, directory: Path | None = None, limit: int | None =
     from evalkit.results.writer import write_result
     from evalkit.foundation.state_folder import make_folder
 
-    limit = history_limit() if limit is None else limit
     if limit == 0:
         return None
-    folder = directory or runs_dir()
-    path = folder / f"run-{stamp or run_stamp()}.json"
-    make_folder(folder)
+    path = directory / f"run-{stamp or run_stamp()}.json"
+    make_folder(directory)
     write_result(result, path, cases=cases)
-    prune(folder, limit)
+    prune(directory, limit)
     return path
 
 

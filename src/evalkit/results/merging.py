@@ -1,7 +1,8 @@
 """Shard results → one run: the cases of every shard, a recounted summary, checks that they fit.
 
 Used by `evalkit merge` (docs/ci.md); `evalkit run --processes N` adds its workers'
-cases to its own run instead (evalkit.engine.processes). Merging
+cases to its own run instead (evalkit.engine.processes). Result-file code: it reads and
+writes nothing but result files' models. Merging
 refuses inputs that cannot be one run: a case found in two files, shards of different
 splits (1/3 with 2/4), a shard missing from a split, or runs with different `--repeat`
 settings.
@@ -9,16 +10,19 @@ settings.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
-from evalkit.engine.sharding import Shard
 from evalkit.errors import InputError, Problem
 from evalkit.results.coverage import merged_coverage
+from evalkit.results.shard import Shard
 from evalkit.schema.results import CaseResult, JudgeStatistics, RunResult, Summary
 from evalkit.schema.run_figures import AutoRepeat
 
 
-def merge_results(results: list[tuple[Path, RunResult]]) -> RunResult:
+def merge_results(results: list[tuple[Path, RunResult]],
+                  order: Callable[[list[CaseResult]], list[CaseResult]] = list) -> RunResult:
+    """The parts as one run, its cases put in `order` (`evalkit merge`: that of their eval set files)."""
     if not results:
         raise InputError("merge: give the result files to combine")
     problems: list[Problem] = []
@@ -36,7 +40,7 @@ def merge_results(results: list[tuple[Path, RunResult]]) -> RunResult:
     problems += _shard_problems(results) + _setting_problems(results)
     if problems:
         raise InputError(problems)
-    cases = in_file_order(cases)
+    cases = order(cases)
     first = min((r for _, r in results), key=lambda r: r.started_at)
     shards = [r.shard for _, r in results if r.shard]
     return RunResult(
@@ -90,27 +94,6 @@ def _planned(results: list[RunResult]) -> int | None:
     """The cases the parts set out to run, when every part says."""
     counts = [r.summary.planned for r in results]
     return None if any(count is None for count in counts) else sum(c for c in counts if c is not None)
-
-
-def in_file_order(cases: list[CaseResult]) -> list[CaseResult]:
-    """Eval sets in the order first met, cases in the order of their eval set file where it can be read."""
-    from evalkit.loading.evalsets import load_packed_evalset
-
-    set_rank: dict[str, int] = {}
-    positions: dict[str, dict[str, int]] = {}
-    for case in cases:
-        set_rank.setdefault(case.eval_set_id, len(set_rank))
-        source = case.source_file
-        if source and source not in positions:
-            try:
-                _, packed = load_packed_evalset(Path(source))  # only the ids are read
-                positions[source] = {c.eval_id: i for i, c in enumerate(packed)}
-            except Exception:  # moved, edited or unreadable: keep the shards' order for its cases
-                positions[source] = {}
-    arrival = {id(case): index for index, case in enumerate(cases)}
-    return sorted(cases, key=lambda c: (set_rank[c.eval_set_id],
-                                        positions.get(c.source_file or "", {}).get(c.eval_id, len(cases)),
-                                        arrival[id(c)]))
 
 
 def _shard_problems(results: list[tuple[Path, RunResult]]) -> list[Problem]:

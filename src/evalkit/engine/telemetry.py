@@ -1,0 +1,170 @@
+"""`run --otel`: the agent's own spans, received during the run and read into its turns.
+
+One `RunTelemetry` per process that plays cases: it serves the OTLP receiver (bound before
+the run, so a taken `--otel-port` is exit 2 naming it), points the agents evalkit starts at
+it through the exporter variables (restored afterwards), takes an in-process agent's spans
+from the global tracer provider, gives each turn a trace (`turn`), and, once a case's turns
+are answered, waits for their spans (`--otel-wait`, longer while they keep arriving, shorter
+once the span around the agent's turn is in) and fills in what each reply left out
+(evalkit.telemetry.filling). What it could not match, and an agent that sent nothing, are
+notes at the end (`notes`), never errors.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from evalkit.errors import MissingExtraError
+from evalkit.foundation.trace_context import TURN_TRACE, TurnTrace
+from evalkit.schema.evalset import Invocation
+from evalkit.telemetry.turn_spans import BY_TIME, PLUMBING, Received, TracedTurn, TurnSpans
+from evalkit.telemetry.usage import usage_of
+
+if TYPE_CHECKING:
+    from evalkit.agents.base import SessionSpec
+    from evalkit.settings import RunSettings
+    from evalkit.telemetry.receiver import OtlpReceiver
+    from evalkit.traces.otlp_json import RawSpan
+
+TRACES_ENDPOINT, ENDPOINT = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"
+# Set unless the user set them: spans exported within a tenth of a second (the SDK's default is
+# five), over HTTP with protobuf, which is what the receiver speaks (some SDKs default to gRPC).
+UNLESS_SET = {"OTEL_BSP_SCHEDULE_DELAY": "100", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf"}
+
+
+class RunTelemetry:
+    def __init__(self, settings: RunSettings, agent: str, announce: bool = True):
+        _check_installed()
+        from evalkit.telemetry.receiver import OtlpReceiver
+
+        self.agent = agent
+        self.wait_s = settings.otel_wait_s
+        self.spans = TurnSpans()
+        self.receiver: OtlpReceiver = OtlpReceiver(self._received, settings.otel_port)
+        self.announce = announce
+        self.turns_without_spans = 0
+        self.turns = 0
+        self.calls_filled = 0
+        self._saved: dict[str, str | None] = {}
+        self._stop_in_process: Callable[[], None] | None = None
+
+    def start(self) -> RunTelemetry:
+        from evalkit.telemetry.in_process import install
+
+        self.receiver.start()
+        if self.announce:
+            print(f"otel: receiving on {self.receiver.url}", file=sys.stderr, flush=True)
+        variables = {ENDPOINT: self.receiver.base_url, TRACES_ENDPOINT: self.receiver.url}
+        variables |= {name: value for name, value in UNLESS_SET.items() if not os.environ.get(name)}
+        for name, value in variables.items():
+            self._saved[name] = os.environ.get(name)
+            os.environ[name] = value
+        self._stop_in_process = install(self._received)
+        return self
+
+    def stop(self) -> None:
+        if self._stop_in_process is not None:
+            self._stop_in_process()
+        self.receiver.stop()
+        for name, value in self._saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        self.spans.close()
+
+    def _received(self, raws: list[RawSpan]) -> None:
+        from evalkit.traces.readers import slim
+
+        received: list[Received] = []
+        for raw in raws:
+            try:
+                received.append((slim(raw), usage_of(raw)))
+            except Exception:  # one span a reader cannot read must not lose the others, nor stop the run
+                self.spans.unmatched["a reader could not read it"] += 1
+        self.spans.add(received)
+
+    @contextmanager
+    def turn(self, spec: SessionSpec, into: list[TracedTurn]) -> Iterator[TracedTurn]:
+        """The turn's trace as the current one while its request is made (adapters and in-process agents read it)."""
+        from evalkit.telemetry.in_process import turn_context
+
+        trace = TurnTrace.new()
+        traced = self.spans.begin(trace, lambda: spec.session_id)
+        into.append(traced)
+        token = TURN_TRACE.set(trace)
+        try:
+            with turn_context(trace):
+                yield traced
+        finally:
+            TURN_TRACE.reset(token)
+
+    def answered(self, traced: TracedTurn) -> None:
+        self.spans.answered(traced)
+
+    async def settle(self, traced: list[TracedTurn], actual: list[Invocation]) -> None:
+        """Wait for the case's spans, fill each answered turn in, and close its traces to more spans."""
+        from evalkit.telemetry.filling import fill_turn
+
+        try:
+            for turn in traced:
+                await self._wait(turn)
+            for turn, invocation in zip(traced, actual):
+                self.turns += 1
+                if not turn.spans:
+                    self.turns_without_spans += 1
+                    continue
+                self.calls_filled += fill_turn(invocation, list(turn.spans.values()), turn.usage)
+        finally:
+            self.spans.finish(traced)
+
+    async def _wait(self, turn: TracedTurn) -> None:
+        while (left := self.spans.wait_state(turn, self.wait_s)) is not None:
+            if turn.arrived is None:
+                return
+            turn.arrived.clear()
+            try:
+                await asyncio.wait_for(turn.arrived.wait(), left)
+            except asyncio.TimeoutError:
+                pass
+
+    def notes(self) -> list[str]:
+        """What the user should know once the run ended: an agent that sent nothing, spans matched to no turn."""
+        lines = []
+        if self.turns and self.turns_without_spans == self.turns:
+            lines.append(f"otel: no span arrived from the agent {self.agent} within --otel-wait {self.wait_s:g} s of "
+                         f"any turn; point its exporter here with OTEL_EXPORTER_OTLP_TRACES_ENDPOINT={self.receiver.url} "
+                         "(http/protobuf or JSON), and have it continue the turn's traceparent or record its "
+                         "conversation id (docs/agents.md, \"Trajectories from telemetry\")")
+        elif self.turns_without_spans:
+            lines.append(f"otel: {self.turns_without_spans} of {self.turns} turns got no span from the agent {self.agent} "
+                         f"within --otel-wait {self.wait_s:g} s; raise --otel-wait if its exporter is slow")
+        if self.spans.matched_by[BY_TIME]:
+            lines.append(f"otel: {self.spans.matched_by[BY_TIME]} traces of the agent {self.agent} carried neither the "
+                         "turn's traceparent nor a conversation id evalkit knows; they were matched by time, only while "
+                         "one turn was in flight")
+        for reason, count in sorted(self.spans.unmatched.items()):
+            if reason == PLUMBING:  # a server's own workings: nothing of the agent's was lost
+                continue
+            lines.append(f"otel: {count} spans matched no turn: {reason}")
+        for status, count in sorted(self.receiver.refused.items()):
+            lines.append(f"otel: {count} exports were refused with HTTP {status} (last: {self.receiver.last_refusal})")
+        return lines
+
+
+def _check_installed() -> None:
+    """The receiver's packages (the `otel` extra), before anything starts."""
+    import importlib.util
+
+    for package, module in (("uvicorn", "uvicorn"), ("opentelemetry-proto", "opentelemetry.proto")):
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except ModuleNotFoundError:  # its parent package is missing
+            found = False
+        if not found:
+            raise MissingExtraError("--otel", "otel", package)

@@ -1,0 +1,87 @@
+"""An in-process agent's spans, taken from the global OpenTelemetry tracer provider.
+
+A Python or ADK agent loaded into evalkit's process records through the global tracer
+provider: evalkit adds a span processor to it (installing an SDK provider when none is set)
+that hands each ended span to the run, in the same `RawSpan` shape an OTLP export becomes.
+Each turn runs with its trace as the current context (`turn_context`), so the agent's spans
+are children of it. Without opentelemetry-sdk there is nothing to take: `install` says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from evalkit.foundation.trace_context import TurnTrace
+from evalkit.traces.otlp_json import RawSpan
+
+ERROR = "ERROR"
+
+
+def install(deliver: Callable[[list[RawSpan]], None]) -> Callable[[], None] | None:
+    """Hand every span the process ends from now on to `deliver`; return how to stop (None: no SDK)."""
+    try:
+        from opentelemetry import trace
+        from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
+    except ImportError:
+        return None
+
+    class ToTheRun(SpanProcessor):
+        active = True
+
+        def on_end(self, span: Any) -> None:
+            if self.active:
+                deliver([raw_span(span)])
+
+    provider = trace.get_tracer_provider()
+    if not isinstance(provider, TracerProvider):  # the API's default: nothing set yet
+        provider = TracerProvider()
+        trace.set_tracer_provider(provider)
+        provider = trace.get_tracer_provider()  # set only once per process: whatever won
+    if not hasattr(provider, "add_span_processor"):
+        return None
+    processor = ToTheRun()
+    provider.add_span_processor(processor)
+
+    def stop() -> None:
+        processor.active = False  # a provider cannot drop a processor; this one stops passing spans on
+
+    return stop
+
+
+def raw_span(span: Any) -> RawSpan:
+    """An SDK `ReadableSpan` as a `RawSpan`."""
+    context = span.get_span_context()
+    parent = span.parent
+    resource = span.resource.attributes if span.resource is not None else {}
+    scope = span.instrumentation_scope
+    return RawSpan(
+        trace_id=f"{context.trace_id:032x}", span_id=f"{context.span_id:016x}",
+        parent_id=f"{parent.span_id:016x}" if parent is not None else "",
+        name=span.name, start_ns=span.start_time or 0, end_ns=span.end_time or 0,
+        attributes=_plain(span.attributes), events=[(event.name, _plain(event.attributes)) for event in span.events],
+        service=str(resource.get("service.name", "")), scope=scope.name if scope is not None else "",
+        failed=span.status.status_code.name == ERROR, status_message=span.status.description or "")
+
+
+def _plain(attributes: Any) -> dict[str, Any]:
+    return {key: list(value) if isinstance(value, tuple) else value for key, value in (attributes or {}).items()}
+
+
+@contextmanager
+def turn_context(trace_of_turn: TurnTrace) -> Iterator[None]:
+    """The turn's trace as OpenTelemetry's current context (a remote parent, as `traceparent` gives)."""
+    try:
+        from opentelemetry import context, trace
+        from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
+    except ImportError:
+        yield
+        return
+    parent = SpanContext(int(trace_of_turn.trace_id, 16), int(trace_of_turn.span_id, 16), is_remote=True,
+                         trace_flags=TraceFlags(TraceFlags.SAMPLED))
+    token = context.attach(trace.set_span_in_context(NonRecordingSpan(parent)))
+    try:
+        yield
+    finally:
+        context.detach(token)

@@ -1,0 +1,208 @@
+"""Spans → the turns in flight: by trace id, else by the conversation the agent records, else by time.
+
+Each turn of a run with `--otel` has a trace of its own (`TurnTrace`), which the agent
+continues when it reads `traceparent`: those spans are matched by their trace id. A trace
+the agent started itself is bound, whole, to one turn: the turn of the case whose
+conversation id (its session id, or the A2A contextId the agent answered with) the trace
+records (`gen_ai.conversation.id`, `session.id`, a thread id), else the one turn that was in
+flight when the trace began. With two or more turns in flight and no conversation to go by,
+the trace is never guessed: its spans are counted (`unmatched`), as are spans that arrive
+when no turn is in flight and spans of a turn that was already scored.
+
+Spans arrive on the receiver's thread (and on whatever thread an in-process agent ends
+them), turns are played on the run's event loop: everything here is under one lock, and
+a turn's waiter is woken through its loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from evalkit.foundation.trace_context import TurnTrace
+from evalkit.telemetry.usage import ModelUsage
+from evalkit.traces.spans import OTHER, SlimSpan
+
+Received = tuple[SlimSpan, ModelUsage | None]  # a span as read, with its model call's usage
+
+BY_TRACE, BY_CONVERSATION, BY_TIME = "trace", "conversation", "time"
+UNMATCHED_OVERLAP = "two or more turns were in flight when its trace began"
+UNMATCHED_IDLE = "no turn was in flight when its trace began"
+UNMATCHED_LATE = "it arrived after its turn was scored (raise --otel-wait)"
+# A trace of a server's or framework's own workings (HTTP handling, queues), with no agent,
+# model or tool span: never guessed, counted apart, and not worth a note.
+PLUMBING = "it records no agent, model or tool operation"
+
+
+@dataclass(eq=False)
+class TracedTurn:
+    """One turn's trace and the spans matched to it so far."""
+
+    trace: TurnTrace
+    conversation: Callable[[], str]  # the case's conversation id as the agent knows it now (it may answer with its own)
+    started_ns: int
+    answered_ns: int | None = None
+    answered_at: float | None = None  # monotonic, for --otel-wait
+    last_arrival: float | None = None  # monotonic
+    spans: dict[str, SlimSpan] = field(default_factory=dict)
+    usage: dict[str, ModelUsage] = field(default_factory=dict)  # span id → its model call's usage
+    traces: set[str] = field(default_factory=set)  # the trace ids bound to it: its own and the agent's
+    tops: set[str] = field(default_factory=set)  # traces whose top span arrived (the one under evalkit's, or a root)
+    working: set[str] = field(default_factory=set)  # traces holding an agent, model or tool span
+    loop: asyncio.AbstractEventLoop | None = None
+    arrived: asyncio.Event | None = None
+    how: set[str] = field(default_factory=set)  # BY_TRACE, BY_CONVERSATION, BY_TIME
+
+    @property
+    def complete(self) -> bool:
+        """A trace of the agent's work arrived whole (its top span ends last): nothing more is waited for.
+        A top span of plumbing alone (a server's span, the agent's work in another trace) is not enough."""
+        return not self.tops.isdisjoint(self.working)
+
+    def in_flight_at(self, moment_ns: int) -> bool:
+        return self.started_ns <= moment_ns and (self.answered_ns is None or moment_ns <= self.answered_ns)
+
+
+class TurnSpans:
+    """The run's turns with traces, and every span received, matched or counted."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic):
+        self._lock = threading.Lock()
+        self._clock = clock
+        self._turns: dict[str, TracedTurn] = {}  # trace id → turn, for the turns not yet scored
+        self._open: list[TracedTurn] = []  # the turns not yet scored, in the order they began
+        self._pending: dict[str, list[Received]] = {}  # traces bound to no turn yet
+        self._scored: set[str] = set()  # trace ids of scored turns: their late spans are counted
+        self._why_pending: dict[str, str] = {}  # pending trace id → why no turn took it (UNMATCHED_*)
+        self.unmatched: Counter[str] = Counter()  # reason → spans
+        self.received = 0
+        self.matched_by: Counter[str] = Counter()  # BY_* → traces
+
+    def begin(self, trace: TurnTrace, conversation: Callable[[], str]) -> TracedTurn:
+        turn = TracedTurn(trace, conversation, time.time_ns(), traces={trace.trace_id})
+        try:
+            turn.loop, turn.arrived = asyncio.get_running_loop(), asyncio.Event()
+        except RuntimeError:  # no loop (a test driving this directly): nobody waits
+            pass
+        with self._lock:
+            self._turns[trace.trace_id] = turn
+            self._open.append(turn)
+        return turn
+
+    def answered(self, turn: TracedTurn) -> None:
+        with self._lock:
+            turn.answered_ns, turn.answered_at = time.time_ns(), self._clock()
+            woken = self._bind_pending()  # the agent may have answered with its own conversation id
+        _wake(woken)
+
+    def add(self, spans: list[Received]) -> None:
+        """Spans as they arrive (any thread)."""
+        woken: set[TracedTurn] = set()
+        touched: set[str] = set()
+        with self._lock:
+            self.received += len(spans)
+            for received in spans:
+                span = received[0]
+                turn = self._turns.get(span.trace_id)
+                if turn is not None:
+                    self._attach(turn, received, woken)
+                elif span.trace_id in self._scored:
+                    self.unmatched[UNMATCHED_LATE if span.kind != OTHER else PLUMBING] += 1
+                else:
+                    self._pending.setdefault(span.trace_id, []).append(received)
+                    touched.add(span.trace_id)
+            if touched:
+                woken |= self._bind_pending(touched)
+        _wake(woken)
+
+    def _attach(self, turn: TracedTurn, received: Received, woken: set[TracedTurn]) -> None:
+        span, usage = received
+        if span.span_id in turn.spans:
+            return  # the same span twice (an in-process agent that also exports): kept once
+        turn.spans[span.span_id] = span
+        if usage is not None:
+            turn.usage[span.span_id] = usage
+        turn.last_arrival = self._clock()
+        if span.parent_id == turn.trace.span_id or (span.trace_id != turn.trace.trace_id and not span.parent_id):
+            turn.tops.add(span.trace_id)
+        if span.kind != OTHER:
+            turn.working.add(span.trace_id)
+        woken.add(turn)
+
+    def _bind_pending(self, only: set[str] | None = None) -> set[TracedTurn]:
+        """Bind each pending trace (of `only`, when given) that can be bound now (under the lock)."""
+        woken: set[TracedTurn] = set()
+        for trace_id in list(self._pending) if only is None else only:
+            spans = self._pending[trace_id]
+            # Overlap is remembered: once the other turns are scored, time still does not pick one.
+            overlapped = self._why_pending.get(trace_id) == UNMATCHED_OVERLAP
+            turn, how = self._owner(spans, by_time=not overlapped)
+            if turn is None:
+                if not overlapped:
+                    self._why_pending[trace_id] = how
+                continue
+            self._why_pending.pop(trace_id, None)
+            del self._pending[trace_id]
+            turn.traces.add(trace_id)
+            turn.how.add(how)
+            self.matched_by[how] += 1
+            self._turns[trace_id] = turn
+            for received in spans:
+                self._attach(turn, received, woken)
+        return woken
+
+    def _owner(self, spans: list[Received], by_time: bool) -> tuple[TracedTurn | None, str]:
+        if all(span.kind == OTHER for span, _ in spans):
+            return None, PLUMBING  # until a span of the agent's own says whose it is
+        began = min(span.start_ns for span, _ in spans)
+        conversations = {span.conversation for span, _ in spans if span.conversation}
+        if conversations:
+            case_turns = [turn for turn in self._open if turn.conversation() in conversations]
+            if case_turns:  # turns of one case follow one another: the one in flight then, else the last begun before
+                during = [turn for turn in case_turns if turn.in_flight_at(began)]
+                before = [turn for turn in case_turns if turn.started_ns <= began]
+                chosen = (during or before or case_turns)[-1]
+                return chosen, BY_CONVERSATION
+        if not by_time:
+            return None, UNMATCHED_OVERLAP
+        in_flight = [turn for turn in self._open if turn.in_flight_at(began)]
+        if len(in_flight) == 1:
+            return in_flight[0], BY_TIME
+        return None, UNMATCHED_OVERLAP if in_flight else UNMATCHED_IDLE
+
+    def wait_state(self, turn: TracedTurn, wait_s: float) -> float | None:
+        """Seconds left to wait for the turn's spans, or None: done (complete, or past its wait)."""
+        with self._lock:
+            if turn.complete or turn.answered_at is None:
+                return None
+            last = max(turn.answered_at, turn.last_arrival or 0.0)
+            left = last + wait_s - self._clock()
+            return left if left > 0 else None
+
+    def finish(self, turns: list[TracedTurn]) -> None:
+        """The case's turns are scored: their traces take no more spans (late ones are counted)."""
+        with self._lock:
+            for turn in turns:
+                for trace_id in turn.traces:
+                    self._turns.pop(trace_id, None)
+                    self._scored.add(trace_id)
+                if turn in self._open:
+                    self._open.remove(turn)
+
+    def close(self) -> None:
+        """The run ended: what is still pending matched nothing, counted by why."""
+        with self._lock:
+            for trace_id, spans in self._pending.items():
+                self.unmatched[self._why_pending.get(trace_id, UNMATCHED_IDLE)] += len(spans)
+            self._pending.clear()
+            self._why_pending.clear()
+
+
+def _wake(turns: set[TracedTurn]) -> None:
+    for turn in turns:
+        if turn.loop is not None and turn.arrived is not None and not turn.loop.is_closed():
+            turn.loop.call_soon_threadsafe(turn.arrived.set)
