@@ -54,6 +54,7 @@ CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")  # 1.0 
 BINDINGS = ("JSONRPC", "HTTP+JSON")  # gRPC needs the SDK's grpc extra and a channel: not offered
 POLL_FIRST_S, POLL_MOST_S = 0.05, 1.0  # tasks/get: the first wait, doubled up to the longest
 CARD_LIMIT = 4 * 1024 * 1024  # an agent card is a few kB; a larger answer is no card
+YIELD_EVERY = 64  # updates read in a row before the event loop is let to the other cases
 ERROR_CHARS = 500  # of an error the agent answered with
 CARD_DEADLINE_S = 30.0  # the whole card, however slowly it arrives
 
@@ -318,11 +319,15 @@ async def _read(responses: Any, answer: TurnAnswer) -> None:
     """Feed the answers to the turn until it is over; a stream still open then is closed, unread."""
     from google.protobuf.json_format import MessageToDict
 
+    count = 0
     try:
         async for response in responses:
+            count += 1
             answer.add(MessageToDict(response))
             if answer.over:
                 break
+            if count % YIELD_EVERY == 0:  # updates already buffered come without a pause: let other cases run
+                await asyncio.sleep(0)
     finally:
         closing = getattr(responses, "aclose", None)
         if closing is not None:

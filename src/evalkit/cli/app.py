@@ -40,6 +40,19 @@ defer("rescore", "Score the actual turns saved in RESULT again, with new or chan
       "evalkit.cli.run_commands:rescore_app")
 defer("merge", "Combine shard results into one result file, with the exit code of one whole run.",
       "evalkit.cli.run_commands:merge_app")
+# Options that repeat a run's settings, derived from their declarations (evalkit.cli.setting_commands).
+defer("validate", "Check eval sets and configs without running anything (no agent, no network).",
+      "evalkit.cli.setting_commands:validate_app")
+defer("compare", "Per case and criterion, what changed from BASE to NEW; exit 1 on regressions.",
+      "evalkit.cli.setting_commands:compare_app")
+defer("proxy", "Run the model proxy alone, for an agent you start yourself (Ctrl-C stops it).",
+      "evalkit.cli.setting_commands:proxy_app")
+defer("accept", "Write the actual turns of failed (or named) cases into their eval set files as the expected ones.",
+      "evalkit.cli.setting_commands:accept_app")
+defer("calibrate", "How far each judged criterion agrees with people's labels: agreement, Cohen's kappa, confusion.",
+      "evalkit.cli.setting_commands:calibrate_app")
+defer("mcp", "Stand in for an MCP server, recording or replaying its tools: on stdin/stdout for a COMMAND, on "
+      "127.0.0.1 for a --url.", "evalkit.cli.setting_commands:mcp_app")
 defer("report", "Render a saved result in any report format (--report NAME=PATH; with none: print the table).",
       "evalkit.cli.run_commands:report_app")
 defer("generate", "Write conversation scenarios aimed at the agent's tools, parameters and sub-agents that no case "
@@ -64,77 +77,9 @@ def _root(
         debug.on = True
 
 
-@app.command(cls=EvalkitCommand)
-def proxy(
-    cassettes: Path = typer.Option(..., "--cassettes", metavar="DIR", help="Folder of the cassettes"),
-    cassette_mode: str = typer.Option("replay", "--cassette-mode", metavar="MODE", help="replay, record or auto"),
-    port: int = typer.Option(0, "--port", metavar="PORT", min=0, max=65535, help="Port on 127.0.0.1 (default: any free one)"),
-) -> None:
-    """Run the model proxy alone, for an agent you start yourself (Ctrl-C stops it)."""
-    from evalkit.commands.proxy import proxy_command
-
-    raise typer.Exit(guarded(lambda: proxy_command(cassettes, cassette_mode, port)))
 
 
-@app.command(cls=EvalkitCommand)
-def mcp(
-    server_command: Optional[List[str]] = typer.Argument(None, metavar="-- COMMAND [ARGS...]", help="The stdio MCP server to stand in for"),
-    cassettes: Path = typer.Option(..., "--cassettes", metavar="DIR", help="Folder of the cassettes (the server's is DIR/mcp/NAME.mcp.json)"),
-    cassette_mode: str = typer.Option("replay", "--cassette-mode", metavar="MODE", help="replay (the real server is never contacted), record or auto"),
-    url: Optional[str] = typer.Option(None, "--url", metavar="URL", help="The streamable-HTTP MCP server to stand in for, instead of a COMMAND"),
-    port: Optional[int] = typer.Option(None, "--port", metavar="PORT", min=0, max=65535, help="With --url: the port on 127.0.0.1 (default: any free one)"),
-    name: Optional[str] = typer.Option(None, "--name", metavar="NAME", help="The cassette's name (default: the command's words without their folders, or the URL's host and path)"),
-) -> None:
-    """Stand in for an MCP server, recording or replaying its tools: on stdin/stdout for a COMMAND, on 127.0.0.1 for a --url."""
-    from evalkit.commands.mcp import mcp_command
 
-    raise typer.Exit(guarded(lambda: mcp_command(cassettes, cassette_mode, list(server_command or ()), name, url, port)))
-
-
-@app.command(cls=EvalkitCommand)
-def validate(
-    paths: List[str] = typer.Argument(..., metavar="PATH", help='Eval set files, folders, or file.json:case1,case2'),
-    config: Optional[str] = typer.Option(None, "--config", "--config_file_path", metavar="FILE", help="EvalConfig file"),
-    case: Optional[List[str]] = typer.Option(None, "--case", metavar="ID", help="Only this eval id (repeatable)"),
-) -> None:
-    """Check eval sets and configs without running anything (no agent, no network)."""
-    from evalkit.commands.validate import validate_command
-
-    validation = guarded(lambda: validate_command(paths, case or [], config))
-    for line in validation.ok:
-        typer.echo(line)
-    for line in validation.warnings:
-        typer.echo(f"evalkit: warning: {line}", err=True)
-
-
-@app.command(cls=EvalkitCommand)
-def compare(
-    base: Path = typer.Argument(..., metavar="BASE", help="The earlier result file (evalkit's, or ADK's *.evalset_result.json)"),
-    new: Path = typer.Argument(..., metavar="NEW", help='The later result file'),
-    tolerance: float = typer.Option(0.0, "--tolerance", metavar="DELTA", help="A score may drop this much before it counts as a regression"),
-    json_out: Optional[Path] = typer.Option(None, "--json", metavar="FILE", help="Write the comparison here as JSON"),
-    show_all: bool = typer.Option(False, "--all", help="Also list the unchanged cases"),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line"),
-    significance: Optional[float] = typer.Option(None, "--significance", metavar="LEVEL", help="Count a regression only when it is significant at LEVEL, such as 0.05 (see docs/repeats.md)"),
-    gate_scores: bool = typer.Option(False, "--gate-scores", help="With --significance: a significant drop of a criterion's mean score also exits 1"),
-) -> None:
-    """Per case and criterion, what changed from BASE to NEW; exit 1 on regressions."""
-    from evalkit.commands.compare import compare_command
-
-    raise typer.Exit(guarded(lambda: compare_command(base, new, tolerance=tolerance, json_out=json_out,
-                                                     show_unchanged=show_all, quiet=quiet, significance=significance, gate_scores=gate_scores)))
-
-
-@app.command(cls=EvalkitCommand)
-def accept(
-    result_file: Path = typer.Argument(..., metavar="RESULT", help="A result file written by `evalkit run --json`"),
-    case: Optional[List[str]] = typer.Option(None, "--case", metavar="ID", help="Accept this case (ID or EVAL_SET_ID/ID; repeatable); default: every failed case"),
-    interactive: bool = typer.Option(False, "--interactive", help="Show each case's change and ask before accepting it"),
-) -> None:
-    """Write the actual turns of failed (or named) cases into their eval set files as the expected ones."""
-    from evalkit.commands.accept import accept_command
-
-    raise typer.Exit(guarded(lambda: accept_command(result_file, case or [], interactive=interactive)))
 
 
 @app.command(cls=EvalkitCommand)
@@ -166,18 +111,6 @@ def label(
 
     raise typer.Exit(guarded(lambda: label_command(result_file, labels, criteria=criterion or [], again=again)))
 
-
-@app.command(cls=EvalkitCommand)
-def calibrate(
-    result_files: List[Path] = typer.Argument(..., metavar="RESULT", help="Result files whose judged cases were labelled"),
-    labels: Path = typer.Option(..., "--labels", metavar="FILE", help="The labels file (JSON or YAML)"),
-    json_out: Optional[Path] = typer.Option(None, "--json", metavar="FILE", help="Write the calibration here (what judge_model_options.calibration reads)"),
-    min_kappa: Optional[float] = typer.Option(None, "--min-kappa", metavar="K", help="Exit 1 when a criterion's Cohen's kappa is below K (or undefined)"),
-) -> None:
-    """How far each judged criterion agrees with people's labels: agreement, Cohen's kappa, confusion."""
-    from evalkit.commands.calibrate import calibrate_command
-
-    raise typer.Exit(guarded(lambda: calibrate_command(result_files, labels, json_out=json_out, min_kappa=min_kappa)))
 
 
 @app.command("criteria", cls=EvalkitCommand)

@@ -22,13 +22,14 @@ MERGE_SETTINGS = ("json_out", *REPORT_SETTINGS, "quiet", "min_coverage")
 GENERATE_SETTINGS = ("agent", "config", "min_coverage", "cassettes", "cassette_mode")
 
 
-def _app() -> typer.Typer:
+def command_app() -> typer.Typer:
+    """The typer app one deferred command is built in (evalkit.cli.deferred)."""
     return typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None,
                        context_settings={"help_option_names": ["-h", "--help"]})
 
 
 def run_app() -> typer.Typer:
-    app = _app()
+    app = command_app()
 
     @app.command("run", cls=EvalkitCommand)
     @with_settings()
@@ -46,7 +47,7 @@ def run_app() -> typer.Typer:
 
 
 def rescore_app() -> typer.Typer:
-    app = _app()
+    app = command_app()
 
     @app.command("rescore", cls=EvalkitCommand)
     @with_settings(RESCORE_SETTINGS, helps={"config": "EvalConfig file with the new or changed criteria"})
@@ -67,7 +68,7 @@ def rescore_app() -> typer.Typer:
 
 
 def report_app() -> typer.Typer:
-    app = _app()
+    app = command_app()
 
     @app.command("report", cls=EvalkitCommand)
     @with_settings(REPORT_SETTINGS)
@@ -82,7 +83,7 @@ def report_app() -> typer.Typer:
 
 
 def merge_app() -> typer.Typer:
-    app = _app()
+    app = command_app()
 
     @app.command("merge", cls=EvalkitCommand)
     @with_settings(MERGE_SETTINGS, helps={"min_coverage": "Exit 1 when the shards together called fewer than this "
@@ -100,7 +101,7 @@ def merge_app() -> typer.Typer:
 def generate_app() -> typer.Typer:
     from evalkit.defaults import DEFAULT_GENERATE_COUNT, DEFAULT_GENERATE_MIN_COVERAGE
 
-    app = _app()
+    app = command_app()
 
     @app.command("generate", cls=EvalkitCommand)
     @with_settings(GENERATE_SETTINGS, helps={

@@ -101,7 +101,8 @@ def _finish(generation: Generation, writer: WriterModel, written: _Output, model
             print(f"evalkit: {note}", file=sys.stderr)
     if failure is not None:
         raise JudgeError(f"the model failed after {generation.rounds - 1} round(s): {reason}; the cases so far are "
-                         f"kept in {written.out}; run generate again to add more" if written.cases else
+                         f"kept in {written.out}; run generate again once the model answers (it writes the set anew)"
+                         if written.cases else
                          f"the model failed after {generation.rounds - 1} round(s): {reason}; no case was kept")
     if not written.cases:
         raise JudgeError(f"the model's replies gave no usable case in {generation.rounds} round(s); no file was "

@@ -37,7 +37,13 @@ def mcp_command(folder: Path, mode: str, command: list[str], name: str | None, u
         import mcp  # noqa: F401
     except ModuleNotFoundError:
         raise MissingExtraError("evalkit mcp", "mcp", "mcp", "mcp>=2.3,<3") from None
+    import logging
+
     from evalkit.cassettes.mcp_standin import RealServer, serve
+
+    # The SDK logs what it cannot parse from the real server with a traceback on stderr; evalkit's
+    # own line says what failed and what to do.
+    logging.getLogger("mcp").addHandler(logging.NullHandler())
     from evalkit.foundation.aio import run_sync
 
     real = RealServer(command=tuple(command), url=url)

@@ -29,8 +29,8 @@ from evalkit.engine.forked_worker import WORKER_MODULE, ForkedWorker, can_fork, 
 from evalkit.engine.process_count import burns_cpu_in_process
 from evalkit.foundation.signals import stop_signals_held, told_of_signals
 from evalkit.results.record_views import read_shard_lines
-from evalkit.errors import AgentError, ExitCode, InputError, Problem, SettingProblem, Terminated, UsageError
-from evalkit.schema.results import RunResult
+from evalkit.errors import ExitCode, InputError, Problem, SettingProblem, Terminated, UsageError
+from evalkit.schema.results import CaseResult, RunResult
 from evalkit.settings import RunSettings
 
 if TYPE_CHECKING:
@@ -49,13 +49,19 @@ def worker_argv(settings: RunSettings, shard: str, folder: Path, out: Path) -> l
 # it was interrupted, and whether by SIGTERM (engine/run.py passes its `run`, bound to the plan
 # it already loaded).
 ShardHere = Callable[[RunSettings], tuple["RunProgress", bool, bool]]
+# (shard K, of N, its finished cases' (eval_set_id, eval_id), the reason) → its other cases as `error`
+LostCases = Callable[[int, int, set[tuple[str, str]], str], list[CaseResult]]
 
 
-def run_in_processes(settings: RunSettings, count: int,
-                     run_here: ShardHere) -> tuple[RunProgress, list[RunResult], KeyboardInterrupt | bool]:
+def run_in_processes(settings: RunSettings, count: int, run_here: ShardHere,
+                     lost_cases: LostCases) -> tuple[RunProgress, list[RunResult], KeyboardInterrupt | bool]:
     """Run shard 1 of `count` here and the others in workers side by side. Return this
     process's progress with every worker's cases added to it, the workers' results (without
-    their cases: their judge figures, whether they were interrupted), and the interrupt."""
+    their cases: their judge figures, whether they were interrupted), and the interrupt.
+
+    A worker that ended without its result (killed: SIGKILL, the OOM killer) still gives the
+    cases it finished (each is kept as it finishes, `finished_cases_file`); the rest of its
+    shard are `error` cases from `lost_cases(shard, count, finished, reason)`."""
     interrupted: KeyboardInterrupt | bool = False
     with tempfile.TemporaryDirectory(prefix="evalkit-processes-") as folder:
         outputs = [Path(folder) / f"shard-{k}.jsonl" for k in range(2, count + 1)]
@@ -103,15 +109,24 @@ def run_in_processes(settings: RunSettings, count: int,
             problems = read_problems(out)
             if problems is not None:  # bad input the parent could not see (an agent that cannot load)
                 raise problems
-        if missing and not interrupted:  # stopped, a worker's unfinished cases are among those that never ran
-            index = outputs.index(missing[0])
+        for out in missing:
+            index = outputs.index(out)
             lines = logs[index].read_text(encoding="utf-8", errors="replace").strip().splitlines() or ["no output"]
             last = next((line for line in reversed(lines) if line.startswith("evalkit: ")), lines[-1])
             if workers[index].returncode == ExitCode.INPUT:  # bad input (an agent that cannot start): its message
                 raise InputError(last.removeprefix("evalkit: "))
-            raise AgentError(f"--processes: worker {index + 2} of {count} wrote no result: {last}")
+            finished = _finished_cases(finished_cases_file(out))
+            for case in finished:
+                progress.add(case)
+            if not interrupted:  # stopped, a worker's unfinished cases are among those that never ran
+                reason = (f"--processes: worker {index + 2} of {count} ended before this case finished "
+                          f"({_how_it_ended(workers[index].returncode)}; {last}); its finished cases were kept")
+                for case in lost_cases(index + 2, count, {(c.eval_set_id, c.eval_id) for c in finished}, reason):
+                    progress.add(case)
         headers = []
         for out in outputs:
+            if not out.exists():
+                continue
             header, cases = read_shard_lines(out)
             headers.append(header)
             for case in cases:
@@ -137,6 +152,33 @@ def _pass_on(workers: list[subprocess.Popen[bytes] | ForkedWorker], number: int,
                 os.kill(worker.pid, number)
             except ProcessLookupError:
                 pass
+
+
+def finished_cases_file(out: Path) -> Path:
+    """Where a worker adds each case as it finishes: what the parent keeps if the worker dies without a result."""
+    return out.with_suffix(".finished")
+
+
+def _finished_cases(path: Path) -> list[CaseResult]:
+    """The whole lines of a killed worker's finished cases (a line cut short by the kill is left out)."""
+    if not path.is_file():
+        return []
+    cases = []
+    for line in path.read_bytes().splitlines():
+        try:
+            cases.append(CaseResult.model_validate_json(line))
+        except ValueError:
+            break  # the last line, cut short
+    return cases
+
+
+def _how_it_ended(returncode: int | None) -> str:
+    if returncode is not None and returncode < 0:
+        try:
+            return f"killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    return f"exit {returncode}, no result written"
 
 
 def problems_file(out: Path) -> Path:

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from evalkit.agents.base import Agent
@@ -30,7 +31,7 @@ from evalkit.foundation.gc_control import start_up_frozen
 from evalkit.loading.plan import Plan, build_plan
 from evalkit.results.case_store import CaseStore
 from evalkit.results.record import RunRecord
-from evalkit.schema.results import CaseResult, RunResult, Summary
+from evalkit.schema.results import CaseResult, RunResult, Status, Summary
 from evalkit.schema.run_figures import CassettesUse
 from evalkit.settings import AUTO_PROCESSES, RunSettings, check_partners
 
@@ -131,7 +132,7 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
 
         try:
             progress, headers, interrupted = run_in_processes(workers, min(processes, max(1, plan.case_count)),
-                                                              shard_here)
+                                                              shard_here, partial(_lost_cases, plan))
         finally:
             _stop_telemetry(telemetry, tell)
         return _where_made(_folded(progress, headers, plan, interrupted, full, quarantine), settings, spec)
@@ -228,6 +229,15 @@ def _load_quarantine(settings: RunSettings) -> Quarantine | None:
     from evalkit.results.quarantine import load_quarantine
 
     return load_quarantine(settings.quarantine)
+
+
+def _lost_cases(plan: Plan, index: int, count: int, finished: set[tuple[str, str]], reason: str) -> list[CaseResult]:
+    """The cases of shard `index` of `count` not in `finished`, each `error` with `reason` (a worker that died)."""
+    lost = shard_plan(plan, Shard(index, count))
+    return [CaseResult(eval_set_id=planned.evalset.eval_set_id, eval_id=case.eval_id, status=Status.ERROR,
+                       error=reason, source_file=str(planned.file))
+            for planned in lost.sets for case in planned.cases
+            if (planned.evalset.eval_set_id, case.eval_id) not in finished]
 
 
 def _folded(progress: RunProgress, workers: list[RunResult], plan: Plan, interrupted: KeyboardInterrupt | bool,

@@ -12,24 +12,41 @@ from __future__ import annotations
 
 import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from evalkit.engine.evaluation import RunProgress
 from evalkit.engine.run import run
-from evalkit.engine.processes import write_problems
+from evalkit.engine.processes import finished_cases_file, write_problems
 from evalkit.errors import EvalkitError, ExitCode, InputError, Terminated, raise_terminated
 from evalkit.foundation.signals import let_stop_signals_in, signals_noted_after_the_run
 from evalkit.foundation.gc_control import freeze_at_exit
 from evalkit.results.record_views import write_shard_lines
 from evalkit.results.run_verdict import exit_code
+from evalkit.schema.results import CaseResult
 from evalkit.settings import RunSettings
+
+
+@contextmanager
+def _each_case_kept(progress: RunProgress, out: Path) -> Iterator[None]:
+    with finished_cases_file(out).open("a", encoding="utf-8") as kept:
+        def keep(case: CaseResult) -> None:
+            kept.write(case.model_dump_json() + "\n")
+            kept.flush()  # a line at a time: a worker killed (SIGKILL, the OOM killer) loses only the case in hand
+
+        progress.listeners.append(keep)
+        try:
+            yield
+        finally:
+            progress.listeners.remove(keep)
 
 
 def work(settings_file: Path, out: Path) -> int:
     settings = RunSettings.model_validate_json(settings_file.read_text(encoding="utf-8")).with_worker_environment()
     try:
         let_stop_signals_in()  # held since the parent started this process, until the handlers above were set
-        outcome = run(settings)
+        outcome = run(settings, watch=lambda progress: _each_case_kept(progress, out))
     except KeyboardInterrupt as stop:  # before the run began: nothing finished, and the parent still gets a result
         write_shard_lines(RunProgress().result(interrupted=True), [], out)
         return ExitCode.TERMINATED if isinstance(stop, Terminated) else ExitCode.INTERRUPTED

@@ -19,6 +19,7 @@ from evalkit.schema.evalset import IntermediateData, Invocation, InvocationEvent
 from evalkit.schema.views import tool_calls
 from evalkit.telemetry.usage import ModelUsage
 from evalkit.traces.spans import MODEL, SlimSpan
+from evalkit.traces.turn_events import invocation_of
 from evalkit.traces.turns import turns_of_trace
 
 OTEL_SOURCE = "otel"
@@ -48,11 +49,11 @@ def _events_of(spans: list[SlimSpan]) -> list[InvocationEvent]:
         if span.parent_id and span.parent_id not in ids:
             span.parent_id = ""  # its parent is evalkit's turn span (or one its exporter never sent): a top span
         by_trace.setdefault(span.trace_id, []).append(span)
-    turns = [turn for trace in by_trace.values() for turn in turns_of_trace(trace).turns if turn.invocation]
-    turns.sort(key=lambda turn: turn.start_ns)
+    drafts = sorted(((turn.start_ns, turn.draft) for trace in by_trace.values() for turn in turns_of_trace(trace).turns
+                     if turn.draft is not None), key=lambda item: item[0])
     events: list[InvocationEvent] = []
-    for turn in turns:
-        data = (turn.invocation or {}).get("intermediate_data") or {}
+    for _, draft in drafts:
+        data = invocation_of(draft).get("intermediate_data") or {}
         for raw in data.get("invocation_events") or ():
             event = InvocationEvent.model_validate(raw)
             parts = [part for part in (event.content.parts or ()) if part.function_call or part.function_response] \
