@@ -19,6 +19,7 @@ from evalkit.errors import AgentError
 from evalkit.schema.content import Content, FunctionCall, FunctionResponse, Part, content_text
 from evalkit.schema.evalset import Invocation, InvocationEvent, InvocationEvents, UsageMetadata
 from evalkit.schema.tool_mocks import CaseToolFakes
+from evalkit.schema.views import final_text, tool_calls, turns_of_events
 
 AGENT_AUTHOR = "agent"
 
@@ -170,22 +171,10 @@ def _event(role: str, part: Part, author: str = AGENT_AUTHOR) -> InvocationEvent
 
 
 def history_entries(events: list[InvocationEvent]) -> list[dict[str, Any]]:
-    """A case's conversation before its first turn (`prior_events`) as the protocol's `history`:
-    one entry per user message, with the agent's last text after it and the tool calls between."""
-    entries: list[dict[str, Any]] = []
-    for event in events:
-        parts = (event.content.parts or []) if event.content is not None else []
-        if event.author == "user" and any(part.text for part in parts):
-            entries.append({"user_text": content_text(event.content), "final_response": "", "tool_calls": []})
-            continue
-        if not entries:
-            entries.append({"user_text": "", "final_response": "", "tool_calls": []})
-        for part in parts:
-            if part.function_call is not None:
-                entries[-1]["tool_calls"].append(part.function_call.model_dump(exclude_none=True))
-        if event.author != "user" and event.content is not None and content_text(event.content):
-            entries[-1]["final_response"] = content_text(event.content)
-    return entries
+    """A case's conversation before its first turn (`prior_events`) as the protocol's `history`."""
+    return [{"user_text": content_text(turn.user_content), "final_response": final_text(turn),
+             "tool_calls": [call.model_dump(exclude_none=True) for call in tool_calls(turn)]}
+            for turn in turns_of_events(events)]
 
 
 class TurnProtocolSession(AgentSession):

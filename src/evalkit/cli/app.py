@@ -19,6 +19,7 @@ from evalkit import defaults
 from evalkit.cli.deferred import EvalkitGroup, defer
 from evalkit.cli.edge import debug, guarded, take_debug_flag
 from evalkit.cli.format import EvalkitCommand
+from evalkit.cli.exports import export_app
 from evalkit.cli.imports import import_app
 
 app = typer.Typer(
@@ -148,6 +149,7 @@ def scenarios(
 
 
 app.add_typer(import_app, name="import")
+app.add_typer(export_app, name="export")
 
 
 def main() -> None:

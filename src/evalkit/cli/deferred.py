@@ -57,4 +57,4 @@ def _build(name: str) -> Any:
 
 
 ORDER = ("run", "proxy", "mcp", "validate", "compare", "rescore", "merge", "report", "accept", "view", "label",
-         "calibrate", "criteria", "schema", "scenarios", "generate", "import")
+         "calibrate", "criteria", "schema", "scenarios", "generate", "import", "export")

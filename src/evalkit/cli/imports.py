@@ -68,3 +68,28 @@ def import_otel(
         typer.echo(line)
 
 
+
+
+@import_app.command("agent-platform", cls=EvalkitCommand)
+def import_agent_platform(
+    file: Path = typer.Argument(..., metavar="FILE", help="An Agent Platform dataset, *-dataset.json (agents-cli's tests/eval/datasets/)"),
+    out: Optional[Path] = typer.Option(None, "--out", metavar="PATH", help="Where to write the eval set (default <name>.evalset.json here)"),
+) -> None:
+    """Turn an agents-cli dataset (Agent Platform EvaluationDataset) into an ADK eval set."""
+    from evalkit.commands.import_agent_platform import import_agent_platform_command
+
+    for line in guarded(lambda: import_agent_platform_command(file, out)):
+        typer.echo(line)
+
+
+@import_app.command("table", cls=EvalkitCommand)
+def import_table(
+    file: Path = typer.Argument(..., metavar="FILE", help="A table: .csv (with a header row), .jsonl or .parquet (the tables extra)"),
+    maps: List[str] = typer.Option(..., "--map", metavar="ROLE=COLUMN", help="Which column holds what: user=, expected= (both needed), id=, tool_calls= (JSON), state= (JSON); repeatable"),
+    out: Optional[Path] = typer.Option(None, "--out", metavar="PATH", help="Where to write the eval set (default <name>.evalset.json here)"),
+) -> None:
+    """Turn a table into an eval set, one case a row."""
+    from evalkit.commands.import_table import import_table_command
+
+    for line in guarded(lambda: import_table_command(file, out, maps)):
+        typer.echo(line)

@@ -80,7 +80,7 @@ def is_config_file(path: Path) -> bool:
         return True
     name = path.name.lower()
     if not path.is_file() or not name.endswith((".json", ".yaml", ".yml")) or name.endswith(
-            (".evalset.json", ".evalset.yaml", ".evalset.yml", ".test.json")):
+            (".evalset.json", ".evalset.yaml", ".evalset.yml", ".test.json", "-dataset.json")):
         return False
     from evalkit.foundation.documents import read_document
 
@@ -88,4 +88,6 @@ def is_config_file(path: Path) -> bool:
         data = read_document(path)
     except InputError:
         return False  # reported when it is loaded as an eval set
-    return isinstance(data, dict) and "criteria" in data and "eval_cases" not in data
+    from evalkit.loading.platform_config import is_platform_config
+
+    return isinstance(data, dict) and ("criteria" in data or is_platform_config(data)) and "eval_cases" not in data

@@ -91,7 +91,8 @@ class Criterion(ABC, Generic[OptionsT]):
 
     # Helpers shared by the mean-of-turns criteria.
     def gate(self, score: float | None) -> Status:
-        assert self.threshold is not None
+        if self.threshold is None:  # reported, never gating: a metric configured without a threshold
+            return Status.NOT_EVALUATED if score is None else Status.INFORMATIONAL
         return gate(score, self.threshold)
 
     def mean_outcome(self, scores: list[float | None], details: list[dict] | None = None) -> Outcome:

@@ -55,7 +55,22 @@ _BUILT_IN: dict[str, str] = {
     "final_session_state_v1": "evalkit.criteria.extended.final_session_state:FinalSessionStateCriterion",
     "cost_v1": "evalkit.criteria.extended.cost:CostCriterion",
     "response_checks_v1": "evalkit.criteria.extended.response_checks:ResponseChecksCriterion",
+    # The managed Agent Platform metrics (agents-cli's metrics_to_run), run by evalkit's judges.
+    **{name: f"evalkit.criteria.agent_platform.managed:{attr}" for name, attr in (
+        ("final_response_match", "FinalResponseMatch"), ("hallucination", "Hallucination"), ("safety", "Safety"),
+        ("grounding", "Grounding"), ("tool_use_quality", "ToolUseQuality"),
+        ("final_response_quality", "FinalResponseQuality"),
+        ("final_response_reference_free", "FinalResponseReferenceFree"), ("general_quality", "GeneralQuality"),
+        ("text_quality", "TextQuality"), ("instruction_following", "InstructionFollowing"),
+        ("multi_turn_task_success", "MultiTurnTaskSuccess"),
+        ("multi_turn_trajectory_quality", "MultiTurnTrajectoryQuality"),
+        ("multi_turn_tool_use_quality", "MultiTurnToolUseQuality"))},
 }
+# Their ids as agents-cli's `metrics_to_run` names them (evalkit.loading.platform_config).
+AGENT_PLATFORM_METRICS = ("final_response_match", "hallucination", "safety", "grounding", "tool_use_quality",
+                          "final_response_quality", "final_response_reference_free", "general_quality",
+                          "text_quality", "instruction_following", "multi_turn_task_success",
+                          "multi_turn_trajectory_quality", "multi_turn_tool_use_quality")
 
 
 def _is_criterion_class(entry: Any) -> bool:

@@ -13,6 +13,13 @@ def check_config(path: Path) -> str:
     from evalkit.loading.configs import load_config
     from evalkit.simulation.config import simulator_config_problems
 
+    from evalkit.foundation.documents import read_document
+    from evalkit.loading.platform_config import is_platform_config, platform_criteria
+
+    data = read_document(path)
+    if is_platform_config(data):  # agents-cli's eval_config.yaml
+        names = [criterion.name for criterion in platform_criteria(path, data)]
+        return f"ok  {path}: agents-cli config: {', '.join(names)}"
     config = load_config(path)
     problems: list[Problem] = []
     try:

@@ -14,7 +14,7 @@ from pathlib import Path
 from evalkit.criteria.base import Criterion
 from evalkit.errors import InputError, Problem, SettingError, SettingProblem
 from evalkit.loading.configs import discover_config, load_config
-from evalkit.loading.evalset_paths import evalset_files, named_forms, split_selector
+from evalkit.loading.evalset_paths import evalset_files, is_dataset_name, named_forms, split_selector
 from evalkit.loading.evalsets import load_packed_evalset, separate_derived_ids
 from evalkit.loading.packed import PackedCase, PlannedCase, unpacked
 from evalkit.schema.config import DEFAULT_CRITERIA, EvalConfig
@@ -146,7 +146,7 @@ def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_fi
     explicit_config = Path(config_file) if config_file else None
     plan = Plan()
     seen_set_ids: dict[str, Path] = {}
-    configured: dict[Path | None, tuple[EvalConfig, list[Criterion]] | None] = {}
+    configured: dict[tuple[Path | None, Path | None], tuple[EvalConfig, list[Criterion]] | None] = {}
     loaded: list[tuple[Path, EvalSet]] = []
     packed_cases: dict[Path, list[PackedCase]] = {}
     for file in selection:
@@ -158,14 +158,14 @@ def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_fi
     separate_derived_ids(loaded)
     for file, evalset in loaded:
         ids = selection[file]
-        config_path = explicit_config or discover_config(file)
-        if config_path not in configured:  # sets sharing a config share its criteria, checked once
+        config_path, thresholds = _config_files(file, explicit_config)
+        if (config_path, thresholds) not in configured:  # sets sharing a config share its criteria, checked once
             try:
-                configured[config_path] = _configure(config_path)
+                configured[(config_path, thresholds)] = _configure(config_path, thresholds)
             except InputError as error:
                 problems += error.problems
-                configured[config_path] = None
-        configuration = configured[config_path]
+                configured[(config_path, thresholds)] = None
+        configuration = configured[(config_path, thresholds)]
         if configuration is None:
             continue
         config, criteria = configuration
@@ -183,14 +183,14 @@ def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_fi
         plan.sets.append(PlannedSet(file, evalset, config, config_path, criteria, cases,
                                     not_evaluated_reasons(cases, config_path)))
     for file in selection:
-        config_path = explicit_config or discover_config(file)
-        if file not in packed_cases and config_path not in configured:
+        config_path, thresholds = _config_files(file, explicit_config)
+        if file not in packed_cases and (config_path, thresholds) not in configured:
             # Its eval set is broken; its config is checked all the same, so every problem shows at once.
             try:
-                configured[config_path] = _configure(config_path)
+                configured[(config_path, thresholds)] = _configure(config_path, thresholds)
             except InputError as error:
                 problems += error.problems
-                configured[config_path] = None
+                configured[(config_path, thresholds)] = None
     if problems:
         raise InputError(problems)
     if case_ids:
@@ -206,13 +206,34 @@ def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_fi
     return plan
 
 
-def _configure(config_path: Path | None) -> tuple[EvalConfig, list[Criterion]]:
+def _config_files(file: Path, explicit: Path | None) -> tuple[Path | None, Path | None]:
+    """The config an eval set is scored with, and a file whose `thresholds` apply over it: a `--config`
+    holding only agents-cli thresholds leaves a dataset its own eval_config.yaml (docs/agent-platform.md)."""
+    if explicit is not None and is_dataset_name(file) and explicit.is_file():
+        from evalkit.loading.platform_config import thresholds_only
+
+        if thresholds_only(explicit):
+            return discover_config(file), explicit
+    return explicit or discover_config(file), None
+
+
+def _configure(config_path: Path | None, thresholds: Path | None = None) -> tuple[EvalConfig, list[Criterion]]:
     from evalkit.criteria.configure import configure_criteria
 
     # ADK's defaults apply only when there is no config file at all (a file without
     # criteria is reported by configure_criteria instead).
     if config_path is not None and not config_path.exists():
         raise SettingError("config", config_path, "no such file; give the path of a config file (docs/config.md)")
+    if config_path is not None:
+        from evalkit.foundation.documents import read_document
+        from evalkit.loading.platform_config import is_platform_config, platform_criteria
+
+        data = read_document(config_path)
+        if is_platform_config(data):  # agents-cli's eval_config: its metrics, reported under their names
+            return EvalConfig(), platform_criteria(config_path, data, thresholds)
+    if thresholds is not None:
+        raise InputError(Problem(str(thresholds), "thresholds", "no agents-cli eval_config.yaml found beside the "
+                                 "dataset or in its parent for these thresholds to apply to; give the whole config"))
     config = load_config(config_path) if config_path else EvalConfig(criteria=dict(DEFAULT_CRITERIA))
     return config, configure_criteria(config, str(config_path or "default criteria"))
 

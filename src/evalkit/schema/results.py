@@ -44,13 +44,16 @@ def case_status(criterion_statuses: list[Status]) -> Status:
     """ADK's case verdict (docs/adk-parity.md, "Case verdicts"), with evalkit's `error` (docs/ci.md, "Case status").
 
     Failed if any criterion failed: the verdict is known, even when another criterion
-    errored. Else error if any errored; else passed if any passed; else not evaluated.
+    errored. Else error if any errored; else passed if any passed or every one is
+    informational; else not evaluated.
     """
     if Status.FAILED in criterion_statuses:
         return Status.FAILED
     if Status.ERROR in criterion_statuses:
         return Status.ERROR
-    return Status.PASSED if Status.PASSED in criterion_statuses else Status.NOT_EVALUATED
+    # Criteria that only report (agents-cli metrics without a threshold) do not hold a case back.
+    informational_only = bool(criterion_statuses) and all(s is Status.INFORMATIONAL for s in criterion_statuses)
+    return Status.PASSED if Status.PASSED in criterion_statuses or informational_only else Status.NOT_EVALUATED
 
 
 def has_errors(case: CaseResult) -> bool:

@@ -6,8 +6,8 @@ know which form a file used.
 
 from __future__ import annotations
 
-from evalkit.schema.content import FunctionCall, FunctionResponse, content_text
-from evalkit.schema.evalset import IntermediateData, Invocation, InvocationEvents, UsageMetadata
+from evalkit.schema.content import Content, FunctionCall, FunctionResponse, content_text
+from evalkit.schema.evalset import IntermediateData, Invocation, InvocationEvent, InvocationEvents, UsageMetadata
 
 
 def tool_calls(invocation: Invocation) -> list[FunctionCall]:
@@ -111,3 +111,24 @@ def authored_tool_calls(invocation: Invocation) -> list[tuple[str | None, Functi
         for part in event.content.parts or ()
         if part.function_call is not None
     ]
+
+
+def turns_of_events(events: list[InvocationEvent]) -> list[Invocation]:
+    """A conversation's events (a case's `prior_events`) as turns: one per user message, holding
+    the events after it, the agent's last text among them as its final response."""
+    turns: list[tuple[Content, list[InvocationEvent]]] = []
+    for event in events:
+        if event.author == "user" and event.content is not None and event.content.text():
+            turns.append((event.content, []))
+            continue
+        if not turns:
+            turns.append((Content(role="user", parts=[]), []))
+        turns[-1][1].append(event)
+    result = []
+    for user_content, answer in turns:
+        spoken = [e for e in answer if e.author != "user" and e.content is not None and e.content.text()]
+        final = spoken[-1] if spoken else None
+        steps = [e for e in answer if e is not final]
+        result.append(Invocation(user_content=user_content, final_response=final.content if final else None,
+                                 intermediate_data=InvocationEvents(invocation_events=steps)))
+    return result
