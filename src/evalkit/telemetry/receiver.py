@@ -54,8 +54,10 @@ class OtlpReceiver:
             def install_signal_handlers(self) -> None:  # the run's thread handles Ctrl-C, not this one
                 pass
 
+        # log_config=None: uvicorn's default logging config would reset the logging of the process
+        # the run lives in (an API caller's, a pytest session's), closing the handlers it holds.
         self._server = QuietServer(uvicorn.Config(self.app, interface="asgi3", log_level="error", access_log=False, lifespan="off",
-                                                  timeout_graceful_shutdown=1))
+                                                  timeout_graceful_shutdown=1, log_config=None))
         ready = threading.Event()
 
         def serve() -> None:
