@@ -64,8 +64,18 @@ class RunTelemetry:
         for name, value in variables.items():
             self._saved[name] = os.environ.get(name)
             os.environ[name] = value
-        self._stop_in_process = install(self._received)
+        if self._agent_may_run_here():
+            self._stop_in_process = install(self._received)
         return self
+
+    def _agent_may_run_here(self) -> bool:
+        """Whether the agent's turns can run in this process: only then is the process's global
+        tracer provider taken (it can be set once per process, so taking it for an agent that runs
+        elsewhere would keep the caller's own tracing from ever setting one)."""
+        from evalkit.agents.registry import agent_kind
+
+        kind = agent_kind(self.agent) if self.agent else None
+        return kind is None or kind.runs_in_process
 
     def stop(self) -> None:
         if self._stop_in_process is not None:
