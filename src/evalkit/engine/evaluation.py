@@ -142,9 +142,11 @@ def needs_judge(plan: Plan) -> bool:
 
 
 async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: RunProgress | None = None,
-                   full: bool = True, telemetry: RunTelemetry | None = None) -> RunResult:
+                   full: bool = True, telemetry: RunTelemetry | None = None,
+                   limit: AdaptiveLimit | None = None) -> RunResult:
     """Run the plan; with `full=False` the result holds slim cases (see `RunProgress.result`);
-    with `telemetry` (`--otel`), each turn is traced and its spans read into it."""
+    with `telemetry` (`--otel`), each turn is traced and its spans read into it; with `limit`,
+    the cases in flight are that controller's (shared by the chunks a `--cluster` worker runs at once)."""
     progress = progress or RunProgress()
     jobs = jobs_for(plan)
     unscored = not_evaluated_results(plan)
@@ -181,7 +183,7 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
         judge = JudgeService(max_concurrency=settings.judge_jobs, use_cache=settings.use_cache,
                              cache_dir=environment.cache_dir, retry=RetryPolicy.of(environment),
                              endpoints=JudgeEndpoints.of(environment))
-    progress.limit = AdaptiveLimit(settings.jobs, busy=BusyMeter())
+    progress.limit = limit or AdaptiveLimit(settings.jobs, busy=BusyMeter())
     from evalkit.cassettes.mcp_misses import MissWatch
 
     misses = MissWatch().start()  # the agent's `evalkit mcp` stand-ins tell it what they could not answer
