@@ -239,5 +239,5 @@ def test_run_evals_takes_the_budgets_as_keywords(fake, tmp_path, monkeypatch):
     assert result.verdict is not None and result.verdict.failures[-1].gate == "budget"
     no_prices = tmp_path / "no_prices.json"
     no_prices.write_text('{"criteria": {"response_match_score": 0.8}}')
-    with pytest.raises(evalkit.errors.InputError, match="max_cost=5.*no prices to count the cost with"):
+    with pytest.raises(evalkit.errors.InputError, match=r"max_cost=5.*no prices to count the cost with"):
         evalkit.run_evals(evalset, agent=answer, config=no_prices, max_cost=5)
