@@ -24,7 +24,7 @@ from evalkit.judge.base import OPENAI_PREFIX, JudgeBackend, JudgeUnavailable, Tr
 from evalkit.judge.cache import JudgeCache
 from evalkit.judge.endpoints import JudgeEndpoints
 from evalkit.judge.retry import RetryPolicy, call_with_retries
-from evalkit.schema.judging import JudgeReply, JudgeRequest
+from evalkit.schema.judging import JudgeReply, JudgeRequest, MediaNotReadable
 from evalkit.schema.results import JudgeStatistics
 
 logger = logging.getLogger(__name__)
@@ -91,6 +91,8 @@ class JudgeService:
         """The judge's reply to `request`; JudgeError once the retry budget is spent."""
         stats = self._stats
         stats.requests += 1
+        if request.media:
+            _refuse_unreadable(self._backend_for(request.model), request)
         if self._cache is not None:
             cached = await self._cache.get(request)
             if cached is not None:
@@ -181,6 +183,14 @@ class JudgeService:
 
     async def __aexit__(self, *exc_info: Any) -> None:
         await self.aclose()
+
+
+def _refuse_unreadable(backend: JudgeBackend, request: JudgeRequest) -> None:
+    """MediaNotReadable if the backend cannot send one of the request's media (a backend that does not say, none)."""
+    can_read = getattr(backend, "can_read", None)
+    for part in request.media:
+        if can_read is None or not can_read(part.mime_type):
+            raise MediaNotReadable(f"judge {request.model} cannot read {part.mime_type}")
 
 
 def _describe(backend: JudgeBackend, model: str) -> str:
