@@ -118,7 +118,8 @@ def _gather(distributed: Any, client: Client, futures: dict[Future, list[CaseKey
         except TimeoutError:
             done = set()
         for future in done:
-            _add_chunk(future, futures[future], outcome, lost_chunk)
+            if not _add_chunk(future, futures[future], outcome, lost_chunk):
+                pending.add(future)
         if not pending or done:
             no_workers_since = None
             continue
@@ -136,7 +137,9 @@ def _gather(distributed: Any, client: Client, futures: dict[Future, list[CaseKey
             return
 
 
-def _add_chunk(future: Future, keys: list[CaseKey], outcome: ClusterOutcome, lost_chunk: LostChunk) -> None:
+def _add_chunk(future: Future, keys: list[CaseKey], outcome: ClusterOutcome, lost_chunk: LostChunk) -> bool:
+    """Add a finished chunk's cases (or, when its workers were lost, its cases as errors) to the run. False: the
+    chunk is not done after all (its result was on a worker lost since, and Dask is running it again)."""
     from distributed.scheduler import KilledWorker
 
     if future.status == "finished":
@@ -147,14 +150,17 @@ def _add_chunk(future: Future, keys: list[CaseKey], outcome: ClusterOutcome, los
             outcome.progress.add(case)
         if inventory is not None and outcome.inventory is None:
             outcome.inventory = inventory
-        return
+        return True
+    if future.status != "error":
+        return False
     error = future.exception()
     if isinstance(error, KilledWorker):  # Dask ran it again on other workers; each of them was lost too
         reason = (f"--cluster: the workers running this case's chunk were lost ({error}); "
                   "see the workers' logs for why (memory, a crash in the agent)")
         for case in lost_chunk(keys, reason):
             outcome.progress.add(case)
-        return
+        return True
+    assert error is not None
     raise error  # bad input only a worker could see (an agent that cannot load), or an evalkit bug: as its own
 
 
