@@ -44,12 +44,14 @@ class JudgeService:
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
         endpoints: JudgeEndpoints = JudgeEndpoints(),
+        on_usage: Callable[[str, int | None, int | None], None] | None = None,
     ):
         if max_concurrency != AUTO and int(max_concurrency) < 1:
             raise ValueError("max_concurrency must be at least 1 or 'auto'")
         self.max_concurrency = max_concurrency
         self.retry_policy = retry if retry is not None else RetryPolicy.from_env()
         self.endpoints = endpoints  # the judges' own servers, if not where the model variables point
+        self._on_usage = on_usage  # each model's reply and its tokens, as it comes (a run's budget: engine/budget.py)
         self._cache = JudgeCache(cache_dir) if use_cache else None
         self._limits: dict[str, AdaptiveLimit] = {}  # one budget of calls in flight per endpoint
         self._backends: dict[str, JudgeBackend] = {}
@@ -157,6 +159,8 @@ class JudgeService:
             raise
         stats.input_tokens += reply.input_tokens or 0
         stats.output_tokens += reply.output_tokens or 0
+        if self._on_usage is not None:
+            self._on_usage(request.model, reply.input_tokens, reply.output_tokens)
         # An empty reply is a failure to answer, not an answer: keep it out of the cache so
         # a rerun asks again instead of failing the same way forever.
         if self._cache is not None and reply.text.strip():
