@@ -62,16 +62,18 @@ def render_html(result: RunResult) -> str:
         _el("main", [_case(i, case, open_failures) for i, case in enumerate(result.cases)], id="cases"),
         _el("p", "No case matches the filter.", id="no-match", class_="none", hidden=True),
         _Html(f'<script type="application/json" id="case-index">{_json_island(_case_index(result.cases))}</script>'),
-        _Html(f'<script type="application/json" id="media">{_json_island(_media_urls(result))}</script>'),
+        _media_urls(result),
         _Html(f"<script>{script}</script>"),
     ])
     return f'<!DOCTYPE html>\n<html lang="en">\n<head>{head}</head>\n<body>\n{body}\n</body>\n</html>\n'
 
 
-def _media_urls(result: RunResult) -> dict[str, str]:
+def _media_urls(result: RunResult) -> _Html | None:
+    """The media island (report/html_media.py), when the cases show any."""
     from evalkit.settings import Environment
 
-    return media_island(result.cases, Environment.read().media_dir)
+    urls = media_island(result.cases, Environment.read().media_dir)
+    return _Html(f'<script type="application/json" id="media">{_json_island(urls)}</script>') if urls else None
 
 
 def _asset(name: str) -> str:

@@ -59,7 +59,11 @@ def inline_media(part: Part, where: str = "a part") -> MediaPart | None:
     mime_type = _field(blob, "mime_type", "mimeType")
     if not isinstance(mime_type, str) or "/" not in mime_type:
         raise MediaNotReadable(f"{where}: inline_data has no mime_type")
-    raw = _bytes(_field(blob, "data"))
+    data = _field(blob, "data")
+    if data is None and _field(blob, "sha256"):
+        raise MediaNotReadable(f"{where}: the record holds the medium's hash only, and its bytes were not found "
+                               "in the runs' media folder (.evalkit/media)")
+    raw = _bytes(data)
     if raw is None:
         raise MediaNotReadable(f"{where}: inline_data.data is not base64")
     return MediaPart(mime_type.strip().lower(), raw)

@@ -49,7 +49,8 @@
     });
   });
   // Each image, sound and video names its medium by hash; one the report could not hold says so.
-  var media = JSON.parse(document.getElementById("media").textContent);
+  var island = document.getElementById("media");
+  var media = island ? JSON.parse(island.textContent) : {};
   document.querySelectorAll("[data-media]").forEach(function (player) {
     var url = media[player.getAttribute("data-media")];
     if (url) {
