@@ -67,14 +67,16 @@ def environment_with(changes: dict[str, str | None]) -> dict[str, str]:
     return env
 
 
-def serving(url: str, process: subprocess.Popen[bytes], log: Path, name: str, timeout_s: float) -> bool:
-    """Whether an ADK API server (any language) answers `/list-apps` within the time; raises if it exited."""
+def serving(url: str, process: subprocess.Popen[bytes], log: Path, name: str, timeout_s: float,
+            ready_path: str = "/list-apps") -> bool:
+    """Whether a server answers `ready_path` (an ADK API server, of any language: `/list-apps`)
+    within the time; raises if it exited."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"{name} exited: {log.read_text()[-2000:]}")
         try:
-            if httpx.get(f"{url}/list-apps", timeout=1.0).is_success:
+            if httpx.get(f"{url}{ready_path}", timeout=1.0).is_success:
                 return True
         except httpx.HTTPError:
             pass

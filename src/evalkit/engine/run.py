@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalkit.agents.base import Agent
 from evalkit.agents.registry import no_agent_error
+from evalkit.engine.budget import check_budget
 from evalkit.engine.coverage import refuse_a_gate_without_inventory
 from evalkit.engine.evaluation import RunProgress, evaluate, plan_order
 from evalkit.engine.idle_cores import mark_start
@@ -107,6 +108,7 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
         refuse_agents_started_elsewhere(spec, settings.cassettes, settings.cassette_mode)
     if settings.headers and spec and (given is None or isinstance(given, str)):
         _tell_of_unsent_headers(spec, tell)
+    check_budget(settings, plan)  # `max_cost` without prices is exit 2 before anything runs
     quarantine = _load_quarantine(settings)
     if shard is not None and plan.case_count == 0:
         return RunOutcome(_empty_result(settings, shard), shard=shard, empty_shard=True)
@@ -246,6 +248,9 @@ def _folded(progress: RunProgress, workers: list[RunResult], plan: Plan, interru
     the order of the whole plan (the workers' cases marked with this run's quarantine list)."""
     progress.record.order, progress.total = plan_order(plan), plan.case_count
     progress.judge_stats = sum_judge_stats([progress.judge_stats, *(worker.judge for worker in workers)])
+    # The spend is the journal's, read by run_in_processes; the cases a budget kept from starting, each worker's own.
+    if progress.ledger is not None:
+        progress.ledger.skipped(sum(worker.budget.not_started for worker in workers if worker.budget is not None))
     result = progress.result(interrupted=bool(interrupted), full=full)
     if result.repeat_auto:  # each process decided its own cases' runs: keep the rule, not one process's counts
         result.repeat_auto = result.repeat_auto.rule_only()

@@ -110,6 +110,23 @@ class RunSettings(BaseModel):
         "docs/coverage.md)", "RATIO", "expected a share of the agent's tools from 0 to 1, such as 0.8 (see "
         "docs/coverage.md)", parsed_as=float, in_pytest=True,
         pytest_help="Fail the session when the eval cases called fewer than this share of the agent's tools")] = Field(default=None, ge=0, le=1)
+    # Budgets of the whole run, the agent's and the judges' model calls together (engine/budget.py;
+    # docs/criteria.md, "Run budgets"); a config's `max_cost`, `max_tokens`, `max_model_calls` when not given.
+    max_cost: Annotated[float | None, Setting(
+        "--max-cost", "Start no new case once the agent and the judges have spent this many US dollars (priced "
+        "by cost_v1's prices in the config)", "USD", "expected an amount of US dollars above 0, such as 5",
+        parsed_as=float, in_pytest=True)] = Field(default=None, gt=0)
+    max_tokens: Annotated[int | None, Setting(
+        "--max-tokens", "Start no new case once the agent and the judges have used this many tokens", "N",
+        "expected a whole number of tokens, at least 1, such as 200000", parsed_as=int, in_pytest=True)] = Field(
+        default=None, ge=1)
+    max_model_calls: Annotated[int | None, Setting(
+        "--max-model-calls", "Start no new case once the agent and the judges have made this many model calls",
+        "N", "expected a whole number of model calls, at least 1, such as 500", parsed_as=int,
+        in_pytest=True)] = Field(default=None, ge=1)
+    # `--processes`: the file every process of the run adds its usage to, so the budgets hold for the whole run.
+    budget_journal: Path | None = None
+
     # The agent's own telemetry, received live (engine/telemetry.py; docs/agents.md, "Trajectories from telemetry").
     otel: Annotated[bool, Setting(
         "--otel", "Receive the agent's OpenTelemetry spans (OTLP/HTTP on 127.0.0.1) and fill in the tool calls its "
