@@ -16,9 +16,12 @@ def test_a_workers_spend_and_this_ledgers_own_add_up_to_the_budget():
     ledger.record("flash", 1_000, 500)
     assert ledger.may_start()
     worker = Ledger(Budget(max_model_calls=3), PRICES)  # a ledger in another process, its spend sent back
+    worker.add(ledger.spend())  # told what the run had spent when its chunk began
+    before = worker.spend()
     worker.record("flash-lite-002", 200, 100)
     worker.record_judge("openai/gpt-x", 100, 0)  # no price of its own: the "*" entry
-    shipped = pickle.loads(pickle.dumps(worker.spend()))
+    assert not worker.may_start()  # the run's three calls, as the worker knows them
+    shipped = pickle.loads(pickle.dumps(worker.spend() - before))  # only what its chunk spent
 
     ledger.add(shipped)
 

@@ -19,8 +19,9 @@ engine that runs cases on other machines):
 - `record_turns(invocations)`: the agent's model calls in a case's turns;
 - `may_start()`: whether a new case may start (False once a budget is reached; asked at the
   one place cases start, so the cases in flight finish and no other starts);
-- `spend()` and `add(spend)`: what this ledger counted, as a `Spend` (plain, picklable,
-  addable), and another ledger's spend folded in (a remote worker's, sent back with its cases);
+- `spend()` and `add(spend)`: what this ledger knows was spent (its own calls and what it was
+  told of), as a `Spend` (plain, picklable; `a + b`, and `after - before` for what a chunk of
+  cases spent), and another ledger's spend folded in (a remote worker's, sent back with its cases);
 - `skipped(count)`: cases not started; `figures()`: the result file's `budget`.
 
 A `journal` file (`RunSettings.budget_journal`) shares the spend between the processes of
@@ -65,6 +66,12 @@ class Spend:
     @property
     def tokens(self) -> int:
         return self.input_tokens + self.output_tokens
+
+    def __sub__(self, earlier: Spend) -> Spend:
+        """What was spent since `earlier` (this ledger's spend before a chunk of cases, say)."""
+        return Spend(self.model_calls - earlier.model_calls, self.input_tokens - earlier.input_tokens,
+                     self.output_tokens - earlier.output_tokens, self.cost - earlier.cost,
+                     tuple(m for m in self.unpriced if m not in earlier.unpriced))
 
     def __add__(self, other: Spend) -> Spend:
         return Spend(self.model_calls + other.model_calls, self.input_tokens + other.input_tokens,
