@@ -58,6 +58,11 @@ class Environment(BaseModel):
     # nanny restarts a lost worker within a few seconds), before its unfinished cases become `error`.
     cluster_grace_s: float = Field(default=defaults.DEFAULT_CLUSTER_GRACE_S, gt=0, alias="EVALKIT_CLUSTER_GRACE_S")
 
+    @property
+    def media_dir(self) -> Path:
+        """Where runs keep their cases' media by hash: beside the history (`.evalkit/media`)."""
+        return self.runs_dir.parent / "media"
+
     @classmethod
     def read(cls, environ: Mapping[str, str] | None = None) -> Environment:
         """The variables of `environ` (the process's by default); a bad one raises `UsageError` naming it."""
