@@ -14,6 +14,7 @@ report: a MIME type comes from a file someone wrote, so it is only ever looked u
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -75,6 +76,22 @@ def hashes_in(node: Any) -> Iterator[str]:
     elif isinstance(node, list):
         for item in node:
             yield from hashes_in(item)
+
+
+def with_media(node: Any, folder: Path) -> Any:
+    """A copy of a recorded JSON tree whose media references hold their bytes again (base64), where
+    `folder` has them; `replay:` and `rescore` show the judge what the recorded run showed it."""
+    if isinstance(node, list):
+        return [with_media(item, folder) for item in node]
+    if not isinstance(node, dict):
+        return node
+    blob = node.get("inline_data")
+    copy = {key: with_media(value, folder) for key, value in node.items() if key != "inline_data"}
+    if blob is not None:
+        data = read_media(folder, str(blob.get("sha256"))) if isinstance(blob, dict) and "data" not in blob else None
+        copy["inline_data"] = blob if data is None else {
+            "mime_type": blob.get("mime_type"), "data": base64.b64encode(data).decode("ascii")}
+    return copy
 
 
 def read_media(folder: Path, sha256: str) -> bytes | None:
