@@ -10,12 +10,16 @@ fake counts them (about four characters a token).
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
 from evalkit.testing import FakeGemini
 from tests.in_process import invoke_evalkit
+
+pytest_plugins = ["pytester"]
 
 AGENT_MODEL = "gemini-2.0-flash-lite"
 ANSWER = "The answer is forty."  # 20 characters: 5 tokens
@@ -88,7 +92,10 @@ def not_started(result: dict) -> list[str]:
 def test_model_calls_budget_stops_new_cases_and_says_what_was_spent(fake, tmp_path):
     evalset, config = write_run(tmp_path, 10)
 
-    done, result = run(fake, tmp_path, evalset, config, "--max-model-calls", "3")
+    junit, markdown = tmp_path / "junit.xml", tmp_path / "summary.md"
+
+    done, result = run(fake, tmp_path, evalset, config, "--max-model-calls", "3", "--junit", str(junit),
+                       "--markdown", str(markdown))
 
     assert done.returncode == 1, done.stderr
     line = "budget --max-model-calls 3 reached: 3 model calls, 45 tokens, 0.09 USD spent; 7 cases not started"
@@ -100,6 +107,9 @@ def test_model_calls_budget_stops_new_cases_and_says_what_was_spent(fake, tmp_pa
         "max_cost": None, "max_tokens": None, "max_model_calls": 3, "model_calls": 3, "input_tokens": 30,
         "output_tokens": 15, "cost": 0.09, "unpriced_models": [], "reached": "--max-model-calls", "not_started": 7}
     assert {"gate": "budget", "message": line} in result["verdict"]["failures"]
+    assert line in markdown.read_text()
+    gate = ElementTree.parse(junit).getroot().find("testsuite[@name='evalkit']/testcase[@name='budget']/failure")
+    assert gate is not None and gate.get("message") == line
 
 
 def test_cost_budget_counts_money_from_cost_v1s_prices(fake, tmp_path):
@@ -241,3 +251,42 @@ def test_run_evals_takes_the_budgets_as_keywords(fake, tmp_path, monkeypatch):
     no_prices.write_text('{"criteria": {"response_match_score": 0.8}}')
     with pytest.raises(evalkit.errors.InputError, match=r"max_cost=5.*no prices to count the cost with"):
         evalkit.run_evals(evalset, agent=answer, config=no_prices, max_cost=5)
+
+
+CMD_AGENT = '''
+import json
+import sys
+
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "turn":
+        print(json.dumps({"final_response": "done", "usage": {"input_tokens": 10, "output_tokens": 5,
+                                                               "model": "house-model"}}), flush=True)
+'''
+
+
+def test_the_pytest_plugins_budget_bounds_the_whole_session(pytester):
+    # A `cmd:` agent that reports one model call a turn. The first eval set file's one case of
+    # two turns spends the budget of two calls; the second file's three cases never start.
+    from tests.coverage.test_pytest_gate import plugin_args
+
+    agent = pytester.path / "agent.py"
+    agent.write_text(CMD_AGENT)
+    turn = {"user_content": {"parts": [{"text": "hi"}]}}
+    for name, cases, turns in (("first", 1, 2), ("second", 3, 1)):
+        folder = pytester.mkdir(name)
+        (folder / f"{name}.evalset.json").write_text(json.dumps({"eval_set_id": name, "eval_cases": [
+            {"eval_id": f"{name}{i}", "conversation": [turn] * turns} for i in range(cases)]}))
+        (folder / "test_config.json").write_text(json.dumps({
+            "agent": f"cmd:{sys.executable} {agent}",
+            "criteria": {"response_checks_v1": {"threshold": 1.0, "checks": [{"contains": "done"}]}}}))
+
+    outcome = pytester.runpytest("--evalkit", "first", "--evalkit", "second", "--evalkit-max-model-calls", "2",
+                                 *plugin_args())
+
+    outcome.assert_outcomes(passed=1, failed=3)
+    assert outcome.ret == pytest.ExitCode.TESTS_FAILED
+    outcome.stdout.fnmatch_lines([
+        "*evalkit budget*",
+        "evalkit: budget --max-model-calls 2 reached: 2 model calls, 30 tokens spent; 3 cases not started"])
+    assert outcome.stdout.str().count("not started: --max-model-calls 2 reached") >= 3

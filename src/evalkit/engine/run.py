@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalkit.agents.base import Agent
 from evalkit.agents.registry import no_agent_error
-from evalkit.engine.budget import check_budget
+from evalkit.engine.budget import Ledger, check_budget
 from evalkit.engine.coverage import refuse_a_gate_without_inventory
 from evalkit.engine.evaluation import RunProgress, evaluate, plan_order
 from evalkit.engine.idle_cores import mark_start
@@ -76,13 +76,15 @@ def load_plan(settings: RunSettings) -> Plan:
 
 
 def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, watch: Watcher | None = None,
-        full: bool = False, tell: Callable[[str], None] | None = None) -> RunOutcome:
+        full: bool = False, tell: Callable[[str], None] | None = None, ledger: Ledger | None = None) -> RunOutcome:
     """Run what the settings name and return the outcome; Ctrl-C ends it with what finished.
 
     `agent` is an agent object or spec given beside the settings (the API's `agent=`,
     `evalkit rescore`'s replay agent); without it, `settings.agent`, else the config's.
     `plan`, when given, is used instead of loading `settings.paths`. `tell` receives the
-    notices meant for the user (the cassettes' proxy address and warnings).
+    notices meant for the user (the cassettes' proxy address and warnings). `ledger`, when given,
+    is the budget this run spends from (the pytest plugin's, shared by a session's eval set files);
+    without it, the run keeps its own (engine/budget.py).
     """
     tell = tell or _to_stderr
     check_partners(settings)  # every front end: the API and the plugin have no finish step to check them
@@ -138,7 +140,8 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
         finally:
             _stop_telemetry(telemetry, tell)
         return _where_made(_folded(progress, headers, plan, interrupted, full, quarantine), settings, spec)
-    return _where_made(_run_here(settings, plan, given, spec, watch, full, tell, shard, quarantine), settings, spec)
+    return _where_made(_run_here(settings, plan, given, spec, watch, full, tell, shard, quarantine, ledger=ledger),
+                       settings, spec)
 
 
 def _recorded_answers_unless_an_agent(plan: Plan, given: Any, spec: str | None) -> Any:
@@ -179,7 +182,7 @@ def _worker_processes(settings: RunSettings, spec: str | None, shard: Shard | No
 
 def _run_here(settings: RunSettings, plan: Plan, given: Any, spec: str | None, watch: Watcher | None, full: bool,
               tell: Callable[[str], None], shard: Shard | None, quarantine: Quarantine | None,
-              telemetry: RunTelemetry | None = None) -> RunOutcome:
+              telemetry: RunTelemetry | None = None, ledger: Ledger | None = None) -> RunOutcome:
     """Run the plan in this process. The cassettes' proxy and the telemetry receiver, when asked
     for, start before the agent loads (the agent must see their URLs) and stop however the run
     ends (`telemetry`, when given, is the caller's to stop)."""
@@ -187,7 +190,7 @@ def _run_here(settings: RunSettings, plan: Plan, given: Any, spec: str | None, w
     if telemetry is None:
         telemetry = _start_telemetry(settings, spec or (getattr(given, "description", None) or "the agent object"))
     try:
-        return _run_here_traced(settings, plan, given, spec, watch, full, tell, shard, quarantine, telemetry)
+        return _run_here_traced(settings, plan, given, spec, watch, full, tell, shard, quarantine, telemetry, ledger)
     finally:
         if own_telemetry:
             _stop_telemetry(telemetry, tell)
@@ -195,14 +198,14 @@ def _run_here(settings: RunSettings, plan: Plan, given: Any, spec: str | None, w
 
 def _run_here_traced(settings: RunSettings, plan: Plan, given: Any, spec: str | None, watch: Watcher | None,
                      full: bool, tell: Callable[[str], None], shard: Shard | None, quarantine: Quarantine | None,
-                     telemetry: RunTelemetry | None) -> RunOutcome:
+                     telemetry: RunTelemetry | None, ledger: Ledger | None) -> RunOutcome:
     from evalkit.agents.registry import resolve_agent
 
     by_spec = given is None or isinstance(given, str)
     cassettes = _start_cassettes(settings, spec or "", tell) if by_spec else None
     interrupted: KeyboardInterrupt | None = None  # Ctrl-C, or SIGTERM (errors.Terminated)
     # The run's masking (its header values): held by this run's record, gone with it.
-    progress = RunProgress(record=RunRecord(store=CaseStore(settings.redaction)), quarantine=quarantine)
+    progress = RunProgress(record=RunRecord(store=CaseStore(settings.redaction)), quarantine=quarantine, ledger=ledger)
     try:
         try:
             loaded: Agent = resolve_agent(spec if by_spec else given, None, settings)
