@@ -16,6 +16,7 @@ DEFAULT_MAX_REPEAT = 10  # with --repeat auto: the most runs a case gets (--max-
 DEFAULT_AUTO_REPEAT_ALPHA = 0.05  # --repeat auto calls k agreeing runs stable once 2^(1-k) <= this (stats/sequential.py)
 DEFAULT_VIEW_PORT = 8018  # evalkit view's port on 127.0.0.1; when taken, a free one is used instead
 VIEW_PAGE_SIZE = 100  # cases per page of a run's table in evalkit view
+REPORT_MEDIA_BUDGET_BYTES = 20 * 1024 * 1024  # media the HTML report holds as data URLs, in all (docs/media.md)
 VIEW_POLL_S = 1.0  # how often evalkit view's pages look for runs in progress
 DEFAULT_HISTORY_LIMIT = 20  # recorded runs kept in the history ($EVALKIT_HISTORY_LIMIT; 0 turns it off)
 DEFAULT_RUNS_DIR = ".evalkit/runs"  # the run history's folder ($EVALKIT_RUNS_DIR)

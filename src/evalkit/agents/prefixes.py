@@ -22,7 +22,7 @@ ENTRY_POINT_GROUP = "evalkit.agents"
 def load_replay(target: str, settings: RunSettings) -> Agent:
     from evalkit.agents.replay import ReplayAgent
 
-    return ReplayAgent.from_file(target)
+    return ReplayAgent.from_file(target, settings.environment.media_dir)
 
 
 def load_command(target: str, settings: RunSettings) -> Agent:

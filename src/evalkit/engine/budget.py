@@ -19,8 +19,9 @@ engine that runs cases on other machines):
 - `record_turns(invocations)`: the agent's model calls in a case's turns;
 - `may_start()`: whether a new case may start (False once a budget is reached; asked at the
   one place cases start, so the cases in flight finish and no other starts);
-- `spend()` and `add(spend)`: what this ledger counted, as a `Spend` (plain, picklable,
-  addable), and another ledger's spend folded in (a remote worker's, sent back with its cases);
+- `spend()` and `add(spend)`: what this ledger knows was spent (its own calls and what it was
+  told of), as a `Spend` (plain, picklable; `a + b`, and `after - before` for what a chunk of
+  cases spent), and another ledger's spend folded in (a remote worker's, sent back with its cases);
 - `skipped(count)`: cases not started; `figures()`: the result file's `budget`.
 
 A `journal` file (`RunSettings.budget_journal`) shares the spend between the processes of
@@ -33,7 +34,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -66,6 +67,12 @@ class Spend:
     def tokens(self) -> int:
         return self.input_tokens + self.output_tokens
 
+    def __sub__(self, earlier: Spend) -> Spend:
+        """What was spent since `earlier` (this ledger's spend before a chunk of cases, say)."""
+        return Spend(self.model_calls - earlier.model_calls, self.input_tokens - earlier.input_tokens,
+                     self.output_tokens - earlier.output_tokens, self.cost - earlier.cost,
+                     tuple(m for m in self.unpriced if m not in earlier.unpriced))
+
     def __add__(self, other: Spend) -> Spend:
         return Spend(self.model_calls + other.model_calls, self.input_tokens + other.input_tokens,
                      self.output_tokens + other.output_tokens, self.cost + other.cost,
@@ -91,18 +98,21 @@ class Budget:
         return None
 
 
-@dataclass
 class Ledger:
-    budget: Budget
-    prices: dict[str, Price] | None = None  # cost_v1's; None: the cost is not counted
-    journal: Path | None = None  # shared with the run's other processes
-    _own: Spend = field(default_factory=Spend)
-    _others: Spend = field(default_factory=Spend)
-    _not_started: int = 0
-    _reached: str | None = None
-    _journal_fd: int | None = None
-    _read_at: int = 0
-    _pid: int = field(default_factory=os.getpid)
+    def __init__(self, budget: Budget, prices: dict[str, Price] | None = None, journal: Path | None = None):
+        self.budget = budget
+        self.prices = prices  # cost_v1's; None: the cost is not counted
+        self.journal = journal  # shared with the run's other processes
+        # The run's spend so far, counted in place (a model call costs a few additions, no objects).
+        self._calls = self._input = self._output = 0
+        self._cost = 0.0
+        self._unpriced: list[str] = []
+        self._prices_by_model: dict[str | None, Price | None] = {}
+        self._not_started = 0
+        self._reached: str | None = None
+        self._journal_fd: int | None = None
+        self._read_at = 0
+        self._pid = os.getpid()
 
     @classmethod
     def for_run(cls, settings: RunSettings, plan: Plan) -> Ledger | None:
@@ -114,7 +124,7 @@ class Ledger:
 
     def record(self, model: str | None, input_tokens: int | None, output_tokens: int | None) -> None:
         """One model call and the usage it reported."""
-        self._own = self._own + self._priced(model, input_tokens or 0, output_tokens or 0)
+        self._count(model, input_tokens or 0, output_tokens or 0)
         if self.journal is not None:
             if self._journal_fd is None:
                 self._journal_fd = os.open(self.journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
@@ -145,12 +155,16 @@ class Ledger:
         return self._reached is None
 
     def spend(self) -> Spend:
-        """What the run has spent as far as this ledger knows (its own and what it was told of)."""
-        return self._own + self._others
+        """What the run has spent as far as this ledger knows (its own calls and what it was told of)."""
+        return Spend(self._calls, self._input, self._output, self._cost, tuple(self._unpriced))
 
     def add(self, spend: Spend) -> None:
         """Another ledger's spend (a worker's), folded into this one."""
-        self._others = self._others + spend
+        self._calls += spend.model_calls
+        self._input += spend.input_tokens
+        self._output += spend.output_tokens
+        self._cost += spend.cost
+        self._unpriced += [model for model in spend.unpriced if model not in self._unpriced]
 
     def skipped(self, count: int) -> None:
         """`count` cases were not started because a budget was reached."""
@@ -167,8 +181,8 @@ class Ledger:
         self._read_at += len(whole)
         for line in whole.splitlines():
             pid, model, tokens_in, tokens_out = json.loads(line)
-            if pid != self._pid:
-                self._others = self._others + self._priced(model, tokens_in, tokens_out)
+            if pid != self._pid:  # this process's own calls were counted as they were recorded
+                self._count(model, tokens_in, tokens_out)
 
     def close(self) -> None:
         if self._journal_fd is not None:
@@ -187,14 +201,20 @@ class Ledger:
                          reached=LIMIT_FLAGS[reached] if reached else None,
                          not_started=self._not_started)
 
-    def _priced(self, model: str | None, tokens_in: int, tokens_out: int) -> Spend:
-        spend = Spend(1, tokens_in, tokens_out)
+    def _count(self, model: str | None, tokens_in: int, tokens_out: int) -> None:
+        self._calls += 1
+        self._input += tokens_in
+        self._output += tokens_out
         if self.prices is None:
-            return spend
-        price = price_for(model, self.prices)
-        if price is None:
-            return replace(spend, unpriced=(model or "(unnamed model)",))
-        return replace(spend, cost=(tokens_in * price.input + tokens_out * price.output) / PER_TOKENS)
+            return
+        if model in self._prices_by_model:
+            price = self._prices_by_model[model]
+        else:
+            price = self._prices_by_model[model] = price_for(model, self.prices)
+        if price is not None:
+            self._cost += (tokens_in * price.input + tokens_out * price.output) / PER_TOKENS
+        elif (model or "(unnamed model)") not in self._unpriced:
+            self._unpriced.append(model or "(unnamed model)")
 
 
 def prices_of(plan: Plan) -> dict[str, Price] | None:

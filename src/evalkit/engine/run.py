@@ -31,6 +31,7 @@ from evalkit.foundation.signals import run_has_ended
 from evalkit.foundation.gc_control import start_up_frozen
 from evalkit.loading.plan import Plan, build_plan
 from evalkit.results.case_store import CaseStore
+from evalkit.results.media_folder import MediaFolder
 from evalkit.results.record import RunRecord
 from evalkit.schema.results import CaseResult, RunResult, Status, Summary
 from evalkit.schema.run_figures import CassettesUse
@@ -205,7 +206,9 @@ def _run_here_traced(settings: RunSettings, plan: Plan, given: Any, spec: str | 
     cassettes = _start_cassettes(settings, spec or "", tell) if by_spec else None
     interrupted: KeyboardInterrupt | None = None  # Ctrl-C, or SIGTERM (errors.Terminated)
     # The run's masking (its header values): held by this run's record, gone with it.
-    progress = RunProgress(record=RunRecord(store=CaseStore(settings.redaction)), quarantine=quarantine, ledger=ledger)
+    media = MediaFolder(settings.environment.media_dir)  # the cases' media, by hash, beside the history
+    progress = RunProgress(record=RunRecord(store=CaseStore(settings.redaction, media)), quarantine=quarantine,
+                           ledger=ledger)
     try:
         try:
             loaded: Agent = resolve_agent(spec if by_spec else given, None, settings)

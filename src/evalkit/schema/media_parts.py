@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 from evalkit.errors import EvalkitError, ExitCode
+from evalkit.media.digest import content_hash
 from evalkit.schema.content import Content, Part
 from evalkit.schema.evalset import Invocation
 
@@ -35,7 +35,7 @@ class MediaPart:
     @cached_property
     def sha256(self) -> str:
         """The content hash media are keyed and stored by (the judge cache, `.evalkit/media/`)."""
-        return hashlib.sha256(self.data).hexdigest()
+        return content_hash(self.data)
 
 
 class MediaNotReadable(EvalkitError):
@@ -59,7 +59,11 @@ def inline_media(part: Part, where: str = "a part") -> MediaPart | None:
     mime_type = _field(blob, "mime_type", "mimeType")
     if not isinstance(mime_type, str) or "/" not in mime_type:
         raise MediaNotReadable(f"{where}: inline_data has no mime_type")
-    raw = _bytes(_field(blob, "data"))
+    data = _field(blob, "data")
+    if data is None and _field(blob, "sha256"):
+        raise MediaNotReadable(f"{where}: the record holds the medium's hash only, and its bytes were not found "
+                               "in the runs' media folder (.evalkit/media)")
+    raw = _bytes(data)
     if raw is None:
         raise MediaNotReadable(f"{where}: inline_data.data is not base64")
     return MediaPart(mime_type.strip().lower(), raw)
@@ -95,9 +99,12 @@ def _field(blob: Any, *names: str) -> Any:
 def _bytes(data: Any) -> bytes | None:
     if isinstance(data, (bytes, bytearray)):
         return bytes(data)
-    if not isinstance(data, str):
-        return None
-    # Either alphabet: '-' and '_' (URL-safe) become '+' and '/', then padding is made whole.
+    return decode_base64(data) if isinstance(data, str) else None
+
+
+def decode_base64(data: str) -> bytes | None:
+    """Base64 in either alphabet, padded or not; None when it is not base64."""
+    # '-' and '_' (URL-safe) become '+' and '/', then the padding is made whole.
     text = "".join(data.split()).replace("-", "+").replace("_", "/")
     try:
         return base64.b64decode(text + "=" * (-len(text) % 4), validate=True)

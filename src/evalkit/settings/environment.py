@@ -55,6 +55,11 @@ class Environment(BaseModel):
     judge_vertex_base_url: str | None = Field(default=None, alias="EVALKIT_JUDGE_VERTEX_BASE_URL")
     judge_openai_base_url: str | None = Field(default=None, alias="EVALKIT_JUDGE_OPENAI_BASE_URL")
 
+    @property
+    def media_dir(self) -> Path:
+        """Where runs keep their cases' media by hash: beside the history (`.evalkit/media`)."""
+        return self.runs_dir.parent / "media"
+
     @classmethod
     def read(cls, environ: Mapping[str, str] | None = None) -> Environment:
         """The variables of `environ` (the process's by default); a bad one raises `UsageError` naming it."""
