@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import re
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,8 @@ SHOWN_TYPES: dict[str, tuple[str, str]] = {
     "video/mp4": ("video", "video/mp4"), "video/webm": ("video", "video/webm"),
 }
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
+# How much base64 text a run's media folder remembers as already kept (64 MiB: a dozen large photos).
+_MEMORY_CHARS = 64 * 1024 * 1024
 
 
 def shown_as(mime_type: Any) -> tuple[str, str] | None:
@@ -102,21 +105,22 @@ def read_media(folder: Path, sha256: str) -> bytes | None:
 class MediaFolder:
     """Where a run keeps its cases' media: `shelve` a case as it enters the records."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, memory_chars: int = _MEMORY_CHARS):
         self.folder = folder
         self.trouble: str | None = None  # why media could not be kept (they stay inline then)
-        self._kept: dict[str, tuple[str, int]] = {}  # one case's base64 texts → (hash, size): expected and actual share them
+        # Base64 texts already kept → (hash, size), newest last: the same image in many cases (and in a
+        # case's expected and actual turns) is decoded, hashed and written once, not once per case.
+        self._kept: OrderedDict[str, tuple[str, int]] = OrderedDict()
+        self._kept_chars = 0
+        self._memory_chars = memory_chars
 
     def shelve(self, case: CaseResult) -> CaseResult:
         """`case`, its turns' (and repeated runs') `inline_data` kept here and referred to by hash (changed in place)."""
-        try:
-            for record in case.invocations:
-                for side in (record.actual, record.expected):
-                    self._shelve_tree(side)
-            for run in case.runs or ():
-                self.shelve(run)
-        finally:
-            self._kept.clear()
+        for record in case.invocations:
+            for side in (record.actual, record.expected):
+                self._shelve_tree(side)
+        for run in case.runs or ():
+            self.shelve(run)
         return case
 
     def _shelve_tree(self, node: Any) -> None:
@@ -142,6 +146,17 @@ class MediaFolder:
             except OSError as error:
                 self.trouble = f"{self.folder}: cannot keep a case's media ({error.strerror or error})"
                 return  # kept inline rather than lost
-            self._kept[text] = kept
+            self._remember(text, kept)
+        else:
+            self._kept.move_to_end(text)
         del blob["data"]
         blob["sha256"], blob["size"] = kept
+
+    def _remember(self, text: str, kept: tuple[str, int]) -> None:
+        if len(text) > self._memory_chars:
+            return
+        self._kept[text] = kept
+        self._kept_chars += len(text)
+        while self._kept_chars > self._memory_chars:
+            dropped, _ = self._kept.popitem(last=False)
+            self._kept_chars -= len(dropped)

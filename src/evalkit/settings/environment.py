@@ -54,6 +54,9 @@ class Environment(BaseModel):
     judge_gemini_base_url: str | None = Field(default=None, alias="EVALKIT_JUDGE_GEMINI_BASE_URL")
     judge_vertex_base_url: str | None = Field(default=None, alias="EVALKIT_JUDGE_VERTEX_BASE_URL")
     judge_openai_base_url: str | None = Field(default=None, alias="EVALKIT_JUDGE_OPENAI_BASE_URL")
+    # `run --cluster`: how long a run waits for a worker when its scheduler has none (a local cluster's
+    # nanny restarts a lost worker within a few seconds), before its unfinished cases become `error`.
+    cluster_grace_s: float = Field(default=defaults.DEFAULT_CLUSTER_GRACE_S, gt=0, alias="EVALKIT_CLUSTER_GRACE_S")
 
     @property
     def media_dir(self) -> Path:
@@ -87,6 +90,7 @@ _ENVIRONMENT_REASONS = {
     "judge_timeout": "expected a positive number of seconds per judge call",
     "judge_retry_base_delay": "expected a number of seconds, 0 or more",
     "judge_retry_max_delay": "expected a number of seconds, 0 or more",
+    "cluster_grace_s": "expected a positive number of seconds",
 }
 
 
