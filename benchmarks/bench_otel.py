@@ -13,6 +13,11 @@
    Python's bytecode caches written). Wall time and CPU time (user + system of the run's
    process), min and median of `--repeats`. With `--before SRC` (the `src` folder of another
    checkout), a third run alternates with them: `--otel` with that evalkit, for a before/after.
+3. Where a turn's time goes, in this process (CPU time per turn, `otel_callable.agent` called
+   directly, 2,000 turns): the agent with the API's no-op tracer (no --otel); the turn under
+   --otel, its spans handed to the run as they end (read by the span readers, matched);
+   its settling (waiting, which ends at once here, and filling the turn in); and, last, the
+   agent with the SDK's provider but nothing taken (what its own spans cost).
 """
 
 from __future__ import annotations
@@ -71,6 +76,57 @@ def receiver_cost() -> float:
     return elapsed / (SPANS_PER_EXPORT * EXPORTS) * 1000
 
 
+def turn_breakdown(turns: int = 2000) -> dict[str, float]:
+    """Microseconds of CPU per turn, by part (see the module's docstring, 3.)."""
+    import asyncio
+    import types
+
+    sys.path.insert(0, str(HERE))
+    import otel_callable
+
+    from evalkit.engine.telemetry import RunTelemetry
+    from evalkit.schema.content import Content, Part
+    from evalkit.schema.evalset import Invocation
+    from evalkit.settings import RunSettings
+
+    texts = ("weather in Paris", "and tomorrow?")
+
+    def turn(n: int) -> types.SimpleNamespace:
+        return types.SimpleNamespace(user_text=texts[n % 2], state={})
+
+    def agent_alone() -> float:
+        started = time.process_time()
+        for n in range(turns):
+            otel_callable.agent(turn(n))
+        return (time.process_time() - started) / turns * 1e6
+
+    figures = {"agent, no-op tracer": agent_alone()}
+    telemetry = RunTelemetry(RunSettings(otel=True), "", announce=False).start()
+
+    async def traced() -> tuple[float, float]:
+        in_turn = settling = 0.0
+        for n in range(turns):
+            into: list = []
+            started = time.process_time()
+            with telemetry.turn(types.SimpleNamespace(session_id=f"s{n}"), into) as this:
+                otel_callable.agent(turn(n))
+            telemetry.answered(this)
+            answered = time.process_time()
+            reply = Invocation(invocation_id="i", user_content=Content(role="user", parts=[Part(text=texts[n % 2])]),
+                               final_response=Content(role="model", parts=[Part(text="answer")]))
+            before_settling = time.process_time()
+            await telemetry.settle(into, [reply])
+            settling += time.process_time() - before_settling
+            in_turn += answered - started
+        return in_turn / turns * 1e6, settling / turns * 1e6
+
+    figures["turn under --otel, spans taken"], figures["settling: wait and fill"] = asyncio.run(traced())
+    telemetry.stop()
+    assert telemetry.calls_filled == turns, telemetry.calls_filled
+    figures["agent, SDK provider, nothing taken"] = agent_alone()
+    return figures
+
+
 def run_seconds(evalset: Path, otel: bool, folder: Path, src: str | None = None) -> tuple[float, float]:
     """(wall, CPU) seconds of one `evalkit run` (with the evalkit of `src` when given)."""
     command = [sys.executable, "-m", "evalkit", "run", str(evalset), "--agent", str(HERE / "otel_callable.py") + ":agent",
@@ -103,6 +159,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--before", help="the src folder of another checkout: also time its --otel")
     args = parser.parse_args()
+    # First: the global tracer provider is still the API's default (the receiver's run below sets one).
+    print("per turn, CPU: " + "; ".join(f"{part} {us:.0f} us" for part, us in turn_breakdown().items()))
     print(f"receiver: {receiver_cost():.3f} ms per span ({SPANS_PER_EXPORT} spans an export, {EXPORTS} exports)")
     kinds = {"without --otel": (False, None), "with --otel": (True, None)}
     if args.before:
