@@ -60,7 +60,7 @@ class OtlpReceiver:
 
             async def main_loop(self) -> None:
                 # Until `stop`, at once: uvicorn's own loop looks for the end every tenth of a second,
-                # which every run with --otel waited for at its end (0.2 s in all, with the shut-down).
+                # which every run with --otel waited up to that long for at its end.
                 await self.on_tick(0)
                 await receiver._stopping.wait()
 
