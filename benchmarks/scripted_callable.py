@@ -27,3 +27,8 @@ def agent(turn):
         "tool_calls": [{"name": tool, "args": args}],
         "tool_responses": [{"name": tool, "response": result}],
     }
+
+
+def agent_reporting_usage(turn):
+    """The same answers, each turn reporting one model call's usage (for `bench_budget.py`)."""
+    return {**agent(turn), "usage": {"input_tokens": 120, "output_tokens": 30, "model": "scripted-model"}}

@@ -16,6 +16,11 @@ failure, until its date; expired and unknown entries are named in the summary.
 fails the session when the eval cases of all its eval set files together called fewer
 than that share of the agent's tools (docs/coverage.md); the summary names the rest.
 
+`--evalkit-max-cost USD`, `--evalkit-max-tokens N`, `--evalkit-max-model-calls N` (or the
+configs' `max_cost`, ...) bound the whole session: every eval set file spends from one
+budget; once it is reached, the cases not started fail with the reason, and the summary
+says what was spent.
+
 The cases of one eval set file run together (concurrently, one agent) when its first
 selected item is set up; each item then reports its own case. `-k` and `-m evalkit`
 select cases like any test. A failing case shows its criteria and the first difference.
@@ -70,6 +75,7 @@ _TARGETS = pytest.StashKey[Targets]()
 _QUARANTINE = pytest.StashKey[Any]()
 _SETTINGS = pytest.StashKey["RunSettings"]()
 _SETTINGS_ERROR = pytest.StashKey[EvalkitError]()
+_LEDGER = pytest.StashKey[Any]()  # the session's budget (engine/budget.py): every eval set file spends from it
 
 
 @dataclass
@@ -191,7 +197,7 @@ class EvalSetFile(pytest.File):
             gate = self.config.stash[_COVERAGE]
             if _SETTINGS_ERROR in self.config.stash:
                 raise self.config.stash[_SETTINGS_ERROR]
-            outcome = run(self.config.stash[_SETTINGS], plan=plan, full=True)
+            outcome = run(self.config.stash[_SETTINGS], plan=plan, full=True, ledger=self._session_ledger(plan))
         except EvalkitError as error:
             problem = "evalkit: " + "\nevalkit: ".join(_lines(error))
         else:
@@ -203,6 +209,17 @@ class EvalSetFile(pytest.File):
                 list(quarantine.marked(outcome.result.cases))
             return
         pytest.fail(problem, pytrace=False)  # outside the handler, so no chained traceback is shown
+
+    def _session_ledger(self, plan: Any) -> Any:
+        """The session's budget, made by the first file that runs (the options', else its configs')."""
+        ledger = self.config.stash.get(_LEDGER, None)
+        if ledger is None:
+            from evalkit.engine.budget import Ledger
+
+            ledger = Ledger.for_run(self.config.stash[_SETTINGS], plan)
+            if ledger is not None:
+                self.config.stash[_LEDGER] = ledger
+        return ledger
 
 
 class EvalCaseItem(pytest.Item):
@@ -237,19 +254,27 @@ class EvalCaseItem(pytest.Item):
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """The coverage gate, over every eval set file the session ran: below it, the session fails."""
+    """The coverage gate, over every eval set file the session ran: below it, the session fails; so does a
+    session whose budget was reached."""
     gate = session.config.stash.get(_COVERAGE, None)
-    if gate is not None and gate.judge() is not None and session.exitstatus == pytest.ExitCode.OK:
+    failed = gate is not None and gate.judge() is not None
+    ledger = session.config.stash.get(_LEDGER, None)
+    if (failed or (ledger is not None and ledger.figures().reached)) and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    """The coverage gate's verdict; quarantine entries that expired (their cases counted again) or named no
-    collected case."""
+    """The coverage gate's verdict; what a reached budget spent; quarantine entries that expired (their
+    cases counted again) or named no collected case."""
     gate = config.stash.get(_COVERAGE, None)
     if gate is not None and gate.message is not None:
         terminalreporter.section("evalkit coverage")
         terminalreporter.write_line(f"evalkit: {gate.message}")
+    ledger = config.stash.get(_LEDGER, None)
+    budget = ledger.figures() if ledger is not None else None
+    if budget is not None and budget.reached:
+        terminalreporter.section("evalkit budget")
+        terminalreporter.write_line(f"evalkit: {budget.reached_line()}")
     quarantine = config.stash.get(_QUARANTINE, None)
     if quarantine is None:
         return

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 from evalkit.loading.evalsets import load_evalset
 from evalkit.loading.plan import build_plan
@@ -70,14 +71,18 @@ def test_every_bad_case_is_named_by_file_place_and_id(tmp_path):
     assert "Traceback" not in done.stderr
 
 
-def test_the_agent_answers_the_last_user_message_with_the_history_it_was_given(tmp_path):
+def answer_to_the_dates_case(tmp_path: Path, agent: str) -> str:
+    """The agent's answer to the travel dataset's one-turn case `dates`, which has a history."""
     out = tmp_path / "r.json"
-    done = invoke_evalkit("run", f"{TRAVEL}:dates", "--agent", f"{HERE / 'history_agent.py'}:answer",
-                          "--json", str(out), "--quiet", cwd=tmp_path)
+    done = invoke_evalkit("run", f"{TRAVEL}:dates", "--agent", agent, "--json", str(out), "--quiet", cwd=tmp_path)
     assert done.returncode in (0, 1), done.stderr
     (case,) = json.loads(out.read_text())["cases"]
     (turn,) = case["invocations"]
-    assert content_text_of(turn["actual"]["final_response"]) == (
+    return content_text_of(turn["actual"]["final_response"])
+
+
+def test_the_agent_answers_the_last_user_message_with_the_history_it_was_given(tmp_path):
+    assert answer_to_the_dates_case(tmp_path, f"{HERE / 'history_agent.py'}:answer") == (
         "history: I want to go to Lisbon. -> When do you leave?; message: On the 3rd of May.")
 
 
@@ -109,10 +114,5 @@ def content_text_of(content: dict | None) -> str:
 
 
 def test_an_adk_agent_gets_the_history_as_events_of_its_session(tmp_path):
-    out = tmp_path / "r.json"
-    done = invoke_evalkit("run", f"{TRAVEL}:dates", "--agent", f"{HERE / 'adk_history_agent.py'}:root_agent",
-                          "--json", str(out), "--quiet", cwd=tmp_path)
-    assert done.returncode in (0, 1), done.stderr
-    (case,) = json.loads(out.read_text())["cases"]
-    assert content_text_of(case["invocations"][0]["actual"]["final_response"]) == (
+    assert answer_to_the_dates_case(tmp_path, f"{HERE / 'adk_history_agent.py'}:root_agent") == (
         "user: I want to go to Lisbon. | planner: When do you leave?")

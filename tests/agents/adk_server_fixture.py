@@ -35,11 +35,12 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_adk_server(workdir: Path, environment: dict[str, str | None]) -> AdkServer:
-    """Copy the agents into `workdir`, start the server there, and wait until it answers."""
+def start_adk_server(workdir: Path, environment: dict[str, str | None], agents: tuple[str, ...] = SERVED_AGENTS,
+                     source: Path = FIXTURES / "adk_agents") -> AdkServer:
+    """Copy the agents (folders of `source`) into `workdir`, start the server there, and wait until it answers."""
     agents_dir = workdir / "agents"
-    for name in SERVED_AGENTS:
-        shutil.copytree(FIXTURES / "adk_agents" / name, agents_dir / name)
+    for name in agents:
+        shutil.copytree(source / name, agents_dir / name)
     port = free_port()
     env = environment_with(environment)
     adk = Path(sys.executable).with_name("adk")
@@ -67,14 +68,16 @@ def environment_with(changes: dict[str, str | None]) -> dict[str, str]:
     return env
 
 
-def serving(url: str, process: subprocess.Popen[bytes], log: Path, name: str, timeout_s: float) -> bool:
-    """Whether an ADK API server (any language) answers `/list-apps` within the time; raises if it exited."""
+def serving(url: str, process: subprocess.Popen[bytes], log: Path, name: str, timeout_s: float,
+            ready_path: str = "/list-apps") -> bool:
+    """Whether a server answers `ready_path` (an ADK API server, of any language: `/list-apps`)
+    within the time; raises if it exited."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"{name} exited: {log.read_text()[-2000:]}")
         try:
-            if httpx.get(f"{url}/list-apps", timeout=1.0).is_success:
+            if httpx.get(f"{url}{ready_path}", timeout=1.0).is_success:
                 return True
         except httpx.HTTPError:
             pass

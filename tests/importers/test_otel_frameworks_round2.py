@@ -34,7 +34,13 @@ FRAMEWORKS: dict[str, tuple[bool, tuple[script.Conversation, ...], tuple[str, ..
     "openai_agents_openinference": (False, (*script.CONVERSATIONS, script.HANDOFF), ()),
     "openai_agents_v2_chat": (False, (*script.CONVERSATIONS, script.HANDOFF), ()),
     "openai_agents_v2_responses": (False, (*script.CONVERSATIONS, script.HANDOFF), ()),
+    "autogen_openinference": (False, script.CONVERSATIONS, ()),  # its model input repeats the history: linked
+    "agno_openinference": (True, script.CONVERSATIONS, ()),  # Agno records its session id
+    # Semantic Kernel writes model messages as logs, not on spans, and records no thread: each turn stands
+    # alone (the import says so); its tools are named `PLUGIN-FUNCTION`, as the model sees them
+    "semantic_kernel": (False, script.TURNS_ALONE, ("Weather-",)),
 }
+PLUGIN_PREFIXES = ("Weather-",)  # not tools of their own: the prefix Semantic Kernel gives a plugin's functions
 
 
 def turns_of(evalset: Path) -> dict[str, list[tuple]]:
@@ -78,7 +84,9 @@ def test_each_trace_imports_the_scripted_conversations(name, tmp_path):
             assert eval_id == conversation.id
         assert [(said, final) for said, _calls, final in turns] == [(t.user, t.final) for t in conversation.turns]
         for scripted, (_said, calls, _final) in zip(conversation.turns, turns):
-            own = [call for call in calls if call[0] not in added_tools]
+            prefix = next((tool for tool in added_tools if tool in PLUGIN_PREFIXES), "")
+            own = [(n.removeprefix(prefix), a, r) for n, a, r in calls if n not in added_tools]
+            assert all(n.startswith(prefix) for n, _a, _r in calls if n not in added_tools), calls
             assert [(n, a) for n, a, _r in own] == [(c.name, c.args) for c in scripted.calls], (name, scripted.user)
             for call, (_name, _args, response) in zip(scripted.calls, own):
                 if call.error:  # the tool's error is kept, whatever words the framework wraps it in
@@ -96,7 +104,8 @@ def test_every_imported_set_passes_against_the_scripts_agent(agent, tmp_path):
         evalsets.append(tmp_path / f"{name}.evalset.json")
         import_otel([TRACES / f"{name}.otlp.jsonl"], evalsets[-1])
     result_file = tmp_path / "result.json"
-    replay = {(): "replay_agent", ("finish",): "replay_finishing_agent", ("final_answer",): "replay_answering_agent"}[agent]
+    replay = {(): "replay_agent", ("finish",): "replay_finishing_agent", ("final_answer",): "replay_answering_agent",
+              ("Weather-",): "replay_plugin_agent"}[agent]
 
     ran = invoke_evalkit("run", *map(str, evalsets), "--agent", f"{TRACES / 'script.py'}:{replay}",
                          "--json", str(result_file), "--quiet", cwd=tmp_path)
@@ -138,3 +147,13 @@ def test_every_span_not_placed_is_counted_under_a_reason(tmp_path):
 
     assert any(line.startswith("note: not placed: 1 spans of no agent vocabulary") for line in said), said
     assert any("spans are frameworks' bookkeeping" in line for line in said), said
+
+
+def test_a_trace_that_cannot_link_its_turns_says_so(tmp_path):
+    """Semantic Kernel writes model messages as logs and records no thread: the import names that, not only the id."""
+    from evalkit.commands.import_otel import import_otel_command
+
+    said = import_otel_command([TRACES / "semantic_kernel.otlp.jsonl"], tmp_path / "x.evalset.json")
+
+    assert "note: 4 of them record no model messages (a framework that writes them as logs, not on spans, as " \
+           "Semantic Kernel does): nothing in the file links their turns, each stands alone" in said, said

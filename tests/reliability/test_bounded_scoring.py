@@ -70,3 +70,34 @@ def test_sigterm_while_scoring_ends_the_run_with_its_result_file(tmp_path):
     result = json.loads((tmp_path / "r.json").read_text())
     assert result["interrupted"] is True
     assert "Traceback" not in stderr
+
+
+def test_property_names_checked_for_additional_properties_are_matched_within_the_limit():
+    """jsonschema matches `patternProperties` for `additionalProperties` with `re`: on this key `(a+)+$` would never end."""
+    from evalkit.criteria.extended.response_check import ResponseCheck
+    from evalkit.errors import EvalkitError
+
+    check = ResponseCheck(json_schema={"type": "object", "patternProperties": {HOSTILE: {}},
+                                       "additionalProperties": False})
+    started = time.process_time()
+    try:
+        check.failure(json.dumps({"a" * REPLY_CHARS + "b": 1}))
+    except EvalkitError as error:
+        assert str(error).startswith(f"the regular expression {HOSTILE!r} did not finish within 1 s"), error
+    else:
+        raise AssertionError("the hostile pattern finished")
+    assert time.process_time() - started < 10
+
+
+def test_additional_properties_beside_patterns_still_means_what_the_schema_says():
+    from evalkit.criteria.extended.response_check import ResponseCheck
+
+    check = ResponseCheck(json_schema={"type": "object", "properties": {"id": {}}, "patternProperties": {
+        "^x_": {"type": "integer"}}, "additionalProperties": {"type": "string"}})
+    closed = ResponseCheck(json_schema={"patternProperties": {"^x_": {}}, "additionalProperties": False})
+
+    assert check.failure('{"id": [], "x_a": 1, "other": "text"}') is None
+    assert check.failure('{"x_a": "one"}') == "json_schema: at $.x_a: 'one' is not of type 'integer'"
+    assert check.failure('{"other": 2}') == "json_schema: at $.other: 2 is not of type 'string'"
+    assert closed.failure('{"x_a": 1, "zz": 2, "y": 3}') == \
+        "json_schema: at $: 'y', 'zz' match no property name pattern ('^x_')"

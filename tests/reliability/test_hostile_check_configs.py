@@ -20,6 +20,8 @@ REFUSED = [
     ({"json_schema": {"$ref": "https://example.com/schema.json"}}, "points outside the schema"),
     ({"json_schema": {"properties": {"a": {"$ref": "file:///etc/passwd"}}}},
      "/properties/a: $ref 'file:///etc/passwd' points outside the schema"),
+    ({"json_schema": {"patternProperties": {"^x": {}}, "unevaluatedProperties": False}},
+     "unevaluatedProperties with patternProperties is not supported"),
 ]
 
 

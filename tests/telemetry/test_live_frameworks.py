@@ -13,14 +13,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import httpx
 import pytest
 
 from evalkit.testing import FakeOpenAI
-from tests.agents.adk_server_fixture import environment_with, free_port
+from tests.agents.adk_server_fixture import environment_with, free_port, serving
 from tests.conftest import ROOT, stop_process
 from tests.fixtures.otel_frameworks import script
 from tests.in_process import invoke_evalkit
@@ -47,16 +45,8 @@ def _serve(script_name: str, port: int, otel_port: int, model: FakeOpenAI, ready
     with log.open("wb") as out:
         process = subprocess.Popen([sys.executable, str(FIXTURES / script_name), str(port)], cwd=ROOT, env=env,
                                    stdout=out, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"{script_name} exited: {log.read_text()[-2000:]}")
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}{ready_path}", timeout=5.0).is_success:
-                return process
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
+    if serving(f"http://127.0.0.1:{port}", process, log, script_name, START_TIMEOUT_S, ready_path=ready_path):
+        return process
     stop_process(process)
     raise RuntimeError(f"{script_name} did not start: {log.read_text()[-2000:]}")
 
@@ -81,31 +71,24 @@ def _run(tmp_path: Path, agent: str, *options: str) -> tuple[subprocess.Complete
     return result, cases
 
 
-def test_an_http_service_under_asgi_instrumentation_continues_each_turns_trace(tmp_path, model):
+@pytest.mark.parametrize(("script_name", "ready_path", "agent"), [
+    # pydantic-ai under opentelemetry-instrumentation-asgi: continues each turn's traceparent.
+    ("http_service.py", "/", "http://127.0.0.1:{port}/"),
+    # a2a-sdk's server starts traces of its own and records the A2A context as its conversation.
+    ("a2a_service.py", "/.well-known/agent-card.json", "a2a:http://127.0.0.1:{port}"),
+], ids=["http-asgi-traceparent", "a2a-own-traces-by-conversation"])
+def test_a_served_agents_own_spans_give_each_cases_calls(tmp_path, model, script_name, ready_path, agent):
     port, otel_port = free_port(), free_port()
-    service = _serve("http_service.py", port, otel_port, model, "/", tmp_path / "service.log")
+    server = _serve(script_name, port, otel_port, model, ready_path, tmp_path / "server.log")
     try:
-        result, cases = _run(tmp_path, f"http://127.0.0.1:{port}/", "--otel-port", str(otel_port))
+        result, cases = _run(tmp_path, agent.format(port=port), "--otel-port", str(otel_port))
     finally:
-        stop_process(service)
+        stop_process(server)
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"otel: receiving on http://127.0.0.1:{otel_port}/v1/traces" in result.stderr
     assert {case["eval_id"]: otel_calls(case) for case in cases} == \
         {case["eval_id"]: _expected_calls(case) for case in cases}
-    assert "matched by time" not in result.stderr and "matched no turn" not in result.stderr
-
-
-def test_an_a2a_server_with_its_own_traces_is_matched_by_the_conversation_it_records(tmp_path, model):
-    port, otel_port = free_port(), free_port()
-    server = _serve("a2a_service.py", port, otel_port, model, "/.well-known/agent-card.json", tmp_path / "a2a.log")
-    try:
-        result, cases = _run(tmp_path, f"a2a:http://127.0.0.1:{port}", "--otel-port", str(otel_port))
-    finally:
-        stop_process(server)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert {case["eval_id"]: otel_calls(case) for case in cases} == \
-        {case["eval_id"]: _expected_calls(case) for case in cases}
-    # The a2a-sdk's own spans (its request handling and queues) are neither guessed nor noted.
+    # The servers' own spans (request handling, the a2a-sdk's queues) are neither guessed nor noted.
     assert "matched by time" not in result.stderr and "matched no turn" not in result.stderr
     assert "run with --otel" not in result.stderr  # the advice for a run without it
 

@@ -3,6 +3,7 @@ turn in flight; a guess is never made with two turns in flight, and what matched
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 from evalkit.foundation.trace_context import TurnTrace
@@ -68,3 +69,34 @@ def test_the_same_span_twice_is_kept_once():
     spans.add([same])
     spans.add([same])
     assert len(turn.spans) == 1 and spans.received == 2
+
+
+def test_a_trace_recording_the_conversation_the_agent_answered_with_binds_when_that_turn_answers():
+    spans = TurnSpans()
+    conversations = {"a": "case-a", "b": "case-b"}
+    first = spans.begin(TurnTrace.new(), lambda: conversations["a"])
+    second = spans.begin(TurnTrace.new(), lambda: conversations["b"])
+    spans.add([_span("x" * 32, "s1", "", AGENT, conversation="ctx-9")])  # an id no case has yet: not guessed
+    assert not first.spans and not second.spans
+    conversations["b"] = "ctx-9"  # the agent answered the second case with its own context id
+    spans.answered(second)
+    assert set(second.spans) == {"s1"} and not first.spans
+    assert spans.matched_by == {"conversation": 1}
+
+
+def test_a_turn_is_woken_by_its_spans_only_while_it_waits_for_them():
+    async def scenario() -> tuple[bool, bool]:
+        spans = TurnSpans()
+        turn = spans.begin(TurnTrace.new(), lambda: "case-a")
+        assert turn.arrived is not None
+        spans.add([_span(turn.trace.trace_id, "s1", "s0")])  # before the answer: nobody waits, the loop is left alone
+        await asyncio.sleep(0)
+        woken_before = turn.arrived.is_set()
+        spans.answered(turn)
+        assert spans.wait_state(turn, 2.0) is not None  # no top span yet: the case waits
+        spans.add([_span(turn.trace.trace_id, "s0", turn.trace.span_id, AGENT)])
+        await asyncio.wait_for(turn.arrived.wait(), 2.0)
+        return woken_before, spans.wait_state(turn, 2.0) is None
+
+    woken_before, done = asyncio.run(scenario())
+    assert not woken_before and done

@@ -21,6 +21,7 @@ from evalkit.results.coverage import coverage_of
 from evalkit.results.record import RunRecord
 from evalkit.results.slim_cases import SlimCases
 from evalkit.schema.coverage import Inventory
+from evalkit.engine.budget import Ledger
 from evalkit.engine.coverage import gate_ratio, run_inventory
 from evalkit.foundation.concurrency import AdaptiveLimit
 from evalkit.engine.loop_load import BusyMeter
@@ -57,6 +58,7 @@ class RunProgress:
     confidence: float | None = None  # `--confidence`
     inventory: Inventory | None = None  # what the agent declares, asked once after the cases (engine/coverage.py)
     min_coverage: float | None = None  # the coverage gate
+    ledger: Ledger | None = None  # the run's budgets and what it spent (engine/budget.py); None: no budget
 
     @property
     def cases(self) -> SlimCases:
@@ -93,6 +95,7 @@ class RunProgress:
             repeat_auto=self.auto_repeat.figures() if self.auto_repeat is not None else None,
             confidence=self.confidence,
             coverage=coverage_of(self.inventory, record.coverage.activity, record.coverage.expected, self.min_coverage),
+            budget=self.ledger.figures() if self.ledger is not None else None,
         )
         return record.with_cases(header, full)
 
@@ -133,6 +136,22 @@ def not_evaluated_results(plan: Plan) -> list[CaseResult]:
     ]
 
 
+def not_started_results(jobs: list[CaseJob], started: set[tuple[str, str]], ledger: Ledger) -> list[CaseResult]:
+    """The cases a reached budget kept from starting (each once, however many runs it had left), `not_evaluated`
+    with the budget's reason; a case in `started` had runs of its own and is not among them."""
+    cases: dict[tuple[str, str], CaseJob] = {}
+    for job in jobs:
+        key = (job.eval_set_id, job.case.eval_id)
+        if key not in started:
+            cases.setdefault(key, job)
+    if not cases:
+        return []
+    ledger.skipped(len(cases))
+    reason = ledger.figures().not_started_reason()
+    return [CaseResult(eval_set_id=job.eval_set_id, eval_id=job.case.eval_id, status=Status.NOT_EVALUATED,
+                       reason=reason, source_file=job.source_file) for job in cases.values()]
+
+
 def needs_judge(plan: Plan) -> bool:
     """A judge criterion, or a scenario (its user is played by a model), needs the judge layer."""
     return any(
@@ -142,10 +161,16 @@ def needs_judge(plan: Plan) -> bool:
 
 
 async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: RunProgress | None = None,
-                   full: bool = True, telemetry: RunTelemetry | None = None) -> RunResult:
+                   full: bool = True, telemetry: RunTelemetry | None = None,
+                   limit: AdaptiveLimit | None = None) -> RunResult:
     """Run the plan; with `full=False` the result holds slim cases (see `RunProgress.result`);
-    with `telemetry` (`--otel`), each turn is traced and its spans read into it."""
+    with `telemetry` (`--otel`), each turn is traced and its spans read into it; with `limit`,
+    the cases in flight are that controller's (shared by the chunks a `--cluster` worker runs at once).
+    The run's budgets are `progress.ledger` when it holds one, else the settings' and the plan's."""
     progress = progress or RunProgress()
+    if progress.ledger is None:
+        progress.ledger = Ledger.for_run(settings, plan)
+    ledger = progress.ledger
     jobs = jobs_for(plan)
     unscored = not_evaluated_results(plan)
     progress.total = len(jobs) + len(unscored)
@@ -180,25 +205,33 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
         environment = settings.environment
         judge = JudgeService(max_concurrency=settings.judge_jobs, use_cache=settings.use_cache,
                              cache_dir=environment.cache_dir, retry=RetryPolicy.of(environment),
-                             endpoints=JudgeEndpoints.of(environment))
-    progress.limit = AdaptiveLimit(settings.jobs, busy=BusyMeter())
+                             endpoints=JudgeEndpoints.of(environment),
+                             on_usage=ledger.record_judge if ledger is not None else None)
+    progress.limit = limit or AdaptiveLimit(settings.jobs, busy=BusyMeter())
     from evalkit.cassettes.mcp_misses import MissWatch
 
     misses = MissWatch().start()  # the agent's `evalkit mcp` stand-ins tell it what they could not answer
     runner = Runner(agent, settings, judge=judge, on_case_done=on_case_done, limit=progress.limit, misses=misses,
-                    telemetry=telemetry)
+                    telemetry=telemetry, ledger=ledger)
     try:
         await run_checked(runner.run(jobs), agent.check_ready() if jobs else None)
-        while auto is not None and (jobs := auto.next_round(jobs)):  # the agent was checked in the first round
+        # The agent was checked in the first round; a reached budget starts no other.
+        while auto is not None and (ledger is None or ledger.may_start()) and (jobs := auto.next_round(jobs)):
             await runner.run(jobs)
         progress.inventory = await run_inventory(agent, plan, settings.cassettes)  # once, after the cases, before the agent closes
         progress.min_coverage = gate_ratio(settings, plan)
     finally:
         progress.reruns = runner.reruns
+        # A case with runs of its own before the budget was reached is folded from them (as after Ctrl-C).
+        started = {*(collector.pending if collector is not None else ()), *(auto.pending if auto is not None else ())}
         if collector is not None:
             collector.flush()
         if auto is not None:
             auto.flush()
+        if ledger is not None:
+            for result in not_started_results(runner.not_started, started, ledger):
+                progress.add(result)
+            ledger.close()
         try:
             await agent.aclose()
         finally:

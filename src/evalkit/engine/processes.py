@@ -64,6 +64,8 @@ def run_in_processes(settings: RunSettings, count: int, run_here: ShardHere,
     shard are `error` cases from `lost_cases(shard, count, finished, reason)`."""
     interrupted: KeyboardInterrupt | bool = False
     with tempfile.TemporaryDirectory(prefix="evalkit-processes-") as folder:
+        # Every process adds its model calls to one journal, so a budget holds for the whole run (engine/budget.py).
+        settings = settings.model_copy(update={"budget_journal": Path(folder) / "spend.jsonl"})
         outputs = [Path(folder) / f"shard-{k}.jsonl" for k in range(2, count + 1)]
         logs = [out.with_suffix(".stderr") for out in outputs]
         workers: list[subprocess.Popen[bytes] | ForkedWorker] = []
@@ -131,6 +133,8 @@ def run_in_processes(settings: RunSettings, count: int, run_here: ShardHere,
             headers.append(header)
             for case in cases:
                 progress.add(case)
+        if progress.ledger is not None:  # the workers' spend, read before the folder goes
+            progress.ledger.catch_up()
     return progress, headers, interrupted or any(header.interrupted for header in headers)
 
 

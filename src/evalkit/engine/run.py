@@ -19,17 +19,19 @@ from typing import TYPE_CHECKING, Any
 
 from evalkit.agents.base import Agent
 from evalkit.agents.registry import no_agent_error
+from evalkit.engine.budget import Ledger, check_budget
 from evalkit.engine.coverage import refuse_a_gate_without_inventory
 from evalkit.engine.evaluation import RunProgress, evaluate, plan_order
 from evalkit.engine.idle_cores import mark_start
 from evalkit.results.merging import sum_judge_stats
-from evalkit.engine.sharding import Shard, parse_shard, shard_plan
+from evalkit.engine.sharding import Shard, case_keys, parse_shard, plan_of_cases, shard_plan
 from evalkit.errors import InputError, SettingError, SettingProblem, Terminated, UsageError
 from evalkit.foundation.aio import run_sync
 from evalkit.foundation.signals import run_has_ended
 from evalkit.foundation.gc_control import start_up_frozen
 from evalkit.loading.plan import Plan, build_plan
 from evalkit.results.case_store import CaseStore
+from evalkit.results.media_folder import MediaFolder
 from evalkit.results.record import RunRecord
 from evalkit.schema.results import CaseResult, RunResult, Status, Summary
 from evalkit.schema.run_figures import CassettesUse
@@ -75,13 +77,15 @@ def load_plan(settings: RunSettings) -> Plan:
 
 
 def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, watch: Watcher | None = None,
-        full: bool = False, tell: Callable[[str], None] | None = None) -> RunOutcome:
+        full: bool = False, tell: Callable[[str], None] | None = None, ledger: Ledger | None = None) -> RunOutcome:
     """Run what the settings name and return the outcome; Ctrl-C ends it with what finished.
 
     `agent` is an agent object or spec given beside the settings (the API's `agent=`,
     `evalkit rescore`'s replay agent); without it, `settings.agent`, else the config's.
     `plan`, when given, is used instead of loading `settings.paths`. `tell` receives the
-    notices meant for the user (the cassettes' proxy address and warnings).
+    notices meant for the user (the cassettes' proxy address and warnings). `ledger`, when given,
+    is the budget this run spends from (the pytest plugin's, shared by a session's eval set files);
+    without it, the run keeps its own (engine/budget.py).
     """
     tell = tell or _to_stderr
     check_partners(settings)  # every front end: the API and the plugin have no finish step to check them
@@ -93,6 +97,8 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
     spec = given if isinstance(given, str) else None
     if given is None or given == "":
         spec = plan.agent_from_config()
+    if settings.cluster:
+        _refuse_beside_cluster(settings, given)
     given = _recorded_answers_unless_an_agent(plan, given, spec)
     shard = parse_shard(settings.shard) if settings.shard else None
     if shard is not None:
@@ -107,9 +113,12 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
         refuse_agents_started_elsewhere(spec, settings.cassettes, settings.cassette_mode)
     if settings.headers and spec and (given is None or isinstance(given, str)):
         _tell_of_unsent_headers(spec, tell)
+    check_budget(settings, plan)  # `max_cost` without prices is exit 2 before anything runs
     quarantine = _load_quarantine(settings)
     if shard is not None and plan.case_count == 0:
         return RunOutcome(_empty_result(settings, shard), shard=shard, empty_shard=True)
+    if settings.cluster and spec:
+        return _where_made(_on_cluster(settings, plan, spec, watch, full, quarantine), settings, spec)
     processes = _worker_processes(settings, spec if given is None or isinstance(given, str) else None, shard,
                                   plan.case_count * settings.repeat)
     if processes > 1 and (given is None or isinstance(given, str)):
@@ -136,7 +145,40 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
         finally:
             _stop_telemetry(telemetry, tell)
         return _where_made(_folded(progress, headers, plan, interrupted, full, quarantine), settings, spec)
-    return _where_made(_run_here(settings, plan, given, spec, watch, full, tell, shard, quarantine), settings, spec)
+    return _where_made(_run_here(settings, plan, given, spec, watch, full, tell, shard, quarantine, ledger=ledger),
+                       settings, spec)
+
+
+def _refuse_beside_cluster(settings: RunSettings, given: Any) -> None:
+    """`cluster` runs an agent each worker loads by its spec, on cases it splits itself, with no receiver or
+    proxy of this process: what cannot go with it is a usage error before anything runs."""
+    beside = [name for name, value in (("shard", settings.shard), ("otel", settings.otel),
+                                       ("cassettes", settings.cassettes)) if value]
+    if settings.processes != AUTO_PROCESSES and int(settings.processes) > 1:
+        beside.insert(0, "processes")
+    if beside:
+        words = {"processes": "spread the cases over processes", "shard": "split the cases over CI jobs",
+                 "otel": "receive the agent's spans", "cassettes": "answer the agent from cassettes"}
+        raise UsageError(SettingProblem(
+            "", "", f"{{cluster}} with {{{beside[0]}}}: the cluster's workers run the cases, so this run cannot also "
+            f"{words[beside[0]]}; drop one of the two", mentions=("cluster", beside[0])))
+    if not (given is None or isinstance(given, str)):
+        raise SettingError("cluster", settings.cluster, "runs an agent its workers load from a spec (module:attr, "
+                           "file.py:attr, an ADK agent folder, cmd:, http(s)://, ...); an agent object cannot be "
+                           "sent to them: name the agent by its spec")
+
+
+def _on_cluster(settings: RunSettings, plan: Plan, spec: str, watch: Watcher | None, full: bool,
+                quarantine: Quarantine | None) -> RunOutcome:
+    """`cluster`: the plan's cases run in chunks on a Dask cluster (engine/cluster.py), folded into one run."""
+    from evalkit.engine.cluster import run_on_cluster
+    from evalkit.engine.coverage import gate_ratio
+
+    ran = run_on_cluster(settings.model_copy(update={"agent": spec}), spec, plan, watch,
+                         partial(_unfinished_as_errors, plan), quarantine)
+    if ran.interrupted is None:  # the coverage gate is decided once the cases have ended, as in a local run
+        ran.progress.inventory, ran.progress.min_coverage = ran.inventory, gate_ratio(settings, plan)
+    return _folded(ran.progress, ran.headers, plan, ran.interrupted or False, full, quarantine)
 
 
 def _recorded_answers_unless_an_agent(plan: Plan, given: Any, spec: str | None) -> Any:
@@ -177,7 +219,7 @@ def _worker_processes(settings: RunSettings, spec: str | None, shard: Shard | No
 
 def _run_here(settings: RunSettings, plan: Plan, given: Any, spec: str | None, watch: Watcher | None, full: bool,
               tell: Callable[[str], None], shard: Shard | None, quarantine: Quarantine | None,
-              telemetry: RunTelemetry | None = None) -> RunOutcome:
+              telemetry: RunTelemetry | None = None, ledger: Ledger | None = None) -> RunOutcome:
     """Run the plan in this process. The cassettes' proxy and the telemetry receiver, when asked
     for, start before the agent loads (the agent must see their URLs) and stop however the run
     ends (`telemetry`, when given, is the caller's to stop)."""
@@ -185,7 +227,7 @@ def _run_here(settings: RunSettings, plan: Plan, given: Any, spec: str | None, w
     if telemetry is None:
         telemetry = _start_telemetry(settings, spec or (getattr(given, "description", None) or "the agent object"))
     try:
-        return _run_here_traced(settings, plan, given, spec, watch, full, tell, shard, quarantine, telemetry)
+        return _run_here_traced(settings, plan, given, spec, watch, full, tell, shard, quarantine, telemetry, ledger)
     finally:
         if own_telemetry:
             _stop_telemetry(telemetry, tell)
@@ -193,14 +235,16 @@ def _run_here(settings: RunSettings, plan: Plan, given: Any, spec: str | None, w
 
 def _run_here_traced(settings: RunSettings, plan: Plan, given: Any, spec: str | None, watch: Watcher | None,
                      full: bool, tell: Callable[[str], None], shard: Shard | None, quarantine: Quarantine | None,
-                     telemetry: RunTelemetry | None) -> RunOutcome:
+                     telemetry: RunTelemetry | None, ledger: Ledger | None) -> RunOutcome:
     from evalkit.agents.registry import resolve_agent
 
     by_spec = given is None or isinstance(given, str)
     cassettes = _start_cassettes(settings, spec or "", tell) if by_spec else None
     interrupted: KeyboardInterrupt | None = None  # Ctrl-C, or SIGTERM (errors.Terminated)
     # The run's masking (its header values): held by this run's record, gone with it.
-    progress = RunProgress(record=RunRecord(store=CaseStore(settings.redaction)), quarantine=quarantine)
+    media = MediaFolder(settings.environment.media_dir)  # the cases' media, by hash, beside the history
+    progress = RunProgress(record=RunRecord(store=CaseStore(settings.redaction, media)), quarantine=quarantine,
+                           ledger=ledger)
     try:
         try:
             loaded: Agent = resolve_agent(spec if by_spec else given, None, settings)
@@ -234,10 +278,15 @@ def _load_quarantine(settings: RunSettings) -> Quarantine | None:
 def _lost_cases(plan: Plan, index: int, count: int, finished: set[tuple[str, str]], reason: str) -> list[CaseResult]:
     """The cases of shard `index` of `count` not in `finished`, each `error` with `reason` (a worker that died)."""
     lost = shard_plan(plan, Shard(index, count))
+    return _unfinished_as_errors(lost, [key for key in case_keys(lost) if key not in finished], reason)
+
+
+def _unfinished_as_errors(plan: Plan, keys: list[tuple[str, str]], reason: str) -> list[CaseResult]:
+    """The cases `keys` names, each `error` with `reason`: no worker finished them."""
+    lost = plan_of_cases(plan, keys)
     return [CaseResult(eval_set_id=planned.evalset.eval_set_id, eval_id=case.eval_id, status=Status.ERROR,
                        error=reason, source_file=str(planned.file))
-            for planned in lost.sets for case in planned.cases
-            if (planned.evalset.eval_set_id, case.eval_id) not in finished]
+            for planned in lost.sets for case in planned.cases]
 
 
 def _folded(progress: RunProgress, workers: list[RunResult], plan: Plan, interrupted: KeyboardInterrupt | bool,
@@ -246,6 +295,9 @@ def _folded(progress: RunProgress, workers: list[RunResult], plan: Plan, interru
     the order of the whole plan (the workers' cases marked with this run's quarantine list)."""
     progress.record.order, progress.total = plan_order(plan), plan.case_count
     progress.judge_stats = sum_judge_stats([progress.judge_stats, *(worker.judge for worker in workers)])
+    # The spend is the journal's, read by run_in_processes; the cases a budget kept from starting, each worker's own.
+    if progress.ledger is not None:
+        progress.ledger.skipped(sum(worker.budget.not_started for worker in workers if worker.budget is not None))
     result = progress.result(interrupted=bool(interrupted), full=full)
     if result.repeat_auto:  # each process decided its own cases' runs: keep the rule, not one process's counts
         result.repeat_auto = result.repeat_auto.rule_only()

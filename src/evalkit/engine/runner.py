@@ -34,6 +34,7 @@ from evalkit.settings import RunSettings
 
 if TYPE_CHECKING:
     from evalkit.cassettes.mcp_misses import MissWatch
+    from evalkit.engine.budget import Ledger
     from evalkit.engine.telemetry import RunTelemetry
     from evalkit.judge.service import JudgeService
     from evalkit.telemetry.turn_spans import TracedTurn
@@ -58,6 +59,8 @@ class Runner:
     reruns: int = 0  # cases run again after an overload
     misses: MissWatch | None = None  # tool calls `evalkit mcp` could not answer, told by its stand-ins
     telemetry: RunTelemetry | None = None  # `--otel`: each turn traced, its spans read into it
+    ledger: Ledger | None = None  # the run's budgets (engine/budget.py): asked before each case starts
+    not_started: list[CaseJob] = field(default_factory=list)  # the jobs a reached budget kept from starting
     _traced: dict[int, tuple[SessionSpec, list[TracedTurn]]] = field(default_factory=dict)  # by id(session)
 
     def __post_init__(self) -> None:
@@ -98,6 +101,12 @@ class Runner:
                 limit.release(slot, completed=False)
                 return
             job, reruns = queue.get_nowait()
+            if self.ledger is not None and not self.ledger.may_start():  # the one place a case starts
+                limit.release(slot, completed=False)
+                self.not_started.append(job)
+                while not queue.empty():
+                    self.not_started.append(queue.get_nowait()[0])
+                return
             try:
                 attempt = await self._attempt(job)
             except BaseException:
@@ -156,6 +165,8 @@ class Runner:
         except Exception as failure:  # an adapter or simulator bug must not take other cases down
             error = f"case {case.eval_id!r}: {type(failure).__name__}: {failure}"
             error_detail, overload = failure_detail(failure), overload_of(failure)
+        if self.ledger is not None:  # what the agent's turns spent, however the case ended
+            self.ledger.record_turns(actual)
         expected = case.conversation
         result = CaseResult(
             eval_set_id=job.eval_set_id,

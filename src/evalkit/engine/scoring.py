@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from evalkit.criteria.base import Criterion, EvalContext, Outcome
 from evalkit.criteria.judging.criterion import JudgeCriterion
 from evalkit.errors import EvalkitError
+from evalkit.schema.judging import MediaNotReadable
 from evalkit.schema.results import CriterionResult, InvocationScore, Status
 
 log = logging.getLogger("evalkit.engine.scoring")
@@ -46,6 +47,10 @@ async def _evaluate(criterion: Criterion, context: EvalContext) -> Outcome | _Cr
         return await criterion.evaluate(context)
     except asyncio.CancelledError:
         raise
+    except MediaNotReadable as refusal:  # judged on the text alone it would be a verdict without the media
+        return Outcome(score=None, status=Status.NOT_EVALUATED,
+                       invocations=[InvocationScore(status=Status.NOT_EVALUATED) for _ in context.actual],
+                       details={"reason": str(refusal)})
     except EvalkitError as error:
         return _Crash(str(error))
     except Exception as error:  # a criterion's own bug, or a custom metric's: report, don't crash

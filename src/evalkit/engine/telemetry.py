@@ -41,7 +41,9 @@ class RunTelemetry:
     def __init__(self, settings: RunSettings, agent: str, announce: bool = True):
         _check_installed()
         from evalkit.telemetry.receiver import OtlpReceiver
+        from evalkit.traces.readers import slim
 
+        self._slim = slim  # looked up once: an import statement per span costs the agent's thread
         self.agent = agent
         self.wait_s = settings.otel_wait_s
         self.spans = TurnSpans()
@@ -89,12 +91,10 @@ class RunTelemetry:
         self.spans.close()
 
     def _received(self, raws: list[RawSpan]) -> None:
-        from evalkit.traces.readers import slim
-
         received: list[Received] = []
         for raw in raws:
             try:
-                received.append((slim(raw), usage_of(raw)))
+                received.append((self._slim(raw), usage_of(raw)))
             except Exception:  # one span a reader cannot read must not lose the others, nor stop the run
                 self.spans.unmatched["a reader could not read it"] += 1
         self.spans.add(received)
@@ -134,10 +134,9 @@ class RunTelemetry:
             self.spans.finish(traced)
 
     async def _wait(self, turn: TracedTurn) -> None:
-        while (left := self.spans.wait_state(turn, self.wait_s)) is not None:
+        while (left := self.spans.wait_state(turn, self.wait_s)) is not None:  # it cleared `arrived`
             if turn.arrived is None:
                 return
-            turn.arrived.clear()
             try:
                 await asyncio.wait_for(turn.arrived.wait(), left)
             except asyncio.TimeoutError:

@@ -122,7 +122,8 @@ class Finish:
         return verdict
 
     def tell(self, verdict: Verdict, comparison: Comparison | None, console: Console) -> None:
-        """After the table: what changed since the baseline, and why the coverage gate failed (on stderr)."""
+        """After the table: what changed since the baseline, and why the coverage gate failed or what a reached
+        budget spent (on stderr)."""
         if comparison is not None:
             from evalkit.compare.render import render_comparison, summary_line
 
@@ -131,7 +132,7 @@ class Finish:
             else:
                 render_comparison(comparison, console)
         for failure in verdict.record.failures:
-            if failure.gate == "coverage":
+            if failure.gate in ("coverage", "budget"):
                 print(f"evalkit: {failure.message}", file=sys.stderr)
 
 

@@ -69,6 +69,11 @@ class JudgeBackend(Protocol):
     `describe_endpoint(model) -> str` (where calls go, for error messages; never
     holding a key); evalkit's own backends also take `use_endpoints(endpoints)`, the
     run's judge servers (judge/endpoints.py). `JudgeService` uses them when present.
+
+    A backend that can show its model media (`request.media`) says which types with
+    `can_read(mime_type) -> bool`; the service never hands it a request holding another
+    type (the criterion is `not_evaluated` instead), and a backend without `can_read` is
+    never handed media at all.
     """
 
     async def generate(self, request: JudgeRequest) -> JudgeReply: ...

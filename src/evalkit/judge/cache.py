@@ -64,7 +64,11 @@ def _jsonable(value: Any) -> Any:
 
 
 def cache_key(request: JudgeRequest) -> str:
-    """sha256 of the canonical JSON of everything that can change a reply."""
+    """sha256 of the canonical JSON of everything that can change a reply.
+
+    Media count by their type and sha256 only; a request without media keeps the key it had
+    before media existed, so existing caches stay valid.
+    """
     payload = {
         "v": _KEY_VERSION,
         "model": request.model,
@@ -72,6 +76,8 @@ def cache_key(request: JudgeRequest) -> str:
         "config": _jsonable(request.config or {}),
         "sample_index": request.sample_index,
     }
+    if request.media:  # by content hash: two requests differing only in an image's bytes differ here too
+        payload["media"] = [[part.mime_type, part.sha256] for part in request.media]
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 

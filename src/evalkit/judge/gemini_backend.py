@@ -22,9 +22,17 @@ from evalkit.judge.endpoints import JudgeEndpoints
 from evalkit.judge.redact import redact
 from evalkit.foundation.retry_after import parse_retry_after
 from evalkit.judge.retry import PERMANENT_STATUSES, is_retryable_status
-from evalkit.schema.judging import JudgeReply, JudgeRequest
+from evalkit.schema.judging import JudgeReply, JudgeRequest, MediaNotReadable
 
 _GEMINI_DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/"
+# What a Gemini model reads as bytes parts: images, audio, video, PDF and text documents
+# (https://ai.google.dev/gemini-api/docs/document-processing and its image, audio and video pages).
+_READABLE_FAMILIES = ("image/", "audio/", "video/", "text/")
+_READABLE_TYPES = frozenset({"application/pdf"})
+
+
+def gemini_can_read(mime_type: str) -> bool:
+    return mime_type.startswith(_READABLE_FAMILIES) or mime_type in _READABLE_TYPES
 
 
 def _env_flag(name: str) -> bool | None:
@@ -125,6 +133,9 @@ class GeminiBackend:
     def describe_endpoint(self, model: str) -> str:
         return f"{gemini_base_url(self.endpoints)} (model {model})"
 
+    def can_read(self, mime_type: str) -> bool:
+        return gemini_can_read(mime_type)
+
     async def start(self) -> None:
         """Import google-genai and build the client, once."""
         if self._client is not None:
@@ -176,7 +187,7 @@ class GeminiBackend:
     async def generate(self, request: JudgeRequest) -> JudgeReply:
         await self.start()
         config = self._build_config(request)
-        contents = [self._types.Content(role="user", parts=[self._types.Part(text=request.prompt)])]
+        contents = [self._types.Content(role="user", parts=self._parts(request))]
         try:
             response = await self._client.aio.models.generate_content(
                 model=request.model, contents=contents, config=config
@@ -202,6 +213,16 @@ class GeminiBackend:
                 f"{type(error).__name__}: {redact(str(error))}"
             ) from None
         return _reply_from_response(response)
+
+    def _parts(self, request: JudgeRequest) -> list[Any]:
+        """The prompt's text, then each media part as bytes, in the request's order."""
+        part = self._types.Part
+        parts = [part(text=request.prompt)]
+        for media in request.media:
+            if not gemini_can_read(media.mime_type):
+                raise MediaNotReadable(f"judge {request.model} cannot read {media.mime_type}")
+            parts.append(part.from_bytes(data=media.data, mime_type=media.mime_type))
+        return parts
 
     def _translate_api_error(self, error: Any, model: str) -> JudgeError:
         code = getattr(error, "code", None) or 0

@@ -12,6 +12,7 @@ settings, ...) have no equivalent and are left out.
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 from collections.abc import Mapping
@@ -23,7 +24,8 @@ from evalkit.judge.endpoints import JudgeEndpoints
 from evalkit.judge.redact import redact
 from evalkit.foundation.retry_after import parse_retry_after
 from evalkit.judge.retry import PERMANENT_STATUSES, is_retryable_status
-from evalkit.schema.judging import JudgeReply, JudgeRequest
+from evalkit.schema.judging import JudgeReply, JudgeRequest, MediaNotReadable
+from evalkit.schema.media_parts import MediaPart
 
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 
@@ -40,6 +42,15 @@ _CONFIG_FIELDS = {
 # Reasoning models served locally often put their thinking inline; like Gemini's
 # thought parts, it is not part of the judge's answer.
 _LEADING_THINK_BLOCK = re.compile(r"^\s*<think>.*?</think>\s*", re.DOTALL)
+# What chat completions takes besides text: images as `image_url` (a data URL), and audio
+# as `input_audio` in the two formats it names. Anything else (PDF, video) it cannot be sent.
+_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+_AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/vnd.wave": "wav",
+                  "audio/mpeg": "mp3", "audio/mp3": "mp3"}
+
+
+def openai_can_read(mime_type: str) -> bool:
+    return mime_type in _IMAGE_TYPES or mime_type in _AUDIO_FORMATS
 
 
 def openai_base_url(endpoints: JudgeEndpoints = JudgeEndpoints()) -> str:
@@ -48,10 +59,18 @@ def openai_base_url(endpoints: JudgeEndpoints = JudgeEndpoints()) -> str:
     return (configured or DEFAULT_OPENAI_BASE_URL).rstrip("/")
 
 
-def chat_completions_body(model: str, prompt: str, config: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The request body for `model` (without the `openai/` prefix)."""
+def chat_completions_body(model: str, prompt: str, config: Mapping[str, Any] | None,
+                          media: tuple[MediaPart, ...] = ()) -> dict[str, Any]:
+    """The request body for `model` (without the `openai/` prefix).
+
+    Without media the user message's content is the prompt itself, as before media existed;
+    with media it is a list: the prompt's text, then each image or sound in order.
+    """
     settings = config_dict(config)
-    body: dict[str, Any] = {"model": model, "messages": [{"role": "user", "content": prompt}]}
+    content: Any = prompt
+    if media:
+        content = [{"type": "text", "text": prompt}, *(_media_item(model, part) for part in media)]
+    body: dict[str, Any] = {"model": model, "messages": [{"role": "user", "content": content}]}
     for genai_name, openai_name in _CONFIG_FIELDS.items():
         value = settings.get(genai_name)
         if value is not None:
@@ -59,6 +78,16 @@ def chat_completions_body(model: str, prompt: str, config: Mapping[str, Any] | N
     if settings.get("response_mime_type") == "application/json":
         body["response_format"] = {"type": "json_object"}
     return body
+
+
+def _media_item(model: str, part: MediaPart) -> dict[str, Any]:
+    encoded = base64.b64encode(part.data).decode("ascii")
+    if part.mime_type in _IMAGE_TYPES:
+        return {"type": "image_url", "image_url": {"url": f"data:{part.mime_type};base64,{encoded}"}}
+    audio_format = _AUDIO_FORMATS.get(part.mime_type)
+    if audio_format is not None:
+        return {"type": "input_audio", "input_audio": {"data": encoded, "format": audio_format}}
+    raise MediaNotReadable(f"judge {OPENAI_PREFIX}{model} cannot read {part.mime_type}")
 
 
 def _reply_from_body(body: Any) -> JudgeReply:
@@ -102,6 +131,9 @@ class OpenAICompatibleBackend:
     def describe_endpoint(self, model: str) -> str:
         return f"{openai_base_url(self.endpoints)} (model {model})"
 
+    def can_read(self, mime_type: str) -> bool:
+        return openai_can_read(mime_type)
+
     def _http_client(self) -> Any:
         if self._client is None:
             import httpx
@@ -129,7 +161,7 @@ class OpenAICompatibleBackend:
         import httpx
 
         model = request.model.removeprefix(OPENAI_PREFIX)
-        body = chat_completions_body(model, request.prompt, request.config)
+        body = chat_completions_body(model, request.prompt, request.config, request.media)
         try:
             response = await self._http_client().post(
                 f"{openai_base_url(self.endpoints)}/chat/completions", json=body

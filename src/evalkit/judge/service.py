@@ -24,7 +24,7 @@ from evalkit.judge.base import OPENAI_PREFIX, JudgeBackend, JudgeUnavailable, Tr
 from evalkit.judge.cache import JudgeCache
 from evalkit.judge.endpoints import JudgeEndpoints
 from evalkit.judge.retry import RetryPolicy, call_with_retries
-from evalkit.schema.judging import JudgeReply, JudgeRequest
+from evalkit.schema.judging import JudgeReply, JudgeRequest, MediaNotReadable
 from evalkit.schema.results import JudgeStatistics
 
 logger = logging.getLogger(__name__)
@@ -44,12 +44,14 @@ class JudgeService:
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
         endpoints: JudgeEndpoints = JudgeEndpoints(),
+        on_usage: Callable[[str, int | None, int | None], None] | None = None,
     ):
         if max_concurrency != AUTO and int(max_concurrency) < 1:
             raise ValueError("max_concurrency must be at least 1 or 'auto'")
         self.max_concurrency = max_concurrency
         self.retry_policy = retry if retry is not None else RetryPolicy.from_env()
         self.endpoints = endpoints  # the judges' own servers, if not where the model variables point
+        self._on_usage = on_usage  # each model's reply and its tokens, as it comes (a run's budget: engine/budget.py)
         self._cache = JudgeCache(cache_dir) if use_cache else None
         self._limits: dict[str, AdaptiveLimit] = {}  # one budget of calls in flight per endpoint
         self._backends: dict[str, JudgeBackend] = {}
@@ -91,6 +93,8 @@ class JudgeService:
         """The judge's reply to `request`; JudgeError once the retry budget is spent."""
         stats = self._stats
         stats.requests += 1
+        if request.media:
+            _refuse_unreadable(self._backend_for(request.model), request)
         if self._cache is not None:
             cached = await self._cache.get(request)
             if cached is not None:
@@ -155,6 +159,8 @@ class JudgeService:
             raise
         stats.input_tokens += reply.input_tokens or 0
         stats.output_tokens += reply.output_tokens or 0
+        if self._on_usage is not None:
+            self._on_usage(request.model, reply.input_tokens, reply.output_tokens)
         # An empty reply is a failure to answer, not an answer: keep it out of the cache so
         # a rerun asks again instead of failing the same way forever.
         if self._cache is not None and reply.text.strip():
@@ -181,6 +187,14 @@ class JudgeService:
 
     async def __aexit__(self, *exc_info: Any) -> None:
         await self.aclose()
+
+
+def _refuse_unreadable(backend: JudgeBackend, request: JudgeRequest) -> None:
+    """MediaNotReadable if the backend cannot send one of the request's media (a backend that does not say, none)."""
+    can_read = getattr(backend, "can_read", None)
+    for part in request.media:
+        if can_read is None or not can_read(part.mime_type):
+            raise MediaNotReadable(f"judge {request.model} cannot read {part.mime_type}")
 
 
 def _describe(backend: JudgeBackend, model: str) -> str:

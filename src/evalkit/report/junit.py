@@ -102,12 +102,14 @@ def _suite(result: RunResult, index: int, eval_set_id: str, cases: list[CaseResu
 
 def _gates(result: RunResult, index: int) -> ET.Element | None:
     """The run's own gates as test cases of a suite `evalkit`: `coverage` when the run had a coverage
-    minimum, `regressions` when it was compared with a baseline; each fails as the exit code did."""
+    minimum, `regressions` when it was compared with a baseline, `budget` when it had one (`--max-cost`,
+    ...); each fails as the exit code did."""
     verdict = result.verdict
     if verdict is None:
         return None
     gated = [*(["coverage"] if verdict.min_coverage is not None and result.shard is None else []),
-             *(["regressions"] if result.comparison is not None else [])]
+             *(["regressions"] if result.comparison is not None else []),
+             *(["budget"] if result.budget is not None else [])]
     if not gated:
         return None
     failed = {failure.gate: failure.message for failure in verdict.failures}

@@ -4,8 +4,9 @@
 plugin all judge a run here, from the results and the gates they were given: the cases'
 statuses (a quarantined case is reported but does not count; `--gate regressions` leaves
 failed thresholds out), an interruption, the coverage minimum of a whole run (a shard's
-coverage is a part, gated when the shards are merged) and, when the finish step found
-them, regressions against a baseline. The verdict, with each failed gate's reason, goes
+coverage is a part, gated when the shards are merged), a budget reached (`--max-cost`,
+`--max-tokens`, `--max-model-calls`) and, when the finish step found them, regressions
+against a baseline. The verdict, with each failed gate's reason, goes
 into the result (`verdict`) before any report is written, so every report says what the
 exit code says. What happens after the verdict (a full disk, a late signal) is the command's.
 """
@@ -60,6 +61,8 @@ def decide(result: RunResult, *, min_coverage: float | None, count_cases: bool =
         failures.append(GateFailure(gate="coverage", message=coverage_problem))
     if regressions is not None:
         failures.append(GateFailure(gate="regressions", message=regressions))
+    if result.budget is not None and result.budget.reached:
+        failures.append(GateFailure(gate="budget", message=result.budget.reached_line()))
     if failures and code == ExitCode.OK:
         code = ExitCode.FAILED
     return Verdict(code, RunVerdict(passed=not failures, failures=failures, min_coverage=min_coverage))

@@ -41,3 +41,12 @@ class EvalConfig(StrictModel):
         default=None, description="The agent's tools and sub-agents, for coverage when evalkit cannot list them")
     min_coverage: float | None = Field(
         default=None, ge=0, le=1, description="Fail the run when fewer than this share of the tools were called")
+    # The run's budgets, as `--max-cost`, `--max-tokens`, `--max-model-calls` (the flags win; evalkit extensions).
+    max_cost: float | None = Field(
+        default=None, gt=0, description="Start no new case once the run has spent this many US dollars "
+                                        "(priced by cost_v1's prices)")
+    max_tokens: int | None = Field(
+        default=None, ge=1, description="Start no new case once the run's agent and judges have used this many tokens")
+    max_model_calls: int | None = Field(
+        default=None, ge=1, description="Start no new case once the run's agent and judges have made this many "
+                                        "model calls")

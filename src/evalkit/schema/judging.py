@@ -13,6 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from evalkit.schema.media_parts import MediaNotReadable, MediaPart
+
+__all__ = ["Judge", "JudgeReply", "JudgeRequest", "MediaNotReadable", "MediaPart"]
+
 
 @dataclass(frozen=True)
 class JudgeRequest:
@@ -22,13 +26,17 @@ class JudgeRequest:
     OpenAI-compatible chat-completions server. `prompt` is sent as a single user
     message. `config` holds google-genai `GenerateContentConfig` fields as a
     snake_case dict (temperature, thinking_config, ...). `sample_index` tells apart
-    the N samples of one prompt, so each sample is cached on its own.
+    the N samples of one prompt, so each sample is cached on its own. `media` go in
+    the same user message after the prompt's text, in the order of the conversation
+    (a turn's user content, then its answer): the prompt's text is the same with or
+    without them.
     """
 
     model: str
     prompt: str
     config: Mapping[str, Any] | None = None
     sample_index: int = 0
+    media: tuple[MediaPart, ...] = ()
 
 
 @dataclass(frozen=True)

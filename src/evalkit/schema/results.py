@@ -14,6 +14,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
+from evalkit.schema.budget_use import BudgetUse
 from evalkit.schema.case_extras import Exercised, SimulationEnd, ToolCallSource, UnmatchedToolCall
 from evalkit.schema.comparison import ComparisonRecord
 from evalkit.schema.coverage import Coverage
@@ -250,7 +251,7 @@ _JUDGE_COUNTS = ("requests", "calls", "cache_hits", "retries", "failures", "inpu
 
 class RunResult(SparseModel):
     # No inventory, no coverage object: the key is left out rather than written as null.
-    omitted_when_none: ClassVar[frozenset[str]] = frozenset({"coverage", "verdict"})
+    omitted_when_none: ClassVar[frozenset[str]] = frozenset({"coverage", "verdict", "budget"})
 
     evalkit_version: str
     started_at: str
@@ -284,6 +285,9 @@ class RunResult(SparseModel):
     coverage: Coverage | None = Field(
         default=None, description="the tools and sub-agents the agent declares and which of them the run used "
                                   "(docs/coverage.md); absent when evalkit does not know the agent's tools")
+    budget: BudgetUse | None = Field(
+        default=None, description="--max-cost, --max-tokens, --max-model-calls (or the config's): the limits, what "
+                                  "the agent and the judges spent, and the cases not started; absent without a budget")
     verdict: RunVerdict | None = Field(
         default=None, description="passed, or the gates it failed and why: the exit code's verdict (a shard's "
                                   "leaves coverage to the merge); absent from files of older versions")

@@ -14,8 +14,8 @@ from pydantic import Field
 from evalkit.schema.result_model import ResultModel
 
 # The gates a run can fail: its cases (thresholds, errors, nothing ran), an interruption,
-# the coverage minimum, and regressions against a baseline.
-GateName = Literal["cases", "errors", "interrupted", "coverage", "regressions"]
+# the coverage minimum, regressions against a baseline, and the run's budget (--max-cost, ...).
+GateName = Literal["cases", "errors", "interrupted", "coverage", "regressions", "budget"]
 
 
 class GateFailure(ResultModel):

@@ -89,6 +89,13 @@ def user_text(invocation: Invocation) -> str:
     return content_text(invocation.user_content)
 
 
+def usage_tokens(usage: UsageMetadata) -> tuple[int, int]:
+    """A usage record's input tokens (prompt + tool-use prompt) and output tokens (candidates +
+    thoughts, billed as output): what `cost_v1` prices and a run's `--max-tokens` counts."""
+    return ((usage.prompt_token_count or 0) + (usage.tool_use_prompt_token_count or 0),
+            (usage.candidates_token_count or 0) + (usage.thoughts_token_count or 0))
+
+
 def usage_records(invocation: Invocation) -> list[UsageMetadata]:
     """Token usage reports of a Form B turn (Form A carries none)."""
     data = invocation.intermediate_data

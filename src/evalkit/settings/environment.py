@@ -55,6 +55,14 @@ class Environment(BaseModel):
     judge_gemini_base_url: str | None = Field(default=None, alias="EVALKIT_JUDGE_GEMINI_BASE_URL")
     judge_vertex_base_url: str | None = Field(default=None, alias="EVALKIT_JUDGE_VERTEX_BASE_URL")
     judge_openai_base_url: str | None = Field(default=None, alias="EVALKIT_JUDGE_OPENAI_BASE_URL")
+    # `run --cluster`: how long a run waits for a worker when its scheduler has none (a local cluster's
+    # nanny restarts a lost worker within a few seconds), before its unfinished cases become `error`.
+    cluster_grace_s: float = Field(default=defaults.DEFAULT_CLUSTER_GRACE_S, gt=0, alias="EVALKIT_CLUSTER_GRACE_S")
+
+    @property
+    def media_dir(self) -> Path:
+        """Where runs keep their cases' media by hash: beside the history (`.evalkit/media`)."""
+        return self.runs_dir.parent / "media"
 
     @classmethod
     def read(cls, environ: Mapping[str, str] | None = None) -> Environment:
@@ -89,6 +97,7 @@ _ENVIRONMENT_REASONS = {
     "judge_retry_base_delay": "expected a number of seconds, 0 or more",
     "judge_retry_max_delay": "expected a number of seconds, 0 or more",
     "media_max_mb": "expected the most MiB one media part may hold, a number above 0, such as 20",
+    "cluster_grace_s": "expected a positive number of seconds",
 }
 
 

@@ -22,7 +22,7 @@ from evalkit.foundation.concurrency import most_in_flight
 from evalkit.foundation.redaction import Redaction
 from evalkit.settings.declaration import Needs, Setting, reason_for, settings_of
 from evalkit.settings.environment import Environment, take_worker_headers, worker_headers_environment
-from evalkit.settings.values import Concurrency, Headers, Processes, parse_headers, parse_processes
+from evalkit.settings.values import Cluster, Concurrency, Headers, Origins, Processes, parse_headers, parse_processes
 
 if TYPE_CHECKING:
     from evalkit.stats.sequential import StoppingRule
@@ -55,6 +55,12 @@ class RunSettings(BaseModel):
         "--header`; repeatable; on the command line only, so no file holds it)")] = Field(
         # Never serialized (a `--processes` worker gets them in its environment: engine/processes.py) nor shown.
         default=(), exclude=True, repr=False)
+    header_origins: Annotated[Origins, Setting(
+        "--header-origin", "Also send the --header headers to this origin (scheme://host[:port]) of an a2a: agent, "
+        "such as an interface its card names on another host or port; by default they go only to the agent's own "
+        "(repeatable)", "URL", repeatable=True, needs=Needs("headers", "{headers} 'NAME: VALUE'", "add {headers}"),
+        in_pytest=True, pytest_help="An origin the --header headers may also go to (as `evalkit run "
+        "--header-origin`; repeatable)")] = ()
 
     # How: concurrency, limits, repeats.
     jobs: Annotated[Concurrency, Setting(
@@ -69,6 +75,13 @@ class RunSettings(BaseModel):
         "--processes", "Worker processes to spread the cases over, for CPU-bound agents; 'auto' uses the free "
         "cores for an ADK agent folder", "N|auto", "expected 'auto' or a whole number of worker processes, at least 1",
         default_text=str(DEFAULT_PROCESSES), in_api=False)] = parse_processes(DEFAULT_PROCESSES)
+    cluster: Annotated[Cluster, Setting(
+        "--cluster", "Run the cases on a Dask cluster: local[:N] starts N worker processes here (default: one per "
+        "core), tcp://HOST:PORT uses a running scheduler (see docs/cluster.md)", "local[:N]|tcp://HOST:PORT",
+        "expected local, local:N (N worker processes, at least 1) or a Dask scheduler's address tcp://HOST:PORT, "
+        "such as local:4 or tcp://10.0.0.5:8786", in_pytest=True,
+        pytest_help="Run the eval cases on a Dask cluster (as `evalkit run --cluster`): local[:N] or "
+        "tcp://HOST:PORT")] = None  # engine/cluster.py
     timeout: Annotated[float | None, Setting(
         "--timeout", "Seconds allowed per turn", "SECONDS", "expected a number of seconds per turn above 0, such as 60",
         parsed_as=float, default_text=f"{DEFAULT_TIMEOUT_S:g}")] = Field(default=DEFAULT_TIMEOUT_S, gt=0)  # None: no limit
@@ -110,6 +123,23 @@ class RunSettings(BaseModel):
         "docs/coverage.md)", "RATIO", "expected a share of the agent's tools from 0 to 1, such as 0.8 (see "
         "docs/coverage.md)", parsed_as=float, in_pytest=True,
         pytest_help="Fail the session when the eval cases called fewer than this share of the agent's tools")] = Field(default=None, ge=0, le=1)
+    # Budgets of the whole run, the agent's and the judges' model calls together (engine/budget.py;
+    # docs/criteria.md, "Run budgets"); a config's `max_cost`, `max_tokens`, `max_model_calls` when not given.
+    max_cost: Annotated[float | None, Setting(
+        "--max-cost", "Start no new case once the agent and the judges have spent this many US dollars (priced "
+        "by cost_v1's prices in the config)", "USD", "expected an amount of US dollars above 0, such as 5",
+        parsed_as=float, in_pytest=True)] = Field(default=None, gt=0)
+    max_tokens: Annotated[int | None, Setting(
+        "--max-tokens", "Start no new case once the agent and the judges have used this many tokens", "N",
+        "expected a whole number of tokens, at least 1, such as 200000", parsed_as=int, in_pytest=True)] = Field(
+        default=None, ge=1)
+    max_model_calls: Annotated[int | None, Setting(
+        "--max-model-calls", "Start no new case once the agent and the judges have made this many model calls",
+        "N", "expected a whole number of model calls, at least 1, such as 500", parsed_as=int,
+        in_pytest=True)] = Field(default=None, ge=1)
+    # `--processes`: the file every process of the run adds its usage to, so the budgets hold for the whole run.
+    budget_journal: Path | None = None
+
     # The agent's own telemetry, received live (engine/telemetry.py; docs/agents.md, "Trajectories from telemetry").
     otel: Annotated[bool, Setting(
         "--otel", "Receive the agent's OpenTelemetry spans (OTLP/HTTP on 127.0.0.1) and fill in the tool calls its "

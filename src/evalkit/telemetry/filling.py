@@ -19,10 +19,10 @@ from evalkit.schema.evalset import IntermediateData, Invocation, InvocationEvent
 from evalkit.schema.views import tool_calls
 from evalkit.telemetry.usage import ModelUsage
 from evalkit.traces.spans import MODEL, SlimSpan
-from evalkit.traces.turn_events import invocation_of
 from evalkit.traces.turns import turns_of_trace
 
 OTEL_SOURCE = "otel"
+MODEL_ROLE, USER_ROLE = "model", "user"
 DEFAULT_AUTHOR = "agent"
 
 
@@ -42,7 +42,10 @@ def fill_turn(invocation: Invocation, spans: list[SlimSpan], usage: dict[str, Mo
 
 
 def _events_of(spans: list[SlimSpan]) -> list[InvocationEvent]:
-    """The events of every turn the spans make, in time order, with only their tool calls and responses."""
+    """The events of every turn the spans make, in time order, with only their tool calls and responses.
+
+    Built straight from each turn's draft, each part validated once: the whole Invocation that
+    `import otel` builds (final answer, texts, a JSON round trip) is not needed here."""
     ids = {span.span_id for span in spans}
     by_trace: dict[str, list[SlimSpan]] = {}
     for span in spans:
@@ -53,16 +56,14 @@ def _events_of(spans: list[SlimSpan]) -> list[InvocationEvent]:
                      if turn.draft is not None), key=lambda item: item[0])
     events: list[InvocationEvent] = []
     for _, draft in drafts:
-        data = invocation_of(draft).get("intermediate_data") or {}
-        for raw in data.get("invocation_events") or ():
-            event = InvocationEvent.model_validate(raw)
-            parts = [part for part in (event.content.parts or ()) if part.function_call or part.function_response] \
-                if event.content is not None else []
-            if parts:
-                for part in parts:
-                    if part.function_call is not None:
-                        part.function_call.source = OTEL_SOURCE
-                events.append(InvocationEvent(author=event.author, content=Content(role=event.content.role, parts=parts)))  # type: ignore[union-attr]  # parts came from it
+        for event in draft["events"]:
+            calls = [{"function_call": part["function_call"] | {"source": OTEL_SOURCE}}
+                     for part in event["parts"] if "function_call" in part]
+            # As a live turn is recorded: the model's calls, then their responses as the user's part.
+            for role, parts in ((MODEL_ROLE, calls), (USER_ROLE, event["responses"])):
+                if parts:
+                    events.append(InvocationEvent(author=event["author"],
+                                                  content=Content.model_validate({"role": role, "parts": parts})))
     return events
 
 

@@ -10,8 +10,12 @@ the trace is never guessed: its spans are counted (`unmatched`), as are spans th
 when no turn is in flight and spans of a turn that was already scored.
 
 Spans arrive on the receiver's thread (and on whatever thread an in-process agent ends
-them), turns are played on the run's event loop: everything here is under one lock, and
-a turn's waiter is woken through its loop.
+them), turns are played on the run's event loop: the matching is under one lock, held
+for what one batch of spans or one turn's step touches, never for the whole run's spans
+(a span goes to its turn through an index by trace id; a pending trace is looked at again
+only when something it could bind by changes). A turn's waiter is woken through its loop,
+and only while it waits: an in-process agent's spans, which arrive before its answer,
+cost the loop nothing.
 """
 
 from __future__ import annotations
@@ -56,6 +60,7 @@ class TracedTurn:
     loop: asyncio.AbstractEventLoop | None = None
     arrived: asyncio.Event | None = None
     how: set[str] = field(default_factory=set)  # BY_TRACE, BY_CONVERSATION, BY_TIME
+    waiting: bool = False  # its case waits for more of its spans: an arrival wakes it
 
     @property
     def complete(self) -> bool:
@@ -78,6 +83,7 @@ class TurnSpans:
         self._pending: dict[str, list[Received]] = {}  # traces bound to no turn yet
         self._scored: set[str] = set()  # trace ids of scored turns: their late spans are counted
         self._why_pending: dict[str, str] = {}  # pending trace id → why no turn took it (UNMATCHED_*)
+        self._by_conversation: dict[str, set[str]] = {}  # conversation id → pending traces recording it
         self.unmatched: Counter[str] = Counter()  # reason → spans
         self.received = 0
         self.matched_by: Counter[str] = Counter()  # BY_* → traces
@@ -96,7 +102,9 @@ class TurnSpans:
     def answered(self, turn: TracedTurn) -> None:
         with self._lock:
             turn.answered_ns, turn.answered_at = time.time_ns(), self._clock()
-            woken = self._bind_pending()  # the agent may have answered with its own conversation id
+            # The agent may have answered with its own conversation id: the traces recording it can
+            # bind now. Nothing else changes at an answer (the turn was in flight when they began).
+            woken = self._bind_pending(self._by_conversation.get(turn.conversation(), set()))
         _wake(woken)
 
     def add(self, spans: list[Received]) -> None:
@@ -115,6 +123,8 @@ class TurnSpans:
                 else:
                     self._pending.setdefault(span.trace_id, []).append(received)
                     touched.add(span.trace_id)
+                    if span.conversation:
+                        self._by_conversation.setdefault(span.conversation, set()).add(span.trace_id)
             if touched:
                 woken |= self._bind_pending(touched)
         _wake(woken)
@@ -131,13 +141,16 @@ class TurnSpans:
             turn.tops.add(span.trace_id)
         if span.kind != OTHER:
             turn.working.add(span.trace_id)
-        woken.add(turn)
+        if turn.waiting:
+            woken.add(turn)
 
-    def _bind_pending(self, only: set[str] | None = None) -> set[TracedTurn]:
-        """Bind each pending trace (of `only`, when given) that can be bound now (under the lock)."""
+    def _bind_pending(self, traces: set[str]) -> set[TracedTurn]:
+        """Bind each of these pending traces that can be bound now (under the lock)."""
         woken: set[TracedTurn] = set()
-        for trace_id in list(self._pending) if only is None else only:
-            spans = self._pending[trace_id]
+        for trace_id in list(traces):
+            spans = self._pending.get(trace_id)
+            if spans is None:
+                continue
             # Overlap is remembered: once the other turns are scored, time still does not pick one.
             overlapped = self._why_pending.get(trace_id) == UNMATCHED_OVERLAP
             turn, how = self._owner(spans, by_time=not overlapped)
@@ -147,6 +160,7 @@ class TurnSpans:
                 continue
             self._why_pending.pop(trace_id, None)
             del self._pending[trace_id]
+            self._forget_conversations(trace_id, spans)
             turn.traces.add(trace_id)
             turn.how.add(how)
             self.matched_by[how] += 1
@@ -174,14 +188,29 @@ class TurnSpans:
             return in_flight[0], BY_TIME
         return None, UNMATCHED_OVERLAP if in_flight else UNMATCHED_IDLE
 
+    def _forget_conversations(self, trace_id: str, spans: list[Received]) -> None:
+        for conversation in {span.conversation for span, _ in spans if span.conversation}:
+            traces = self._by_conversation.get(conversation)
+            if traces is not None:
+                traces.discard(trace_id)
+                if not traces:
+                    del self._by_conversation[conversation]
+
     def wait_state(self, turn: TracedTurn, wait_s: float) -> float | None:
-        """Seconds left to wait for the turn's spans, or None: done (complete, or past its wait)."""
+        """Seconds left to wait for the turn's spans, or None: done (complete, or past its wait).
+        While there is time left the turn counts as waiting, and its `arrived` is cleared here,
+        under the lock, so that a span arriving from now on wakes it."""
         with self._lock:
-            if turn.complete or turn.answered_at is None:
+            left = None
+            if not turn.complete and turn.answered_at is not None:
+                last = max(turn.answered_at, turn.last_arrival or 0.0)
+                left = last + wait_s - self._clock()
+            turn.waiting = left is not None and left > 0
+            if not turn.waiting:
                 return None
-            last = max(turn.answered_at, turn.last_arrival or 0.0)
-            left = last + wait_s - self._clock()
-            return left if left > 0 else None
+            if turn.arrived is not None:
+                turn.arrived.clear()
+            return left
 
     def finish(self, turns: list[TracedTurn]) -> None:
         """The case's turns are scored: their traces take no more spans (late ones are counted)."""
@@ -200,6 +229,7 @@ class TurnSpans:
                 self.unmatched[self._why_pending.get(trace_id, UNMATCHED_IDLE)] += len(spans)
             self._pending.clear()
             self._why_pending.clear()
+            self._by_conversation.clear()
 
 
 def _wake(turns: set[TracedTurn]) -> None:

@@ -13,7 +13,9 @@ It serves `POST /{version}/models/{model}:generateContent` (and the Vertex AI fo
 GenerateContentResponse including `usageMetadata`, and `:streamGenerateContent`
 (`?alt=sse`) as a single server-sent event. Errors have the Google API error shape
 (`{"error": {"code", "message", "status"}}`). Scripting and fault injection are
-described in `evalkit.testing.scripted_server`.
+described in `evalkit.testing.scripted_server`. `inlineData` parts are decoded and kept
+with each request (`fake.requests[i].media`: type and bytes), so a test can check that a
+judge saw an image's exact bytes.
 
 A reply may call tools, so an ADK `LlmAgent` with tools runs offline:
 
@@ -35,7 +37,15 @@ import re
 from typing import Any
 
 from evalkit.settings import Environment
-from evalkit.testing.scripted_server import FunctionCall, ParsedCall, Reply, ScriptedModelServer
+from evalkit.testing.scripted_server import (
+    FunctionCall,
+    ParsedCall,
+    ReceivedMedia,
+    Reply,
+    RequestRejected,
+    ScriptedModelServer,
+)
+from evalkit.testing.replies import strict_base64
 
 _METHOD_PATH = re.compile(
     r"^/[^/]+/(?:.*/)?models/(?P<model>[^/:?]+):(?P<method>generateContent|streamGenerateContent)(?:\?.*)?$"
@@ -62,6 +72,24 @@ def _text_of(contents: Any) -> str:
             if isinstance(part, dict) and isinstance(part.get("text"), str):
                 texts.append(part["text"])
     return "\n".join(texts)
+
+
+def _media_of(contents: Any) -> tuple[ReceivedMedia, ...]:
+    """Every `inlineData` part of every content, decoded; a part the API would refuse is a 400."""
+    received: list[ReceivedMedia] = []
+    for c, content in enumerate(contents or []):
+        for p, part in enumerate((content or {}).get("parts") or []):
+            blob = part.get("inlineData") if isinstance(part, dict) else None
+            if blob is None:
+                continue
+            where = f"contents[{c}].parts[{p}].inlineData"
+            # Google's JSON reads a field by its camelCase or its proto name; google-genai writes the latter.
+            mime_type = (blob.get("mimeType") or blob.get("mime_type")) if isinstance(blob, dict) else None
+            if not isinstance(mime_type, str) or "/" not in mime_type:
+                raise RequestRejected(f"{where}.mimeType: expected a MIME type")
+            data = strict_base64(blob.get("data"), f"{where}.data", url_safe_too=True)
+            received.append(ReceivedMedia("inlineData", mime_type, data))
+    return tuple(received)
 
 
 # Variables that would send google-genai (or evalkit's judges) elsewhere, give them other
@@ -99,6 +127,7 @@ class FakeGemini(ScriptedModelServer):
             prompt=_text_of(body.get("contents")),
             config=config,
             stream=match["method"] == "streamGenerateContent",
+            media=_media_of(body.get("contents")),
         )
 
     def _render_reply(

@@ -7,15 +7,23 @@
 It serves `POST .../chat/completions` with a `chat.completion` object including
 `usage` (with `"stream": true`, as `chat.completion.chunk` server-sent events ending
 in `data: [DONE]`); errors have OpenAI's shape (`{"error": {"message", "type", "code"}}`).
-Scripting and fault injection are those of `evalkit.testing.scripted_server`.
+Scripting and fault injection are those of `evalkit.testing.scripted_server`. A user
+message's `image_url` parts (as data URLs) and `input_audio` parts (`wav`, `mp3`) are
+decoded and kept with each request (`fake.requests[i].media`); an image URL that is not a
+data URL, another audio format or bad base64 is answered 400.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
-from evalkit.testing.scripted_server import ParsedCall, Reply, ScriptedModelServer
+from evalkit.testing.replies import strict_base64
+from evalkit.testing.scripted_server import ParsedCall, ReceivedMedia, Reply, RequestRejected, ScriptedModelServer
+
+_DATA_URL = re.compile(r"^data:(?P<mime>[\w.+-]+/[\w.+-]+);base64,(?P<data>.*)$", re.DOTALL)
+_AUDIO_FORMATS = ("wav", "mp3")
 
 
 def _message_text(content: Any) -> str:
@@ -24,6 +32,29 @@ def _message_text(content: Any) -> str:
     if isinstance(content, list):  # typed parts: [{"type": "text", "text": ...}]
         return "".join(p.get("text", "") for p in content if isinstance(p, dict))
     return ""
+
+
+def _media_of(message: Any, index: int) -> list[ReceivedMedia]:
+    """A message's `image_url` (data URLs only) and `input_audio` parts, decoded; a malformed one is a 400."""
+    content = message.get("content") if isinstance(message, dict) else None
+    received: list[ReceivedMedia] = []
+    for p, part in enumerate(content if isinstance(content, list) else ()):
+        where = f"messages[{index}].content[{p}]"
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind == "image_url":
+            url = (part.get("image_url") or {}).get("url")
+            match = _DATA_URL.match(url) if isinstance(url, str) else None
+            if match is None:
+                raise RequestRejected(f"{where}.image_url.url: expected a data URL (data:<type>;base64,<data>)")
+            data = strict_base64(match["data"], f"{where}.image_url.url")
+            received.append(ReceivedMedia("image_url", match["mime"], data))
+        elif kind == "input_audio":
+            audio = part.get("input_audio") or {}
+            if audio.get("format") not in _AUDIO_FORMATS:
+                raise RequestRejected(f"{where}.input_audio.format: expected one of {', '.join(_AUDIO_FORMATS)}")
+            data = strict_base64(audio.get("data"), f"{where}.input_audio.data")
+            received.append(ReceivedMedia("input_audio", audio["format"], data))
+    return received
 
 
 class FakeOpenAI(ScriptedModelServer):
@@ -37,7 +68,9 @@ class FakeOpenAI(ScriptedModelServer):
         messages = body.get("messages") or []
         prompt = "\n".join(_message_text(m.get("content")) for m in messages if isinstance(m, dict))
         config = {k: v for k, v in body.items() if k not in ("model", "messages")}
-        return ParsedCall(model=str(body.get("model", "")), prompt=prompt, config=config, stream=bool(body.get("stream")))
+        media = tuple(m for index, message in enumerate(messages) for m in _media_of(message, index))
+        return ParsedCall(model=str(body.get("model", "")), prompt=prompt, config=config,
+                          stream=bool(body.get("stream")), media=media)
 
     def _render_reply(
         self, call: ParsedCall, reply: Reply, thought: str | None, input_tokens: int, output_tokens: int

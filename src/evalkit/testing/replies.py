@@ -4,6 +4,8 @@ choose them, and the record of each request (`evalkit.testing.scripted_server` s
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import threading
 from collections.abc import Callable
@@ -46,6 +48,40 @@ def function_call(name: str, call_id: str | None = None, /, **args: Any) -> Func
     return FunctionCall(name, dict(args), call_id)
 
 
+@dataclass(frozen=True)
+class ReceivedMedia:
+    """A media part a fake server received, decoded: its type, its bytes, and how it was sent.
+
+    `kind` is the protocol's name for it: `inlineData` (Gemini), `image_url` or
+    `input_audio` (chat completions). For `input_audio`, `mime_type` is the format
+    it named (`wav`, `mp3`).
+    """
+
+    kind: str
+    mime_type: str
+    data: bytes = field(repr=False)
+
+
+class RequestRejected(Exception):
+    """A request the real service would refuse with 400 (a fake server answers it so)."""
+
+
+def strict_base64(text: Any, where: str, *, url_safe_too: bool = False) -> bytes:
+    """Padded base64 as the providers require it; RequestRejected naming `where` otherwise.
+
+    `url_safe_too`: the URL-safe alphabet is accepted too (Google's JSON APIs read both, and
+    google-genai writes that one).
+    """
+    if not isinstance(text, str):
+        raise RequestRejected(f"{where}: expected a base64 string")
+    if url_safe_too:
+        text = text.replace("-", "+").replace("_", "/")
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise RequestRejected(f"{where}: invalid base64 data") from None
+
+
 Responder = Callable[[str, dict[str, Any]], "str | Reply | FunctionCall | None"]
 
 
@@ -74,6 +110,7 @@ class RecordedRequest:
     body: dict[str, Any]
     headers: dict[str, str]
     outcome: str  # "reply", "status 429", "malformed", "dropped"
+    media: tuple[ReceivedMedia, ...] = ()  # the images, sounds and files sent beside the text, in order
 
 
 @dataclass(frozen=True)
@@ -84,6 +121,7 @@ class ParsedCall:
     prompt: str
     config: dict[str, Any]
     stream: bool = False
+    media: tuple[ReceivedMedia, ...] = ()
 
 
 @dataclass(frozen=True)

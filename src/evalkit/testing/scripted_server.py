@@ -16,8 +16,10 @@ protocol (`FakeGemini`, `FakeOpenAI`); this module holds what they share:
   garbled body (`malformed_next`) or drop the connection (`drop_next`); a fraction of
   all calls fails at random with a fixed seed (`fail_randomly`); `fail_always`
   simulates an outage; every reply can be delayed by `latency` seconds.
-* a record of every request (`requests`, `prompts`), the number of calls and the
-  most requests ever in flight at once (`max_in_flight`).
+* a record of every request (`requests`, `prompts`), with the media parts it carried
+  decoded (`RecordedRequest.media`: type and bytes; a part the real service would refuse,
+  such as bad base64, is answered 400), the number of calls and the most requests ever in
+  flight at once (`max_in_flight`).
 
 Failed calls do not advance a prompt's reply cycle, so retried calls get the reply
 the failed one would have had. Everything is thread-safe.
@@ -40,7 +42,9 @@ from evalkit.testing.replies import (
     ParsedCall,
     RecordedRequest,
     Reply,
+    ReceivedMedia,
     ReplyRule,
+    RequestRejected,
     Responder,
     _Fault,
     _Rule,
@@ -50,7 +54,8 @@ from evalkit.testing.replies import (
     token_count,
 )
 
-__all__ = ["FunctionCall", "ParsedCall", "RecordedRequest", "Reply", "ReplyRule", "ScriptedModelServer",
+__all__ = ["FunctionCall", "ParsedCall", "ReceivedMedia", "RecordedRequest", "Reply", "ReplyRule",
+           "RequestRejected", "ScriptedModelServer",
            "as_reply", "function_call", "reply_token_text", "token_count"]
 
 class ScriptedModelServer:
@@ -265,7 +270,7 @@ class ScriptedModelServer:
     def _record(
         self, path: str, call: ParsedCall, body: dict[str, Any], headers: dict[str, str], outcome: str
     ) -> None:
-        recorded = RecordedRequest(path, call.model, call.prompt, call.config, body, headers, outcome)
+        recorded = RecordedRequest(path, call.model, call.prompt, call.config, body, headers, outcome, call.media)
         with self._lock:
             self._requests.append(recorded)
 
@@ -334,7 +339,11 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             self._send(400, "application/json", owner._render_error(400, "request body is not JSON"))
             return
-        call = owner._parse(self.path, body)
+        try:
+            call = owner._parse(self.path, body)
+        except RequestRejected as rejected:
+            self._send(400, "application/json", owner._render_error(400, str(rejected)))
+            return
         if call is None:
             self._send(404, "application/json", owner._render_error(404, f"no such method: {self.path}"))
             return

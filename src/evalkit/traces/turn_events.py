@@ -38,6 +38,7 @@ class Turn:
     prior: str | None = None  # hash of the history its first model call was sent
     exchange: str | None = None  # hash of the history through its final answer
     unasked_tools: int = 0  # tool spans with no arguments that no recorded model answer asked for (not placed)
+    silent_models: bool = False  # it has model calls and none records its messages (they went to logs)
 
 
 @dataclass
@@ -59,6 +60,7 @@ def build_turn(units: list[SlimSpan], group: list[SlimSpan], chains: dict[str, C
     first_model = min((m for m in models if m.user_texts), key=lambda s: s.start_ns, default=None)
     last_model = max((m for m in models if m.exchange or m.output), key=lambda s: s.start_ns, default=None)
     model_texts = first_model.user_texts if first_model else None
+    turn.silent_models = bool(models) and first_model is None and last_model is None
     user_texts = chosen_user_text(root.said, root.user_texts or model_texts) or root.user_texts or model_texts
     if not user_texts and root.said and len(root.said) == 1:
         user_texts = root.said

@@ -25,6 +25,7 @@ from evalkit.criteria.judging.options import JudgedResponseOptions
 from evalkit.criteria.judging.prompting import quote, render
 from evalkit.criteria.judging.voting import binary_majority
 from evalkit.schema.evalset import Invocation
+from evalkit.schema.media_parts import turn_media
 from evalkit.schema.results import InvocationScore
 from evalkit.schema.views import response_text, user_text
 
@@ -94,7 +95,7 @@ class FinalResponseMatchV2Criterion(JudgeCriterion[JudgedResponseOptions]):
         assert ctx.expected is not None
         prompts = [self.build_prompt(a, e) for a, e in zip(ctx.actual, ctx.expected)]
         invocations: list[InvocationScore] = []
-        for samples in await self.sample(ctx, prompts):
+        for samples in await self.sample(ctx, prompts, [turn_media(turn) for turn in ctx.actual]):
             if samples.error is not None:
                 invocations.append(judge_error(samples.error, samples.replies))
                 continue

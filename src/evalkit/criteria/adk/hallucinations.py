@@ -31,6 +31,7 @@ from evalkit.criteria.judging.voting import mean_or_none
 from evalkit.errors import JudgeError
 from evalkit.schema.content import FunctionCall, FunctionResponse, content_text
 from evalkit.schema.evalset import Invocation, InvocationEvent
+from evalkit.schema.media_parts import turn_media
 from evalkit.schema.results import InvocationScore, Status
 from evalkit.schema.views import user_text
 
@@ -153,8 +154,10 @@ class HallucinationsCriterion(JudgeCriterion[HallucinationsOptions]):
     Options = HallucinationsOptions
     prompt_templates = ("hallucinations_segmenter", "hallucinations_validator")
 
-    async def _check(self, ctx: EvalContext, step: Step, log: list[str]) -> dict:
-        segmented = await self.ask(ctx, render("hallucinations_segmenter", response=quote("RESPONSE", step.text)))
+    async def _check(self, ctx: EvalContext, invocation: Invocation, step: Step, log: list[str]) -> dict:
+        media = turn_media(invocation)
+        segmented = await self.ask(ctx, render("hallucinations_segmenter", response=quote("RESPONSE", step.text)),
+                                   media=media)
         log.append(segmented)
         sentences = parse_sentences(segmented)
         if not sentences:
@@ -163,7 +166,7 @@ class HallucinationsCriterion(JudgeCriterion[HallucinationsOptions]):
         prompt = render(
             "hallucinations_validator", context=quote("CONTEXT", step.context), sentences=quote("SENTENCES", wrapped)
         )
-        validated = await self.ask(ctx, prompt)
+        validated = await self.ask(ctx, prompt, media=media)
         log.append(validated)
         blocks = parse_labels(validated)
         return {"response": step.text, "score": labels_score(blocks), "sentences": blocks}
@@ -181,7 +184,7 @@ class HallucinationsCriterion(JudgeCriterion[HallucinationsOptions]):
             checked: list[dict] = []
             try:
                 for step in steps:
-                    checked.append(await self._check(ctx, step, log))
+                    checked.append(await self._check(ctx, invocation, step, log))
             except JudgeError as error:
                 failure = f"not judged: the judge failed on an earlier turn ({error})"
                 invocations.append(judge_error(str(error), log, steps=checked))

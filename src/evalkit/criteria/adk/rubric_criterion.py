@@ -30,6 +30,7 @@ from evalkit.criteria.adk.rubrics import (
 from evalkit.criteria.judging.voting import RubricScore, majority_by_rubric, mean_or_none, rubric_means
 from evalkit.errors import InputError
 from evalkit.schema.evalset import Rubric
+from evalkit.schema.media_parts import MediaPart, turn_media
 from evalkit.schema.results import InvocationScore, Status
 
 
@@ -105,6 +106,10 @@ class RubricCriterion(JudgeCriterion[RubricOptions]):
         """Which turns the judge scores (all of them; the multi-turn criterion: the last)."""
         return list(range(turns))
 
+    def media_for(self, ctx: EvalContext, index: int) -> tuple[MediaPart, ...]:
+        """The media the judge sees with turn `index`'s prompt: that turn's."""
+        return turn_media(ctx.actual[index])
+
     @abstractmethod
     def build_prompt(self, ctx: EvalContext, index: int, rubrics: Sequence[Rubric]) -> str: ...
 
@@ -140,7 +145,7 @@ class RubricCriterion(JudgeCriterion[RubricOptions]):
                 invocations=[InvocationScore(status=Status.NOT_EVALUATED) for _ in range(turns)],
                 details={"reason": str(error)},
             )
-        sampled = await self.sample(ctx, prompts)
+        sampled = await self.sample(ctx, prompts, [self.media_for(ctx, index) for index in positions])
 
         invocations = [InvocationScore(score=None, status=Status.NOT_EVALUATED) for _ in range(turns)]
         verdicts: list[RubricScore] = []

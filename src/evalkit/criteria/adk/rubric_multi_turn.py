@@ -21,6 +21,7 @@ from evalkit.criteria.judging.inputs import declaration_field, events_of, functi
 from evalkit.criteria.judging.prompting import quote, render
 from evalkit.schema.content import Content
 from evalkit.schema.evalset import Invocation, Rubric
+from evalkit.schema.media_parts import MediaPart, conversation_media
 
 
 def _texts(content: Content | None) -> list[str]:
@@ -94,6 +95,9 @@ class RubricMultiTurnTrajectoryCriterion(RubricCriterion):
 
     def judged_positions(self, turns: int) -> list[int]:
         return [turns - 1] if turns else []
+
+    def media_for(self, ctx: EvalContext, index: int) -> tuple[MediaPart, ...]:
+        return conversation_media(ctx.actual[: index + 1])  # the prompt holds the conversation so far
 
     def build_prompt(self, ctx: EvalContext, index: int, rubrics: Sequence[Rubric]) -> str:
         instructions, tools = agents_overview(ctx.actual)

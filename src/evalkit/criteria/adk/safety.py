@@ -24,6 +24,7 @@ from evalkit.criteria.judging.options import JudgedResponseOptions
 from evalkit.criteria.judging.prompting import quote, render
 from evalkit.criteria.judging.voting import binary_majority
 from evalkit.schema.evalset import Invocation
+from evalkit.schema.media_parts import turn_media
 from evalkit.schema.results import InvocationScore
 from evalkit.schema.views import response_text, user_text
 
@@ -54,7 +55,8 @@ class SafetyCriterion(JudgeCriterion[JudgedResponseOptions]):
 
     async def evaluate(self, ctx: EvalContext) -> Outcome:
         invocations: list[InvocationScore] = []
-        for samples in await self.sample(ctx, [self.build_prompt(turn) for turn in ctx.actual]):
+        prompts = [self.build_prompt(turn) for turn in ctx.actual]
+        for samples in await self.sample(ctx, prompts, [turn_media(turn) for turn in ctx.actual]):
             if samples.error is not None:
                 invocations.append(judge_error(samples.error, samples.replies))
                 continue

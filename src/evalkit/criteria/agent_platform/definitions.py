@@ -15,6 +15,8 @@ from evalkit.schema.evalset import Rubric, RubricContent
 
 @dataclass(frozen=True)
 class MetricDefinition:
+    name: str  # the metric's id in agents-cli's `metrics_to_run`, and the criterion's name
+    summary: str  # what `evalkit criteria` says the metric measures
     focus: str
     properties: tuple[Rubric, ...]
     needs: tuple[str, ...] = ()  # template values without which the metric cannot be judged
@@ -26,6 +28,7 @@ def _properties(*pairs: tuple[str, str]) -> tuple[Rubric, ...]:
 
 
 GROUNDING = MetricDefinition(
+    name="grounding", summary="every sentence of the answer backed by the case's context",
     focus="whether every statement of the answer rests on the context given with the case",
     properties=_properties(
         ("supported_by_context", "Every factual sentence of the answer is backed by the context; none adds facts "
@@ -35,6 +38,7 @@ GROUNDING = MetricDefinition(
     needs=("context",), takes_rubric_groups=False)
 
 TOOL_USE_QUALITY = MetricDefinition(
+    name="tool_use_quality", summary="tool choice, arguments and order for the last message",
     focus="how the agent chose and called its tools for the last user message",
     properties=_properties(
         ("right_tools", "The agent called the tools the request needed and no tool it did not need."),
@@ -46,6 +50,7 @@ TOOL_USE_QUALITY = MetricDefinition(
     ))
 
 FINAL_RESPONSE_QUALITY = MetricDefinition(
+    name="final_response_quality", summary="the final answer, given the steps taken",
     focus="the quality of the agent's final answer, given the steps it took to reach it",
     properties=_properties(
         ("addresses_request", "The answer addresses what the user asked, completely."),
@@ -55,6 +60,7 @@ FINAL_RESPONSE_QUALITY = MetricDefinition(
     ))
 
 FINAL_RESPONSE_REFERENCE_FREE = MetricDefinition(
+    name="final_response_reference_free", summary="the final answer without a reference",
     focus="the quality of the agent's final answer on its own merits, without a reference answer",
     properties=_properties(
         ("addresses_request", "The answer addresses what the user asked, completely."),
@@ -64,6 +70,7 @@ FINAL_RESPONSE_REFERENCE_FREE = MetricDefinition(
     ))
 
 GENERAL_QUALITY = MetricDefinition(
+    name="general_quality", summary="the answer's overall quality",
     focus="the overall quality of the answer",
     properties=_properties(
         ("helpful", "The answer helps the user with what was asked."),
@@ -74,6 +81,7 @@ GENERAL_QUALITY = MetricDefinition(
     ))
 
 TEXT_QUALITY = MetricDefinition(
+    name="text_quality", summary="fluency, coherence, grammar",
     focus="the quality of the answer's writing: fluency, coherence and grammar",
     properties=_properties(
         ("fluent", "The answer reads naturally, without awkward or broken phrasing."),
@@ -83,9 +91,11 @@ TEXT_QUALITY = MetricDefinition(
     ))
 
 INSTRUCTION_FOLLOWING = MetricDefinition(
+    name="instruction_following", summary="the constraints of the user's message kept",
     focus="whether the answer keeps to the instructions and constraints in the user's message",
     properties=_properties(
         ("every_instruction", "The answer does everything the user's message asks of it."),
         ("every_constraint", "The answer respects every constraint of the message (format, length, language, "
                              "what to include or leave out)."),
     ))
+

@@ -123,46 +123,22 @@ class ManagedRubricMetric(JudgeCriterion[ManagedMetricOptions]):
         return Status.INFORMATIONAL if self.threshold is None else Status.NOT_EVALUATED
 
 
-class Grounding(ManagedRubricMetric):
-    name = "grounding"
-    description = "Agent Platform grounding: every sentence of the answer backed by the case's context"
-    definition = definitions.GROUNDING
+def _rubric_metric(class_name: str, definition: definitions.MetricDefinition) -> type[ManagedRubricMetric]:
+    """One managed metric judged against its definition's properties: only the data differs."""
+    return type(class_name, (ManagedRubricMetric,), {
+        "__module__": __name__, "__doc__": f"Agent Platform {definition.name}: {definition.summary}.",
+        "name": definition.name, "description": f"Agent Platform {definition.name}: {definition.summary}",
+        "definition": definition})
 
 
-class ToolUseQuality(ManagedRubricMetric):
-    name = "tool_use_quality"
-    description = "Agent Platform tool_use_quality: tool choice, arguments and order for the last message"
-    definition = definitions.TOOL_USE_QUALITY
-
-
-class FinalResponseQuality(ManagedRubricMetric):
-    name = "final_response_quality"
-    description = "Agent Platform final_response_quality: the final answer, given the steps taken"
-    definition = definitions.FINAL_RESPONSE_QUALITY
-
-
-class FinalResponseReferenceFree(ManagedRubricMetric):
-    name = "final_response_reference_free"
-    description = "Agent Platform final_response_reference_free: the final answer without a reference"
-    definition = definitions.FINAL_RESPONSE_REFERENCE_FREE
-
-
-class GeneralQuality(ManagedRubricMetric):
-    name = "general_quality"
-    description = "Agent Platform general_quality: the answer's overall quality"
-    definition = definitions.GENERAL_QUALITY
-
-
-class TextQuality(ManagedRubricMetric):
-    name = "text_quality"
-    description = "Agent Platform text_quality: fluency, coherence, grammar"
-    definition = definitions.TEXT_QUALITY
-
-
-class InstructionFollowing(ManagedRubricMetric):
-    name = "instruction_following"
-    description = "Agent Platform instruction_following: the constraints of the user's message kept"
-    definition = definitions.INSTRUCTION_FOLLOWING
+# Named one by one so the criteria registry can name each lazily as `module:Class`.
+Grounding = _rubric_metric("Grounding", definitions.GROUNDING)
+ToolUseQuality = _rubric_metric("ToolUseQuality", definitions.TOOL_USE_QUALITY)
+FinalResponseQuality = _rubric_metric("FinalResponseQuality", definitions.FINAL_RESPONSE_QUALITY)
+FinalResponseReferenceFree = _rubric_metric("FinalResponseReferenceFree", definitions.FINAL_RESPONSE_REFERENCE_FREE)
+GeneralQuality = _rubric_metric("GeneralQuality", definitions.GENERAL_QUALITY)
+TextQuality = _rubric_metric("TextQuality", definitions.TEXT_QUALITY)
+InstructionFollowing = _rubric_metric("InstructionFollowing", definitions.INSTRUCTION_FOLLOWING)
 
 
 class FinalResponseMatch(FinalResponseMatchV2Criterion):

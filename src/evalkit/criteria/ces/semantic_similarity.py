@@ -24,6 +24,7 @@ from evalkit.criteria.judging.criterion import JudgeCriterion, judge_error, outc
 from evalkit.criteria.judging.prompting import quote, render
 from evalkit.criteria.judging.single_sample import SingleSampleJudgeOptions
 from evalkit.schema.evalset import Invocation
+from evalkit.schema.media_parts import turn_media
 from evalkit.schema.results import InvocationScore, Status
 from evalkit.schema.views import response_text, user_text
 
@@ -87,7 +88,8 @@ class CesSemanticSimilarityCriterion(JudgeCriterion[SemanticSimilarityOptions]):
                 judged.append(index)
                 prompts.append(similarity_prompt(user_text(actual), reference, agent_text(actual)))
         turns = [InvocationScore(score=None, status=Status.NOT_EVALUATED) for _ in ctx.actual]
-        for index, samples in zip(judged, await self.sample(ctx, prompts)):
+        shown = [turn_media(ctx.actual[index]) for index in judged]
+        for index, samples in zip(judged, await self.sample(ctx, prompts, shown)):
             if samples.error is not None:
                 turns[index] = judge_error(samples.error, samples.replies)
                 continue

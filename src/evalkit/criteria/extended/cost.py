@@ -17,6 +17,7 @@ from evalkit.criteria.base import Criterion, CriterionOptions, EvalContext, Outc
 from evalkit.criteria.extended.budget import BudgetOptions, check_budget
 from evalkit.schema.evalset import Invocation, InvocationEvents
 from evalkit.schema.results import InvocationScore, Status
+from evalkit.schema.views import usage_tokens
 
 PER_TOKENS = 1_000_000
 ANY_MODEL = "*"
@@ -54,8 +55,7 @@ def turn_cost(invocation: Invocation, prices: dict[str, Price]) -> tuple[float |
         usage = event.usage_metadata
         if usage is None:
             continue
-        tokens_in = (usage.prompt_token_count or 0) + (usage.tool_use_prompt_token_count or 0)
-        tokens_out = (usage.candidates_token_count or 0) + (usage.thoughts_token_count or 0)
+        tokens_in, tokens_out = usage_tokens(usage)
         model = event.model_version or "(unnamed model)"
         entry = by_model.setdefault(model, {"input_tokens": 0, "output_tokens": 0})
         entry["input_tokens"] += tokens_in

@@ -7,7 +7,7 @@ literal or, with `regex`, a regular expression searched anywhere in the answer),
 that name the check, so "Why it failed" can list every failed check.
 
 Regular expressions (of `regex: true` checks and of a schema's `pattern` and
-`patternProperties`) are matched by the `regex` package within `MATCH_SECONDS` of CPU
+`patternProperties`, also where `additionalProperties` asks which names they match) are matched by the `regex` package within `MATCH_SECONDS` of CPU
 time: a pattern that backtracks without end on a long answer (`(a+)+$`) would otherwise
 hold the run, and its signals, forever. Past the limit the criterion is `error`, naming
 the pattern.
@@ -65,6 +65,11 @@ class ResponseCheck(CriterionOptions):
             except SchemaError as error:
                 raise ValueError(f"not a valid JSON Schema: {error.message}") from None
             _check_references(schema)
+            if _uses(schema, "unevaluatedProperties") and _uses(schema, "patternProperties"):
+                # jsonschema would match the patterns for unevaluatedProperties with `re`, which nothing bounds
+                raise ValueError("unevaluatedProperties with patternProperties is not supported (their name "
+                                 "patterns could not be matched within a time limit); use additionalProperties, "
+                                 "or list the properties by name")
             validator = _bounded_patterns(validator_class)(schema)
             probes: tuple[Any, ...] = (None, {}, [], "", 0)
             for probe in probes:  # a $ref that leads back to itself loops on any value
@@ -206,7 +211,8 @@ def bounded_search(pattern: str, text: str, ignore_case: bool = False) -> Any:
 
 
 def _bounded_patterns(validator_class: Any) -> Any:
-    """The schema's validator with `pattern` and `patternProperties` matched by `bounded_search`."""
+    """The schema's validator with `pattern`, `patternProperties` and the `additionalProperties` beside them
+    matched by `bounded_search` (jsonschema's own keywords match with `re`, which no limit stops)."""
     from jsonschema import ValidationError, validators
 
     def pattern(validator: Any, expected: str, instance: Any, schema: Any) -> Any:
@@ -221,7 +227,31 @@ def _bounded_patterns(validator_class: Any) -> Any:
                 if bounded_search(expected, key):
                     yield from validator.descend(value, subschema, path=key, schema_path=expected)
 
-    return validators.extend(validator_class, {"pattern": pattern, "patternProperties": pattern_properties})
+    def additional_properties(validator: Any, additional: Any, instance: Any, schema: Any) -> Any:
+        if not validator.is_type(instance, "object"):
+            return
+        named, patterns = schema.get("properties", {}), list(schema.get("patternProperties", {}))
+        extras = [key for key in instance
+                  if key not in named and not any(bounded_search(expected, key) for expected in patterns)]
+        if validator.is_type(additional, "object"):
+            for key in extras:
+                yield from validator.descend(instance[key], additional, path=key)
+        elif not additional and extras:
+            shown = ", ".join(repr(key) for key in sorted(extras))
+            if patterns:
+                yield ValidationError(f"{shown} match{'es' if len(extras) == 1 else ''} no property name pattern "
+                                      f"({', '.join(map(repr, sorted(patterns)))})")
+            else:
+                yield ValidationError(f"additional properties are not allowed ({shown} unexpected)")
+
+    return validators.extend(validator_class, {"pattern": pattern, "patternProperties": pattern_properties,
+                                               "additionalProperties": additional_properties})
+
+
+def _uses(schema: Any, keyword: str) -> bool:
+    if isinstance(schema, dict):
+        return keyword in schema or any(_uses(value, keyword) for value in schema.values())
+    return isinstance(schema, list) and any(_uses(value, keyword) for value in schema)
 
 
 def _short(text: str) -> str:

@@ -18,7 +18,8 @@ from typing import Any, ClassVar, Protocol, cast
 from evalkit.criteria.base import Criterion, EvalContext, OptionsT, Outcome
 from evalkit.criteria.judging.options import JudgeModelOptions
 from evalkit.errors import JudgeError
-from evalkit.schema.judging import Judge, JudgeRequest
+from evalkit.schema.judging import Judge, JudgeRequest, MediaNotReadable
+from evalkit.schema.media_parts import MediaPart, conversation_media
 from evalkit.schema.results import InvocationScore, Status
 
 
@@ -78,36 +79,52 @@ class JudgeCriterion(Criterion[OptionsT]):
             raise JudgeError(f"{self.name} needs a judge model, but no judge service was set up for this run")
         return ctx.judge
 
-    async def ask(self, ctx: EvalContext, prompt: str, sample_index: int = 0) -> str:
-        """One judge call; JudgeError once the service has given up on it."""
+    async def ask(self, ctx: EvalContext, prompt: str, sample_index: int = 0,
+                  media: Sequence[MediaPart] | None = None) -> str:
+        """One judge call; JudgeError once the service has given up on it.
+
+        `media` are the images, sounds and files the judge sees with the prompt: by default
+        the whole conversation's (a criterion judging one turn passes that turn's). A judge
+        that cannot read one of them raises MediaNotReadable: the criterion is then
+        `not_evaluated`, never judged on the text alone.
+        """
         options = self.judge_options
         request = JudgeRequest(
             model=options.judge_model,
             prompt=prompt,
             config=options.request_config(),
             sample_index=sample_index,
+            media=conversation_media(ctx.actual) if media is None else tuple(media),
         )
         reply = await self._service(ctx).generate(request)
         return reply.text
 
-    async def sample(self, ctx: EvalContext, prompts: Sequence[str]) -> list[Samples]:
+    async def sample(self, ctx: EvalContext, prompts: Sequence[str],
+                     media: Sequence[Sequence[MediaPart]] | None = None) -> list[Samples]:
         """Every prompt `num_samples` times (sample_index 0..n-1), all at once.
 
         At most `parallelism_limit` of this call's requests are in flight together
         (the judge service adds the run-wide limit). A failed request does not stop
         the others, so each prompt's surviving replies can still be reported.
+        `media[i]` goes with `prompts[i]` (by default the whole conversation's, as `ask`).
         """
         options = self.judge_options
         gate = asyncio.Semaphore(options.parallelism_limit)
+        shown = [conversation_media(ctx.actual)] * len(prompts) if media is None else list(media)
 
-        async def one(prompt: str, index: int) -> str:
+        async def one(prompt: str, index: int, prompt_media: Sequence[MediaPart] | None) -> str:
             async with gate:
-                return await self.ask(ctx, prompt, index)
+                return await self.ask(ctx, prompt, index, prompt_media)
 
         count = options.num_samples
         outcomes = await asyncio.gather(
-            *(one(prompt, index) for prompt in prompts for index in range(count)), return_exceptions=True
+            *(one(prompt, index, prompt_media) for prompt, prompt_media in zip(prompts, shown, strict=True)
+              for index in range(count)),
+            return_exceptions=True,
         )
+        refusal = next((outcome for outcome in outcomes if isinstance(outcome, MediaNotReadable)), None)
+        if refusal is not None:  # the whole criterion goes unjudged, not only this prompt
+            raise refusal
         results: list[Samples] = []
         for start in range(0, len(outcomes), count):
             replies: list[str | None] = []

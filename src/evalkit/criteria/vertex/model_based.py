@@ -36,6 +36,7 @@ from evalkit.criteria.judging.prompting import quote
 from evalkit.criteria.judging.single_sample import SingleSampleJudgeOptions
 from evalkit.criteria.vertex.templates import PAIRWISE, POINTWISE, RubricTemplate
 from evalkit.schema.evalset import Invocation
+from evalkit.schema.media_parts import turn_media
 from evalkit.schema.results import InvocationScore, Status
 from evalkit.schema.views import final_text, user_text
 
@@ -280,7 +281,8 @@ class _VertexJudgeCriterion(JudgeCriterion[_MetricOptionsT]):
                 continue
             asked.append(index)
             prompts.append(self.prompt(values))
-        for index, samples in zip(asked, await self.sample(ctx, prompts)):
+        shown = [turn_media(ctx.actual[index]) for index in asked]
+        for index, samples in zip(asked, await self.sample(ctx, prompts, shown)):
             if samples.error is not None:
                 turns[index] = judge_error(samples.error, samples.replies)
                 continue

@@ -66,6 +66,7 @@ class OtelImportResult:
     incomplete: dict[str, _Tally] = field(default_factory=dict)  # conversations, by what was not recorded
     crashed: _Tally = field(default_factory=_Tally)  # conversations with a run that crashed
     unrecorded: int = 0  # conversations whose spans record no conversation id (grouped by trace and history)
+    unlinkable: int = 0  # ... of which no model call records its messages: the history rule has nothing to go by
 
     def leave_out(self, why: str) -> None:
         self.left_out[why] = self.left_out.get(why, 0) + 1
@@ -138,6 +139,7 @@ def _cases(store: SpanStore, chosen: OtelFilter, result: OtelImportResult) -> It
     for turns in store.conversations():
         result.conversations += 1
         result.unrecorded += not turns[0].recorded
+        result.unlinkable += not turns[0].recorded and all(t.silent_models for t in turns)
         began = turns[0].start_ns
         if chosen.conversations and turns[0].conversation not in chosen.conversations:
             result.leave_out("conversations not named by --conversation")
@@ -229,6 +231,9 @@ def detail_lines(result: OtelImportResult) -> list[str]:
         lines.append(f"{result.unrecorded} conversations record no conversation id: a turn joins another only where "
                      "its model input repeats the other's exchange, else it stands alone; if the agent's turns belong "
                      "together, record session.id (OpenInference's using_session) or name the attribute with --group-by")
+    if result.unlinkable:
+        lines.append(f"{result.unlinkable} of them record no model messages (a framework that writes them as logs, "
+                     "not on spans, as Semantic Kernel does): nothing in the file links their turns, each stands alone")
     if result.duplicates:
         lines.append(f"collapsed {result.duplicates} duplicate conversations (same user texts and tool calls) "
                      "into the first of each")
