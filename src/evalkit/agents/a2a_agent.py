@@ -273,12 +273,12 @@ class A2aSession(AgentSession):
         from a2a.types import Message, Part, Role, SendMessageRequest
 
         parts = []
-        for index, part in enumerate(user_content.parts or ()):
+        for position, part in enumerate(user_content.parts or ()):
             if part.text:
                 parts.append(Part(text=part.text))
             elif part.inline_data is not None and part.inline_data.data is not None:  # a file part: bytes, type, name
                 parts.append(Part(raw=part.inline_data.data, media_type=part.inline_data.mime_type or "",
-                                  filename=media_file_name(part, index)))
+                                  filename=media_file_name(part, position)))
         message = Message(role=Role.ROLE_USER, message_id=str(uuid.uuid4()), context_id=self.context_id,
                           parts=parts or [Part(text="")])
         if self.task_id:

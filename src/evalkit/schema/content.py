@@ -46,6 +46,10 @@ class Blob(StrictModel):
     mime_type: str | None = None
     data: bytes | None = None
     display_name: str | None = None
+    # evalkit's, not genai's: a run's record refers to bytes kept in its media folder by these
+    # instead of holding `data` (results/media_folder.py).
+    sha256: str | None = None
+    size: int | None = None
 
     @field_validator("data", mode="before")
     @classmethod
