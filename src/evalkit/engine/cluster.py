@@ -87,6 +87,10 @@ def run_on_cluster(settings: RunSettings, spec: str, plan: Plan, watch: Watcher 
     progress.ledger = Ledger.for_run(settings, plan)  # the whole run's budgets: what every chunk spent, added here
     if settings.auto_repeat or settings.repeat > 1:
         progress.repeat, progress.pass_rate, progress.confidence = settings.repeat, settings.pass_rate, settings.confidence
+    if settings.auto_repeat:  # each chunk decides its own cases' runs; the run's result keeps the rule (as --processes)
+        from evalkit.engine.repeats import AutoRepeat
+
+        progress.auto_repeat = AutoRepeat(settings.stopping_rule(), settings.repeat, progress.add)
     outcome = ClusterOutcome(progress)
     if _is_local(address):
         _import_before_forking(plan, spec)
@@ -112,9 +116,9 @@ def run_on_cluster(settings: RunSettings, spec: str, plan: Plan, watch: Watcher 
                         progress.add(case)
             except KeyboardInterrupt as stop:  # Ctrl-C (or SIGTERM): what finished is kept, the rest cancelled
                 outcome.interrupted = stop
-                client.cancel(list(chunks.sent))
             finally:
                 run_has_ended()
+                client.cancel(list(chunks.pending))  # however the run ended, no chunk of it is left to run
         finally:
             _unregister(client, name)
     return outcome
@@ -241,7 +245,8 @@ def _connected(distributed: Any, address: str) -> Iterator[Client]:
         forked = {"distributed.worker.multiprocessing-method": "fork"} if sys.platform == "linux" else {}
         with dask.config.set(forked):
             cluster = distributed.LocalCluster(n_workers=count, threads_per_worker=LOCAL_THREADS_PER_WORKER,
-                                               processes=True, dashboard_address=None, silence_logs=logging.ERROR)
+                                               processes=True, dashboard_address=None,
+                                               silence_logs=logging.CRITICAL)  # evalkit says what failed
             try:
                 with distributed.Client(cluster) as client:
                     yield client
