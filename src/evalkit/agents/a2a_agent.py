@@ -46,7 +46,7 @@ from evalkit.agents.worker_pool import snippet
 from evalkit.errors import AgentError, AgentLoadError, AgentOverloaded, AgentTimeout, MissingExtraError
 from evalkit.foundation.overloads import OVERLOAD_STATUSES
 from evalkit.foundation.retry_after import parse_retry_after
-from evalkit.schema.content import Content
+from evalkit.schema.content import Content, media_file_name
 from evalkit.schema.evalset import Invocation
 from evalkit.foundation.trace_context import send_turn_trace, traceparent
 
@@ -272,9 +272,15 @@ class A2aSession(AgentSession):
     def _request(self, user_content: Content, index: int) -> Any:
         from a2a.types import Message, Part, Role, SendMessageRequest
 
-        texts = [p.text for p in user_content.parts or () if p.text]
+        parts = []
+        for position, part in enumerate(user_content.parts or ()):
+            if part.text:
+                parts.append(Part(text=part.text))
+            elif part.inline_data is not None and part.inline_data.data is not None:  # a file part: bytes, type, name
+                parts.append(Part(raw=part.inline_data.data, media_type=part.inline_data.mime_type or "",
+                                  filename=media_file_name(part, position)))
         message = Message(role=Role.ROLE_USER, message_id=str(uuid.uuid4()), context_id=self.context_id,
-                          parts=[Part(text=text) for text in texts] or [Part(text="")])
+                          parts=parts or [Part(text="")])
         if self.task_id:
             message.task_id = self.task_id
         request = SendMessageRequest(message=message)
