@@ -59,7 +59,7 @@ CaseKey = tuple[str, str]
 LostChunk = Callable[[list[CaseKey], str], list[CaseResult]]
 Watcher = Callable[[RunProgress], Any]
 
-CONNECT_TIMEOUT_S = 5  # an address nobody answers at: say so soon, before anything runs
+CONNECT_TIMEOUT_S = 10  # an address nobody answers at: said soon (Dask waits 30 s), a busy scheduler still reached
 CHUNKS_PER_THREAD = 4  # small enough to spread the cases and stream them back, large enough to pay a task
 MOST_CASES_PER_CHUNK = 100
 IN_FLIGHT_PER_THREAD = 2  # chunks sent ahead per worker thread: none idles, and a reached budget stops the rest
