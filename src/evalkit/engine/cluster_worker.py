@@ -50,16 +50,18 @@ class ClusterRun(WorkerPlugin):
     """One run's state on one worker: set up as data, the plan and the agent made on first use."""
 
     def __init__(self, name: str, settings_json: str, headers: tuple[tuple[str, str], ...], spec: str):
-        self.name = name  # Dask's key for the plugin: one per run
-        self.settings_json, self.headers, self.spec = settings_json, headers, spec
-        self._ready = threading.Lock()
-        self._state: _WorkerState | None = None
+        self.__setstate__({"name": name, "settings_json": settings_json, "headers": headers, "spec": spec})
 
     def __getstate__(self) -> dict[str, Any]:  # shipped as data: the lock and the state stay where they are
         return {"name": self.name, "settings_json": self.settings_json, "headers": self.headers, "spec": self.spec}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(**state)  # type: ignore[misc]  # rebuilt from its data on the worker
+        self.name: str = state["name"]  # Dask's key for the plugin: one per run
+        self.settings_json: str = state["settings_json"]
+        self.headers: tuple[tuple[str, str], ...] = state["headers"]
+        self.spec: str = state["spec"]
+        self._ready = threading.Lock()
+        self._state: _WorkerState | None = None
 
     def run_chunk(self, keys: list[CaseKey], spent: Spend | None) -> ChunkResult:
         with self._ready:  # the first chunk builds the state; chunks arriving meanwhile wait for it
