@@ -201,6 +201,10 @@ def test_a_config_max_cost_without_prices_names_the_config(fake, tmp_path):
     assert done.returncode == 2 and result is None
     assert done.stderr.startswith(f"evalkit: {config}: max_cost: no prices to count the cost with"), done.stderr
 
+    checked = invoke_evalkit("validate", str(config), cwd=tmp_path)  # found before any run, too
+    assert checked.returncode == 2
+    assert f"{config}: max_cost: no prices to count the cost with" in checked.stderr, checked.stderr
+
 
 def test_repeat_auto_stops_its_rounds_at_the_budget(fake, tmp_path):
     evalset, config = write_run(tmp_path, 2)
