@@ -7,6 +7,7 @@ URLs and `input_audio`; a type the judge cannot be sent leaves the criterion
 
 from __future__ import annotations
 
+import base64
 import json
 import sqlite3
 from pathlib import Path
@@ -123,3 +124,19 @@ async def test_the_cache_tells_images_apart_and_keeps_no_bytes(tmp_path, monkeyp
     assert len(stored) == 3
     blob = repr(stored).encode()
     assert all(marker not in blob for marker in (b"IHDR", b"iVBOR"))
+
+
+def test_rescore_shows_the_judge_the_media_the_run_kept_by_hash(tmp_path):
+    image = tiny_png(rgb=(10, 200, 10))
+    with FakeGemini(default_reply=VALID) as fake:
+        env = {"GOOGLE_GEMINI_BASE_URL": fake.base_url, "GOOGLE_API_KEY": "k"}
+        done, result = judged_run(tmp_path, eval_set(tmp_path, ("image/png", image)), "gemini-2.5-flash", env)
+        assert base64.b64encode(image).decode() not in json.dumps(result)  # the result file holds its hash only
+        assert "sha256" in json.dumps(result["cases"][0]["invocations"][0]["actual"]["user_content"])
+        again = invoke_evalkit("rescore", str(tmp_path / "result.json"), "--config", str(tmp_path / "judge.json"),
+                               "--no-cache", "--json", str(tmp_path / "rescored.json"),
+                               env={"EVALKIT_CACHE_DIR": str(tmp_path / "cache"), "GEMINI_API_KEY": "", **env})
+        first, second = fake.requests
+    assert (done.returncode, again.returncode) == (0, 0), again.stdout + again.stderr
+    assert [m.data for m in first.media] == [m.data for m in second.media] == [image]
+    assert criterion(json.loads((tmp_path / "rescored.json").read_text()))["status"] == "passed"

@@ -46,14 +46,19 @@ class ReplayAgent(Agent):
         self.states = states or {}  # evalkit result files keep each case's final state
         self.source = source
         self.description = f"replay:{source}"
+        # Where the recorded run kept its cases' media by hash (results/media_folder.py), to show them again.
+        self.media_dir: Path | None = None
 
     @classmethod
-    def from_file(cls, path: str) -> ReplayAgent:
+    def from_file(cls, path: str, media_dir: Path | None = None) -> ReplayAgent:
+        """The recorded run in `path`; its media, kept by hash, are read back from `media_dir`."""
         from evalkit.results.reader import read_scored_run
 
         run = read_scored_run(Path(path))
         states = {key: case.final_state for key, case in run.cases.items() if case.final_state is not None}
-        return cls({key: case.actual for key, case in run.cases.items()}, path, list(run.cases.values()), states)
+        agent = cls({key: case.actual for key, case in run.cases.items()}, path, list(run.cases.values()), states)
+        agent.media_dir = media_dir
+        return agent
 
     def key_of(self, eval_set_id: str, eval_id: str) -> tuple[str, str] | None:
         """Which recorded case a case is: by eval set id and eval id, or by the eval id alone
@@ -81,4 +86,9 @@ class ReplayAgent(Agent):
         where = f"{self.description}: case {case_id!r}"
         if key is None:
             raise AgentError(f"{where}: not in the recorded run")
-        return ReplaySession([Invocation.model_validate(t) for t in self.recorded[key]], where, self.states.get(key))
+        turns = self.recorded[key]
+        if self.media_dir is not None:
+            from evalkit.results.media_folder import with_media
+
+            turns = [with_media(turn, self.media_dir) for turn in turns]
+        return ReplaySession([Invocation.model_validate(t) for t in turns], where, self.states.get(key))

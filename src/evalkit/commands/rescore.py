@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 def rescore_inputs(result_file: Path, config: str | None) -> tuple[Plan, ReplayAgent]:
     """The replay agent over RESULT and the plan of the cases it holds; the CLI hands both to `run`."""
     from evalkit.agents.replay import ReplayAgent
+    from evalkit.settings import Environment
 
-    agent = ReplayAgent.from_file(str(result_file))
+    agent = ReplayAgent.from_file(str(result_file), Environment.read().media_dir)
     plan, notes = plan_from_record(agent.cases, result_file, config)
     for note in notes:
         print(f"evalkit: {note}", file=sys.stderr, flush=True)

@@ -38,7 +38,9 @@ def view_command(request: ViewRequest) -> int:
             raise UsageError(Problem(str(path), "", "no such file or folder; name result files or folders holding them"))
     if request.labels is not None and request.labels.is_dir():
         raise UsageError(Problem(str(request.labels), "", "is a folder; --labels takes a file (JSON or YAML)"))
-    data = ViewData(request.paths or [Environment.read().runs_dir], labels=request.labels, poll_s=VIEW_POLL_S)
+    environment = Environment.read()
+    data = ViewData(request.paths or [environment.runs_dir], labels=request.labels, poll_s=VIEW_POLL_S,
+                    media_dir=environment.media_dir)
     if request.export is not None:
         from evalkit.view.export import export_site
 

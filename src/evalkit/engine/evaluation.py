@@ -161,10 +161,12 @@ def needs_judge(plan: Plan) -> bool:
 
 
 async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: RunProgress | None = None,
-                   full: bool = True, telemetry: RunTelemetry | None = None) -> RunResult:
+                   full: bool = True, telemetry: RunTelemetry | None = None,
+                   limit: AdaptiveLimit | None = None) -> RunResult:
     """Run the plan; with `full=False` the result holds slim cases (see `RunProgress.result`);
-    with `telemetry` (`--otel`), each turn is traced and its spans read into it. The run's
-    budgets are `progress.ledger` when it holds one, else the settings' and the plan's."""
+    with `telemetry` (`--otel`), each turn is traced and its spans read into it; with `limit`,
+    the cases in flight are that controller's (shared by the chunks a `--cluster` worker runs at once).
+    The run's budgets are `progress.ledger` when it holds one, else the settings' and the plan's."""
     progress = progress or RunProgress()
     if progress.ledger is None:
         progress.ledger = Ledger.for_run(settings, plan)
@@ -205,7 +207,7 @@ async def evaluate(plan: Plan, agent: Agent, settings: RunSettings, progress: Ru
                              cache_dir=environment.cache_dir, retry=RetryPolicy.of(environment),
                              endpoints=JudgeEndpoints.of(environment),
                              on_usage=ledger.record_judge if ledger is not None else None)
-    progress.limit = AdaptiveLimit(settings.jobs, busy=BusyMeter())
+    progress.limit = limit or AdaptiveLimit(settings.jobs, busy=BusyMeter())
     from evalkit.cassettes.mcp_misses import MissWatch
 
     misses = MissWatch().start()  # the agent's `evalkit mcp` stand-ins tell it what they could not answer

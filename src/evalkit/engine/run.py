@@ -24,13 +24,14 @@ from evalkit.engine.coverage import refuse_a_gate_without_inventory
 from evalkit.engine.evaluation import RunProgress, evaluate, plan_order
 from evalkit.engine.idle_cores import mark_start
 from evalkit.results.merging import sum_judge_stats
-from evalkit.engine.sharding import Shard, parse_shard, shard_plan
+from evalkit.engine.sharding import Shard, case_keys, parse_shard, plan_of_cases, shard_plan
 from evalkit.errors import InputError, SettingError, SettingProblem, Terminated, UsageError
 from evalkit.foundation.aio import run_sync
 from evalkit.foundation.signals import run_has_ended
 from evalkit.foundation.gc_control import start_up_frozen
 from evalkit.loading.plan import Plan, build_plan
 from evalkit.results.case_store import CaseStore
+from evalkit.results.media_folder import MediaFolder
 from evalkit.results.record import RunRecord
 from evalkit.schema.results import CaseResult, RunResult, Status, Summary
 from evalkit.schema.run_figures import CassettesUse
@@ -96,6 +97,8 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
     spec = given if isinstance(given, str) else None
     if given is None or given == "":
         spec = plan.agent_from_config()
+    if settings.cluster:
+        _refuse_beside_cluster(settings, given)
     given = _recorded_answers_unless_an_agent(plan, given, spec)
     shard = parse_shard(settings.shard) if settings.shard else None
     if shard is not None:
@@ -114,6 +117,8 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
     quarantine = _load_quarantine(settings)
     if shard is not None and plan.case_count == 0:
         return RunOutcome(_empty_result(settings, shard), shard=shard, empty_shard=True)
+    if settings.cluster and spec:
+        return _where_made(_on_cluster(settings, plan, spec, watch, full, quarantine), settings, spec)
     processes = _worker_processes(settings, spec if given is None or isinstance(given, str) else None, shard,
                                   plan.case_count * settings.repeat)
     if processes > 1 and (given is None or isinstance(given, str)):
@@ -142,6 +147,38 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
         return _where_made(_folded(progress, headers, plan, interrupted, full, quarantine), settings, spec)
     return _where_made(_run_here(settings, plan, given, spec, watch, full, tell, shard, quarantine, ledger=ledger),
                        settings, spec)
+
+
+def _refuse_beside_cluster(settings: RunSettings, given: Any) -> None:
+    """`cluster` runs an agent each worker loads by its spec, on cases it splits itself, with no receiver or
+    proxy of this process: what cannot go with it is a usage error before anything runs."""
+    beside = [name for name, value in (("shard", settings.shard), ("otel", settings.otel),
+                                       ("cassettes", settings.cassettes)) if value]
+    if settings.processes != AUTO_PROCESSES and int(settings.processes) > 1:
+        beside.insert(0, "processes")
+    if beside:
+        words = {"processes": "spread the cases over processes", "shard": "split the cases over CI jobs",
+                 "otel": "receive the agent's spans", "cassettes": "answer the agent from cassettes"}
+        raise UsageError(SettingProblem(
+            "", "", f"{{cluster}} with {{{beside[0]}}}: the cluster's workers run the cases, so this run cannot also "
+            f"{words[beside[0]]}; drop one of the two", mentions=("cluster", beside[0])))
+    if not (given is None or isinstance(given, str)):
+        raise SettingError("cluster", settings.cluster, "runs an agent its workers load from a spec (module:attr, "
+                           "file.py:attr, an ADK agent folder, cmd:, http(s)://, ...); an agent object cannot be "
+                           "sent to them: name the agent by its spec")
+
+
+def _on_cluster(settings: RunSettings, plan: Plan, spec: str, watch: Watcher | None, full: bool,
+                quarantine: Quarantine | None) -> RunOutcome:
+    """`cluster`: the plan's cases run in chunks on a Dask cluster (engine/cluster.py), folded into one run."""
+    from evalkit.engine.cluster import run_on_cluster
+    from evalkit.engine.coverage import gate_ratio
+
+    ran = run_on_cluster(settings.model_copy(update={"agent": spec}), spec, plan, watch,
+                         partial(_unfinished_as_errors, plan), quarantine)
+    if ran.interrupted is None:  # the coverage gate is decided once the cases have ended, as in a local run
+        ran.progress.inventory, ran.progress.min_coverage = ran.inventory, gate_ratio(settings, plan)
+    return _folded(ran.progress, ran.headers, plan, ran.interrupted or False, full, quarantine)
 
 
 def _recorded_answers_unless_an_agent(plan: Plan, given: Any, spec: str | None) -> Any:
@@ -205,7 +242,9 @@ def _run_here_traced(settings: RunSettings, plan: Plan, given: Any, spec: str | 
     cassettes = _start_cassettes(settings, spec or "", tell) if by_spec else None
     interrupted: KeyboardInterrupt | None = None  # Ctrl-C, or SIGTERM (errors.Terminated)
     # The run's masking (its header values): held by this run's record, gone with it.
-    progress = RunProgress(record=RunRecord(store=CaseStore(settings.redaction)), quarantine=quarantine, ledger=ledger)
+    media = MediaFolder(settings.environment.media_dir)  # the cases' media, by hash, beside the history
+    progress = RunProgress(record=RunRecord(store=CaseStore(settings.redaction, media)), quarantine=quarantine,
+                           ledger=ledger)
     try:
         try:
             loaded: Agent = resolve_agent(spec if by_spec else given, None, settings)
@@ -239,10 +278,15 @@ def _load_quarantine(settings: RunSettings) -> Quarantine | None:
 def _lost_cases(plan: Plan, index: int, count: int, finished: set[tuple[str, str]], reason: str) -> list[CaseResult]:
     """The cases of shard `index` of `count` not in `finished`, each `error` with `reason` (a worker that died)."""
     lost = shard_plan(plan, Shard(index, count))
+    return _unfinished_as_errors(lost, [key for key in case_keys(lost) if key not in finished], reason)
+
+
+def _unfinished_as_errors(plan: Plan, keys: list[tuple[str, str]], reason: str) -> list[CaseResult]:
+    """The cases `keys` names, each `error` with `reason`: no worker finished them."""
+    lost = plan_of_cases(plan, keys)
     return [CaseResult(eval_set_id=planned.evalset.eval_set_id, eval_id=case.eval_id, status=Status.ERROR,
                        error=reason, source_file=str(planned.file))
-            for planned in lost.sets for case in planned.cases
-            if (planned.evalset.eval_set_id, case.eval_id) not in finished]
+            for planned in lost.sets for case in planned.cases]
 
 
 def _folded(progress: RunProgress, workers: list[RunResult], plan: Plan, interrupted: KeyboardInterrupt | bool,

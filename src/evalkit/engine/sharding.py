@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from evalkit.errors import SettingError
@@ -44,11 +44,26 @@ def assign(keys: list[tuple[str, str]], count: int) -> dict[tuple[str, str], int
 
 def shard_plan(plan: Plan, shard: Shard) -> Plan:
     """The part of `plan` that shard K of N runs; it may hold no case when N exceeds the cases."""
-    keys = [(s.evalset.eval_set_id, c.eval_id) for s in plan.sets for c in s.cases]
-    owner = assign(keys, shard.count)
+    owner = assign(case_keys(plan), shard.count)
     sliced = Plan()
     for planned in plan.sets:
         cases = [c for c in planned.cases if owner[(planned.evalset.eval_set_id, c.eval_id)] == shard.index]
+        if cases:
+            sliced.sets.append(replace(planned, cases=cases))
+    return sliced
+
+
+def case_keys(plan: Plan) -> list[tuple[str, str]]:
+    """Every case of `plan` as (eval_set_id, eval_id), in the plan's order."""
+    return [(s.evalset.eval_set_id, c.eval_id) for s in plan.sets for c in s.cases]
+
+
+def plan_of_cases(plan: Plan, keys: Iterable[tuple[str, str]]) -> Plan:
+    """The part of `plan` holding the cases `keys` names (a `--cluster` chunk), in the plan's order."""
+    wanted = set(keys)
+    sliced = Plan()
+    for planned in plan.sets:
+        cases = [c for c in planned.cases if (planned.evalset.eval_set_id, c.eval_id) in wanted]
         if cases:
             sliced.sets.append(replace(planned, cases=cases))
     return sliced

@@ -76,3 +76,28 @@ def _cancel_on_sigterm(box: dict[str, Any]) -> None:
             task.cancel()
 
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, terminate)
+
+
+class LoopThread:
+    """An event loop of its own, running in a thread, for sync code that runs many coroutines
+    against objects bound to one loop: a `--cluster` worker's agent, built once and used by every
+    chunk of cases the worker runs (its clients and processes belong to the loop they were made on).
+
+    `run` may be called from any thread but the loop's own, by several threads at once."""
+
+    def __init__(self, name: str) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name=name, daemon=True)
+        self._thread.start()
+
+    def run(self, make_coroutine: Callable[[], Awaitable[T]]) -> T:
+        async def main() -> T:
+            return await make_coroutine()
+
+        return asyncio.run_coroutine_threadsafe(main(), self._loop).result()
+
+    def close(self) -> None:
+        """Stop the loop once what it runs has returned, and wait for its thread."""
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join()
+        self._loop.close()

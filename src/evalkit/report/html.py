@@ -29,6 +29,7 @@ from evalkit.report.console import flaky_lines, quarantine_lines, summary_line, 
 from evalkit.report.html_markup import Html as _Html
 from evalkit.report.html_markup import el as _el
 from evalkit.report.html_markup import join as _join
+from evalkit.report.html_media import media_figures, media_island
 from evalkit.report.html_values import pretty_json as _pretty_json
 from evalkit.report.html_values import raw as _raw
 from evalkit.report.html_values import score as _score
@@ -42,7 +43,7 @@ def render_html(result: RunResult) -> str:
     style = _asset("report.css")
     script = _asset("report.js")
     policy = (
-        "default-src 'none'; img-src data:; base-uri 'none'; form-action 'none'; "
+        "default-src 'none'; img-src data:; media-src data:; base-uri 'none'; form-action 'none'; "
         f"style-src '{_sha256(style)}'; script-src '{_sha256(script)}'"
     )
     title = f"evalkit report: {summary_line(result)}"
@@ -61,9 +62,18 @@ def render_html(result: RunResult) -> str:
         _el("main", [_case(i, case, open_failures) for i, case in enumerate(result.cases)], id="cases"),
         _el("p", "No case matches the filter.", id="no-match", class_="none", hidden=True),
         _Html(f'<script type="application/json" id="case-index">{_json_island(_case_index(result.cases))}</script>'),
+        _media_urls(result),
         _Html(f"<script>{script}</script>"),
     ])
     return f'<!DOCTYPE html>\n<html lang="en">\n<head>{head}</head>\n<body>\n{body}\n</body>\n</html>\n'
+
+
+def _media_urls(result: RunResult) -> _Html | None:
+    """The media island (report/html_media.py), when the cases show any."""
+    from evalkit.settings import Environment
+
+    urls = media_island(result.cases, Environment.read().media_dir)
+    return _Html(f'<script type="application/json" id="media">{_json_island(urls)}</script>') if urls else None
 
 
 def _asset(name: str) -> str:
@@ -251,7 +261,9 @@ def _conversation(case: CaseResult) -> _Html:
         user = (actual or expected or {}).get("user", "")
         turns.append(_el("section",
                          _el("h4", f"Turn {index + 1}"),
-                         _el("div", _el("div", user, class_="said"), class_="user-says"),
+                         _el("div", _el("div", user, class_="said"),
+                             media_figures((record.actual or record.expected or {}).get("user_content")),
+                             class_="user-says"),
                          _el("div",
                              _el("div", _el("h5", "expected"), _side(expected, record.expected, against=actual)),
                              _el("div", _el("h5", "actual"), _side(actual, record.actual, against=expected)),
@@ -269,9 +281,10 @@ def _chat(case: CaseResult) -> _Html:
             bubbles.append(_el("div", _raw(record.actual), class_="bubble agent"))
             continue
         bubbles.append(_el("div", _el("span", "user", class_="role"), _el("div", turn["user"], class_="said"),
-                           class_="bubble user"))
+                           media_figures((record.actual or {}).get("user_content")), class_="bubble user"))
         bubbles.append(_el("div", _el("span", "agent", class_="role"), _tool_calls(turn["calls"], None),
-                           _texts(turn), class_="bubble agent"))
+                           _texts(turn), media_figures((record.actual or {}).get("final_response")),
+                           class_="bubble agent"))
         bubbles.append(_turn_scores(case.criteria, index))
     return _el("section", _el("h4", "Simulated conversation"), _el("div", bubbles, class_="chat"),
                class_="conversation")
@@ -282,7 +295,8 @@ def _side(turn: dict[str, Any] | None, raw: dict[str, Any] | None, against: dict
         return _el("p", "nothing recorded", class_="none")
     if turn is None:
         return _raw(raw)
-    return _join([_tool_calls(turn["calls"], against["calls"] if against else None), _texts(turn)])
+    return _join([_tool_calls(turn["calls"], against["calls"] if against else None), _texts(turn),
+                  media_figures(raw.get("final_response"))])
 
 
 def _texts(turn: dict[str, Any]) -> _Html:

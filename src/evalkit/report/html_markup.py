@@ -10,7 +10,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-_VOID = {"input", "meta", "link", "br", "hr"}
+_VOID = {"input", "meta", "link", "br", "hr", "img"}
 
 
 class Html(str):

@@ -20,6 +20,7 @@ from pydantic_core import PydanticSerializationError
 from evalkit.foundation.redaction import EVERY_WRITER, Redaction
 from evalkit.foundation.text import escape_surrogates
 from evalkit.results.cases_in_order import CasesInOrder
+from evalkit.results.media_folder import MediaFolder
 from evalkit.schema.results import CaseResult
 
 
@@ -31,8 +32,9 @@ class CaseStore:
     loses nothing, and the CLI names the place and exits 3 (docs/reliability.md).
     """
 
-    def __init__(self, redaction: Redaction = EVERY_WRITER) -> None:
+    def __init__(self, redaction: Redaction = EVERY_WRITER, media: MediaFolder | None = None) -> None:
         self.redaction = redaction  # the run's: its own secrets (header values) besides what every writer masks
+        self.media = media  # where the cases' images and sounds go, so the records hold only their hashes
         self.trouble: str | None = None
         self._kept: dict[int, CaseResult] = {}  # cases the file could not take, by position
         self._file: BinaryIO | None = None
@@ -50,8 +52,11 @@ class CaseStore:
         This is where every finished case, with the text of its agent, eval set and judges,
         enters the run's records: text no file can hold (a lone surrogate) is escaped here,
         and secrets are masked here (the run's `Redaction`), once; the case as stored
-        is the one every report, the console and the history are made from.
+        is the one every report, the console and the history are made from. Its media
+        go to the run's media folder here too, leaving their hashes in the record.
         """
+        if self.media is not None:
+            result = self.media.shelve(result)
         try:
             text = result.model_dump_json()
             stored = self.redaction.mask(text)

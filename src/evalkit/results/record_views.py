@@ -5,7 +5,7 @@ run's record reads them back from disk, results/record.py), so no form holds the
 
 - the result file (`--json`, and each run kept in the history): the header pretty-printed,
   the cases streamed into its `cases` list, byte for byte what dumping the whole result gives;
-- a `--processes` worker's shard lines: the header on the first line, then a case a line;
+- a `--processes` worker's (and a `--cluster` chunk's) shard lines: the header on the first line, then a case a line;
 - the progress file's row of a finished case: what the viewer's table shows of it.
 """
 
@@ -40,6 +40,13 @@ def write_shard_lines(header: RunResult, cases: Iterable[CaseResult], path: Path
     from evalkit.foundation.files import write_run_file
 
     write_run_file(path, shard_line_pieces(header, cases))
+
+
+def parse_shard_lines(text: str) -> tuple[RunResult, Iterator[CaseResult]]:
+    """Shard lines held in memory (a `--cluster` chunk's result): the header, and the cases as they are iterated."""
+    lines = iter(text.splitlines())
+    header = RunResult.model_validate_json(next(lines))
+    return header, (CaseResult.model_validate_json(line) for line in lines)
 
 
 def read_shard_lines(path: Path) -> tuple[RunResult, Iterator[CaseResult]]:

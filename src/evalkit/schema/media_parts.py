@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 from evalkit.errors import EvalkitError, ExitCode
+from evalkit.media.digest import content_hash
 from evalkit.schema.content import Content, Part
 from evalkit.schema.evalset import Invocation
 
@@ -35,7 +35,7 @@ class MediaPart:
     @cached_property
     def sha256(self) -> str:
         """The content hash media are keyed and stored by (the judge cache, `.evalkit/media/`)."""
-        return hashlib.sha256(self.data).hexdigest()
+        return content_hash(self.data)
 
 
 class MediaNotReadable(EvalkitError):
@@ -50,7 +50,8 @@ class MediaNotReadable(EvalkitError):
 
 def inline_media(part: Part, where: str = "a part") -> MediaPart | None:
     """The part's media as a MediaPart; None when it holds none; MediaNotReadable (naming `where`) if unreadable."""
-    if part.file_data is not None:
+    if part.file_data is not None and (part.inline_data is None or _field(part.inline_data, "data") is None):
+        # A loaded case's file_data part holds its file's bytes in inline_data (loading/media_parts.py).
         uri = _field(part.file_data, "file_uri", "fileUri")
         raise MediaNotReadable(f"{where}: the file_data part {uri!r} is not held in the turn; give it as inline_data")
     blob = part.inline_data
@@ -59,7 +60,11 @@ def inline_media(part: Part, where: str = "a part") -> MediaPart | None:
     mime_type = _field(blob, "mime_type", "mimeType")
     if not isinstance(mime_type, str) or "/" not in mime_type:
         raise MediaNotReadable(f"{where}: inline_data has no mime_type")
-    raw = _bytes(_field(blob, "data"))
+    data = _field(blob, "data")
+    if data is None and _field(blob, "sha256"):
+        raise MediaNotReadable(f"{where}: the record holds the medium's hash only, and its bytes were not found "
+                               "in the runs' media folder (.evalkit/media)")
+    raw = _bytes(data)
     if raw is None:
         raise MediaNotReadable(f"{where}: inline_data.data is not base64")
     return MediaPart(mime_type.strip().lower(), raw)
@@ -95,9 +100,12 @@ def _field(blob: Any, *names: str) -> Any:
 def _bytes(data: Any) -> bytes | None:
     if isinstance(data, (bytes, bytearray)):
         return bytes(data)
-    if not isinstance(data, str):
-        return None
-    # Either alphabet: '-' and '_' (URL-safe) become '+' and '/', then padding is made whole.
+    return decode_base64(data) if isinstance(data, str) else None
+
+
+def decode_base64(data: str) -> bytes | None:
+    """Base64 in either alphabet, padded or not; None when it is not base64."""
+    # '-' and '_' (URL-safe) become '+' and '/', then the padding is made whole.
     text = "".join(data.split()).replace("-", "+").replace("_", "/")
     try:
         return base64.b64decode(text + "=" * (-len(text) % 4), validate=True)

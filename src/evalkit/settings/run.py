@@ -22,7 +22,7 @@ from evalkit.foundation.concurrency import most_in_flight
 from evalkit.foundation.redaction import Redaction
 from evalkit.settings.declaration import Needs, Setting, reason_for, settings_of
 from evalkit.settings.environment import Environment, take_worker_headers, worker_headers_environment
-from evalkit.settings.values import Concurrency, Headers, Processes, parse_headers, parse_processes
+from evalkit.settings.values import Cluster, Concurrency, Headers, Origins, Processes, parse_headers, parse_processes
 
 if TYPE_CHECKING:
     from evalkit.stats.sequential import StoppingRule
@@ -55,6 +55,12 @@ class RunSettings(BaseModel):
         "--header`; repeatable; on the command line only, so no file holds it)")] = Field(
         # Never serialized (a `--processes` worker gets them in its environment: engine/processes.py) nor shown.
         default=(), exclude=True, repr=False)
+    header_origins: Annotated[Origins, Setting(
+        "--header-origin", "Also send the --header headers to this origin (scheme://host[:port]) of an a2a: agent, "
+        "such as an interface its card names on another host or port; by default they go only to the agent's own "
+        "(repeatable)", "URL", repeatable=True, needs=Needs("headers", "{headers} 'NAME: VALUE'", "add {headers}"),
+        in_pytest=True, pytest_help="An origin the --header headers may also go to (as `evalkit run "
+        "--header-origin`; repeatable)")] = ()
 
     # How: concurrency, limits, repeats.
     jobs: Annotated[Concurrency, Setting(
@@ -69,6 +75,13 @@ class RunSettings(BaseModel):
         "--processes", "Worker processes to spread the cases over, for CPU-bound agents; 'auto' uses the free "
         "cores for an ADK agent folder", "N|auto", "expected 'auto' or a whole number of worker processes, at least 1",
         default_text=str(DEFAULT_PROCESSES), in_api=False)] = parse_processes(DEFAULT_PROCESSES)
+    cluster: Annotated[Cluster, Setting(
+        "--cluster", "Run the cases on a Dask cluster: local[:N] starts N worker processes here (default: one per "
+        "core), tcp://HOST:PORT uses a running scheduler (see docs/cluster.md)", "local[:N]|tcp://HOST:PORT",
+        "expected local, local:N (N worker processes, at least 1) or a Dask scheduler's address tcp://HOST:PORT, "
+        "such as local:4 or tcp://10.0.0.5:8786", in_pytest=True,
+        pytest_help="Run the eval cases on a Dask cluster (as `evalkit run --cluster`): local[:N] or "
+        "tcp://HOST:PORT")] = None  # engine/cluster.py
     timeout: Annotated[float | None, Setting(
         "--timeout", "Seconds allowed per turn", "SECONDS", "expected a number of seconds per turn above 0, such as 60",
         parsed_as=float, default_text=f"{DEFAULT_TIMEOUT_S:g}")] = Field(default=DEFAULT_TIMEOUT_S, gt=0)  # None: no limit

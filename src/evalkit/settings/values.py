@@ -29,6 +29,31 @@ def parse_processes(value: object) -> ProcessesSetting:
 
 Processes = Annotated[ProcessesSetting, BeforeValidator(parse_processes)]
 
+LOCAL_CLUSTER = "local"
+_SCHEDULER_ADDRESS = re.compile(r"tcp://(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):[0-9]{1,5}")
+
+
+def parse_cluster(value: object) -> str | None:
+    """`cluster`: `local`, `local:N` (N worker processes, at least 1) or `tcp://HOST:PORT` (a Dask
+    scheduler), as given but for spaces and case; anything else is a ValueError (worded by the setting)."""
+    if value is None:
+        return None
+    text = str(value).strip()
+    lowered = text.lower()
+    if lowered == LOCAL_CLUSTER:
+        return LOCAL_CLUSTER
+    if lowered.startswith(LOCAL_CLUSTER + ":"):
+        count = lowered.partition(":")[2]
+        if count.isdigit() and int(count) >= 1:
+            return f"{LOCAL_CLUSTER}:{int(count)}"
+        raise ValueError(text)
+    if _SCHEDULER_ADDRESS.fullmatch(text) and 0 < int(text.rpartition(":")[2]) < 65536:
+        return text
+    raise ValueError(text)
+
+
+Cluster = Annotated[str | None, BeforeValidator(parse_cluster)]
+
 # A header field name: an HTTP token (RFC 9110, section 5.6.2).
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 
@@ -84,6 +109,22 @@ def _split_header(text: str) -> tuple[str, str]:
     return name.strip(), value
 
 
+def parse_origins(value: object) -> tuple[str, ...]:
+    """`header_origins`: URLs (`--header-origin`, repeatable) kept as their origins, `scheme://host[:port]`."""
+    from urllib.parse import urlsplit
+
+    given = [value] if isinstance(value, str) else list(value or ())  # type: ignore[call-overload]
+    origins = []
+    for each in given:
+        parts = urlsplit(str(each).strip())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"{str(each)[:80]!r} is not an http(s) origin; write it as scheme://host[:port], "
+                             "such as https://agent.example.com:8443")
+        origins.append(f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}")
+    return tuple(origins)
+
+
 Headers = Annotated[tuple[tuple[str, str], ...], BeforeValidator(parse_headers)]
+Origins = Annotated[tuple[str, ...], BeforeValidator(parse_origins)]
 Reports = Annotated[tuple[tuple[str, str], ...], BeforeValidator(parse_reports)]
 

@@ -19,8 +19,10 @@ if TYPE_CHECKING:
 
 
 class ViewData:
-    def __init__(self, sources: list[Path], labels: Path | None = None, poll_s: float = 1.0):
+    def __init__(self, sources: list[Path], labels: Path | None = None, poll_s: float = 1.0,
+                 media_dir: Path | None = None):
         self.sources = sources
+        self.media_dir = media_dir  # where runs keep their cases' media by hash (`.evalkit/media`)
         self.index = RunIndex(sources)
         self.live = LiveRuns([source for source in sources if source.is_dir() or not source.exists()])
         self.labels = labels

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.foundation.files import write_run_file
+from evalkit.results.media_folder import hashes_in, read_media
 from evalkit.view.coverage import history_coverage, run_coverage
 from evalkit.view.data import ViewData
 from evalkit.view.index import Run
@@ -62,7 +63,19 @@ def _write_run(folder: Path, run: Run, data: ViewData) -> None:
     cases = folder / "cases"
     cases.mkdir(parents=True, exist_ok=True)
     for index in range(len(run.rows)):
-        _dump(cases / f"{index}.json", {**data.case_of(run, index), "labels": {}})
+        document = data.case_of(run, index)
+        _dump(cases / f"{index}.json", {**document, "labels": {}})
+        _copy_media(document, folder.parent.parent / "media", data.media_dir)
+
+
+def _copy_media(document: dict[str, Any], target: Path, source: Path | None) -> None:
+    """The media a case shows, beside the data (`data/media/SHA256`), each once."""
+    for sha256 in set(hashes_in(document)):
+        if source is not None and not (target / sha256).exists():
+            found = read_media(source, sha256)
+            if found is not None:
+                target.mkdir(parents=True, exist_ok=True)
+                (target / sha256).write_bytes(found)
 
 
 def _consecutive(runs: list[Run]) -> list[tuple[Run, Run]]:

@@ -9,7 +9,8 @@ from evalkit.defaults import VIEW_PAGE_SIZE
 
 # No network but the viewer itself. In the page's <meta> (an export has no server to send headers);
 # the server sends it as a header too, with `frame-ancestors`, which only a header can set.
-PAGE_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+PAGE_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src 'self'; "
+               "connect-src 'self'; "
                "base-uri 'none'; form-action 'none'")
 HEADER_POLICY = f"{PAGE_POLICY}; frame-ancestors 'none'"
 

@@ -22,6 +22,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from evalkit.foundation.redaction import mask_secrets
+from evalkit.results.media_folder import read_media, shown_as
 from evalkit.view import coverage
 from evalkit.view.data import ViewData
 from evalkit.view.guard import Addresses, ViewerGuard
@@ -87,6 +88,15 @@ def create_app(data: ViewData, addresses: Addresses | None = None) -> Starlette:
             return _json({"error": f"not a label: {error}"}, 400)
         return _json({"label": saved})
 
+    def media(request: Request) -> Response:
+        # Served only as a type the page may show (results/media_folder.py), whatever the file declared.
+        shown = shown_as(request.query_params.get("type"))
+        folder = data.media_dir
+        found = None if shown is None or folder is None else read_media(folder, request.path_params["sha256"])
+        if found is None or shown is None:
+            return _missing("no such media (runs keep them in .evalkit/media), or not a type the viewer shows")
+        return Response(found, media_type=shown[1], headers=_SECURITY)
+
     static = StaticFiles(directory=str(resources.files("evalkit.view") / "static"))
     routes = [
         Route("/", page),
@@ -100,6 +110,7 @@ def create_app(data: ViewData, addresses: Addresses | None = None) -> Starlette:
         Route("/api/compare", compare),
         Route("/api/cases/{ids:path}/history", history),
         Route("/api/labels", label, methods=["POST"]),
+        Route("/api/media/{sha256}", media),
         Mount("/static", static),
     ]
     return Starlette(routes=routes, exception_handlers={404: _not_found},

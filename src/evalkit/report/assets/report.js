@@ -1,6 +1,7 @@
-// The HTML report's only script: the case filter and the expand/collapse buttons.
-// It reads the case index from the JSON island and only ever sets `hidden`, `open`
-// and `textContent`, so nothing from a result file is ever parsed as markup.
+// The HTML report's only script: the case filter, the expand/collapse buttons and the media.
+// It reads the case index and the media (data URLs evalkit made) from JSON islands and only
+// ever sets `hidden`, `open`, `textContent` and a media element's `src`, so nothing from a
+// result file is ever parsed as markup.
 (function () {
   "use strict";
   var index = JSON.parse(document.getElementById("case-index").textContent);
@@ -46,6 +47,19 @@
       statusFilter.value = button.getAttribute("data-status");
       apply();
     });
+  });
+  // Each image, sound and video names its medium by hash; one the report could not hold says so.
+  var island = document.getElementById("media");
+  var media = island ? JSON.parse(island.textContent) : {};
+  document.querySelectorAll("[data-media]").forEach(function (player) {
+    var url = media[player.getAttribute("data-media")];
+    if (url) {
+      player.src = url;
+    } else {
+      player.hidden = true;
+      var caption = player.parentNode.querySelector("figcaption");
+      caption.textContent += " (not in this report: over its media budget, or no longer in .evalkit/media)";
+    }
   });
   document.getElementById("expand-all").addEventListener("click", function () { setOpen(true); });
   document.getElementById("collapse-all").addEventListener("click", function () { setOpen(false); });

@@ -48,6 +48,28 @@ function turns(records) {
   return el("div", {class: "turns"}, records.map((record, i) => turn(record, i)));
 }
 
+// A content's images, sounds and videos, by the hash its record keeps (docs/media.md, "Seeing media"):
+// the URL is built from the hash alone, checked to be one, and the server serves only the types it shows.
+function mediaOf(content) {
+  const shown = ((content || {}).parts || []).map(p => (p || {}).inline_data)
+    .filter(b => b && typeof b.sha256 === "string" && /^[0-9a-f]{64}$/.test(b.sha256));
+  if (!shown.length) return null;
+  return el("div", {class: "media"}, shown.map(blob => {
+    const type = typeof blob.mime_type === "string" ? blob.mime_type.toLowerCase() : "";
+    const src = MODE === "static" ? `data/media/${blob.sha256}` : `/api/media/${blob.sha256}?type=${encodeURIComponent(type)}`;
+    const about = `${type || "unknown type"}${typeof blob.size === "number" ? `, ${fmtBytes(blob.size)}` : ""}`;
+    const family = type.split("/")[0];
+    const player = family === "image" ? el("img", {src: src, alt: about, title: about})
+      : family === "audio" ? el("audio", {src: src, controls: true, preload: "metadata", title: about})
+      : family === "video" ? el("video", {src: src, controls: true, preload: "metadata", title: about}) : null;
+    return el("figure", {class: "medium"}, player, el("figcaption", {class: "muted small"}, about));
+  }));
+}
+
+function fmtBytes(n) {
+  return n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1048576).toFixed(1)} MB`;
+}
+
 function turn(record, i) {
   const expected = record.expected, actual = record.actual;
   const user = textOf((actual || expected || {}).user_content);
@@ -57,18 +79,21 @@ function turn(record, i) {
   const [expWords, actWords] = wordDiff(expText, actText);
   return el("section", {class: "turn"},
     el("h3", {}, `Turn ${i + 1}`),
-    el("div", {class: "user"}, el("span", {class: "who"}, "User"), el("p", {class: "pre"}, user || "(no text)")),
+    el("div", {class: "user"}, el("span", {class: "who"}, "User"), el("p", {class: "pre"}, user || "(no text)"),
+      mediaOf((actual || expected || {}).user_content)),
     el("div", {class: "sides"},
       expected ? el("div", {class: "side expected"}, el("h4", {}, "Expected"),
-        storyList(story(expected), marks.expected), finalBlock(expected.final_response ? expWords : null, "(no response expected)")) : null,
+        storyList(story(expected), marks.expected), finalBlock(expected.final_response ? expWords : null, "(no response expected)",
+          expected.final_response)) : null,
       el("div", {class: "side actual"}, el("h4", {}, expected ? "Actual" : "Agent"),
-        actual ? [storyList(story(actual), marks.actual), finalBlock(expected ? actWords : actText || null, "(no response)")]
+        actual ? [storyList(story(actual), marks.actual), finalBlock(expected ? actWords : actText || null, "(no response)",
+          actual.final_response)]
                : el("p", {class: "muted"}, "(the agent gave no turn)"))));
 }
 
-function finalBlock(content, none) {
+function finalBlock(content, none, response) {
   return el("div", {class: "final"}, el("span", {class: "who"}, "Final response"),
-    el("div", {class: "response pre"}, content || el("span", {class: "muted"}, none)));
+    el("div", {class: "response pre"}, content || el("span", {class: "muted"}, none)), mediaOf(response));
 }
 
 // The steps between the user's message and the final response; tool calls numbered as the marks count them.

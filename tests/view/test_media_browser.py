@@ -1,0 +1,80 @@
+"""A case's image and sound, seen in headless Chromium: in `evalkit view` and in the HTML report.
+
+The run keeps them by hash in `.evalkit/media/` and its result file refers to them by hash;
+the viewer serves them from there, the report holds them as data URLs. The image must
+decode (`naturalWidth > 0`) and the sound load (`duration > 0`); a script in the user's
+text stays text.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import ROOT, run_evalkit
+from tests.media_samples import inline_part, tiny_png, tiny_wav
+from tests.view.conftest import screenshot
+from tests.view.support import HOSTILE, ViewServer
+
+IMAGE, SOUND = tiny_png(64, 48, rgb=(30, 120, 200)), tiny_wav(seconds=0.5)
+SCREENSHOTS = Path(__file__).parent  # overridden by EVALKIT_VIEW_SCREENSHOTS through `screenshot`
+
+
+def media_run(folder: Path) -> dict[str, Any]:
+    """A run of one case whose user shows an image and a sound (and a script, as text) to an echo agent."""
+    case = {"eval_id": "photo", "conversation": [{
+        "user_content": {"role": "user", "parts": [{"text": f"What is in this picture? {HOSTILE}"},
+                                                   inline_part("image/png", IMAGE), inline_part("audio/wav", SOUND)]},
+        "final_response": {"role": "model", "parts": [{"text": "A blue square."}]}}]}
+    (folder / "media.evalset.json").write_text(json.dumps({"eval_set_id": "media", "eval_cases": [case]}))
+    done = run_evalkit("run", "media.evalset.json", "--agent", f"{ROOT}/tests/fixtures/agents_py/agents.py:echo",
+                       "--json", "result.json", "--html", "report.html", "--quiet", cwd=folder,
+                       env={"EVALKIT_RUNS_DIR": str(folder / ".evalkit" / "runs")})
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    return json.loads((folder / "result.json").read_text())
+
+
+def check_media(page: Any) -> None:
+    image, audio = page.locator("figure.medium img").first, page.locator("figure.medium audio").first
+    image.scroll_into_view_if_needed()
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
+    assert image.evaluate("img => [img.naturalWidth, img.naturalHeight]") == [64, 48]
+    page.wait_for_function("a => a.readyState >= 1 && a.duration > 0", arg=audio.element_handle())
+    assert abs(audio.evaluate("a => a.duration") - 0.5) < 0.05
+    assert page.evaluate("window.__pwned") is None
+    assert page.get_by_text(HOSTILE).count() >= 1  # the script as the user wrote it, shown as text
+
+
+def test_the_run_keeps_media_by_hash_and_the_viewer_shows_and_plays_them(page: Any, tmp_path: Path):
+    result = media_run(tmp_path)
+    text = (tmp_path / "result.json").read_text()
+    assert "iVBORw0KGgo" not in text and "UklGR" not in text  # no base64 PNG or WAV in the result file
+    parts = result["cases"][0]["invocations"][0]["actual"]["user_content"]["parts"]
+    blobs = [part["inline_data"] for part in parts[1:]]
+    assert [(b["mime_type"], b["size"]) for b in blobs] == [("image/png", len(IMAGE)), ("audio/wav", len(SOUND))]
+    media = tmp_path / ".evalkit" / "media"
+    assert [(media / b["sha256"]).read_bytes() for b in blobs] == [IMAGE, SOUND]
+    assert sorted(p.name for p in media.iterdir()) == sorted(b["sha256"] for b in blobs)  # each once
+    with ViewServer(cwd=tmp_path) as server:
+        page.goto(server.url)
+        page.locator("table.runs tbody tr").first.locator("td:nth-child(2) a").click()
+        page.get_by_text("media/photo").click()
+        check_media(page)
+        screenshot(page, "media-case")
+        page.screenshot(path=str(tmp_path / "viewer-media.png"), full_page=True)
+        served = page.request.get(f"{server.url.rstrip('/')}/api/media/{blobs[0]['sha256']}?type=image/png")
+        assert (served.status, served.headers["content-type"], served.body()) == (200, "image/png", IMAGE)
+        assert served.headers["x-content-type-options"] == "nosniff"
+        refused = page.request.get(f"{server.url.rstrip('/')}/api/media/{blobs[0]['sha256']}?type=text/html")
+        assert refused.status == 404  # a declared type the viewer does not show is never served
+
+
+def test_the_html_report_holds_the_media_and_plays_them(page: Any, tmp_path: Path):
+    media_run(tmp_path)
+    report = (tmp_path / "report.html").read_text()
+    assert "<script>window.__pwned" not in report
+    page.goto((tmp_path / "report.html").as_uri())
+    page.click("#expand-all")
+    check_media(page)
+    page.screenshot(path=str(tmp_path / "report-media.png"), full_page=True)
