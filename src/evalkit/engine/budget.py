@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from evalkit.loading.plan import Plan
     from evalkit.settings import RunSettings
 
+
 @dataclass(frozen=True)
 class Spend:
     """What model calls cost: their count, tokens, the priced money, and the models without a price."""
