@@ -53,6 +53,7 @@ def test_workers_of_another_evalkit_version_are_exit_2_before_anything_runs(tmp_
             tmp_path, "(MARKS / 'ran').touch()"), "--config", str(CONFIG), "--cluster", address,
             "--json", str(tmp_path / "r.json"))
     assert done.returncode == 2, done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr
     (line,) = done.stderr.splitlines()
     assert line.startswith(f"evalkit: --cluster {address}: worker tcp://127.0.0.1:")
     assert f"runs evalkit 0.0.1.other+{__version__}, this run evalkit {__version__}" in line
