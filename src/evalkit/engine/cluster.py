@@ -246,7 +246,10 @@ def _connected(distributed: Any, address: str) -> Iterator[Client]:
         with dask.config.set(forked):
             cluster = distributed.LocalCluster(n_workers=count, threads_per_worker=LOCAL_THREADS_PER_WORKER,
                                                processes=True, dashboard_address=None,
-                                               silence_logs=logging.CRITICAL)  # evalkit says what failed
+                                               silence_logs=logging.CRITICAL,  # evalkit says what failed
+                                               # no dashboard; the scheduler's own HTTP server (health,
+                                               # metrics) on a free port, never a warning about port 8787
+                                               scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
             try:
                 with distributed.Client(cluster) as client:
                     yield client
