@@ -1,6 +1,6 @@
 """`run --otel`: what the receiver costs per span, and what --otel adds to a scripted run.
 
-    python benchmarks/bench_otel.py [--cases 1000] [--repeats 3]
+    python benchmarks/bench_otel.py [--cases 1000] [--repeats 3] [--before SRC]
 
 1. Receiver: exports of 100 GenAI spans each (recorded by the OpenTelemetry SDK, encoded by
    its own OTLP encoder, as protobuf) POSTed one after another to a run's receiver; each
@@ -11,7 +11,13 @@
    without `--otel` (each a fresh process, the two alternating so that a busy moment of the
    shared machine falls on both; one untimed run of each first, so that both start with
    Python's bytecode caches written). Wall time and CPU time (user + system of the run's
-   process), min and median of `--repeats`.
+   process), min and median of `--repeats`. With `--before SRC` (the `src` folder of another
+   checkout), a third run alternates with them: `--otel` with that evalkit, for a before/after.
+3. Where a turn's time goes, in this process (CPU time per turn, `otel_callable.agent` called
+   directly, 2,000 turns): the agent with the API's no-op tracer (no --otel); the turn under
+   --otel, its spans handed to the run as they end (read by the span readers, matched);
+   its settling (waiting, which ends at once here, and filling the turn in); and, last, the
+   agent with the SDK's provider but nothing taken (what its own spans cost).
 """
 
 from __future__ import annotations
@@ -70,13 +76,64 @@ def receiver_cost() -> float:
     return elapsed / (SPANS_PER_EXPORT * EXPORTS) * 1000
 
 
-def run_seconds(evalset: Path, otel: bool, folder: Path) -> tuple[float, float]:
-    """(wall, CPU) seconds of one `evalkit run`."""
+def turn_breakdown(turns: int = 2000) -> dict[str, float]:
+    """Microseconds of CPU per turn, by part (see the module's docstring, 3.)."""
+    import asyncio
+    import types
+
+    sys.path.insert(0, str(HERE))
+    import otel_callable
+
+    from evalkit.engine.telemetry import RunTelemetry
+    from evalkit.schema.content import Content, Part
+    from evalkit.schema.evalset import Invocation
+    from evalkit.settings import RunSettings
+
+    texts = ("weather in Paris", "and tomorrow?")
+
+    def turn(n: int) -> types.SimpleNamespace:
+        return types.SimpleNamespace(user_text=texts[n % 2], state={})
+
+    def agent_alone() -> float:
+        started = time.process_time()
+        for n in range(turns):
+            otel_callable.agent(turn(n))
+        return (time.process_time() - started) / turns * 1e6
+
+    figures = {"agent, no-op tracer": agent_alone()}
+    telemetry = RunTelemetry(RunSettings(otel=True), "", announce=False).start()
+
+    async def traced() -> tuple[float, float]:
+        in_turn = settling = 0.0
+        for n in range(turns):
+            into: list = []
+            started = time.process_time()
+            with telemetry.turn(types.SimpleNamespace(session_id=f"s{n}"), into) as this:
+                otel_callable.agent(turn(n))
+            telemetry.answered(this)
+            answered = time.process_time()
+            reply = Invocation(invocation_id="i", user_content=Content(role="user", parts=[Part(text=texts[n % 2])]),
+                               final_response=Content(role="model", parts=[Part(text="answer")]))
+            before_settling = time.process_time()
+            await telemetry.settle(into, [reply])
+            settling += time.process_time() - before_settling
+            in_turn += answered - started
+        return in_turn / turns * 1e6, settling / turns * 1e6
+
+    figures["turn under --otel, spans taken"], figures["settling: wait and fill"] = asyncio.run(traced())
+    telemetry.stop()
+    assert telemetry.calls_filled == turns, telemetry.calls_filled
+    figures["agent, SDK provider, nothing taken"] = agent_alone()
+    return figures
+
+
+def run_seconds(evalset: Path, otel: bool, folder: Path, src: str | None = None) -> tuple[float, float]:
+    """(wall, CPU) seconds of one `evalkit run` (with the evalkit of `src` when given)."""
     command = [sys.executable, "-m", "evalkit", "run", str(evalset), "--agent", str(HERE / "otel_callable.py") + ":agent",
                "--json", str(folder / "out.json"), *(["--otel"] if otel else [])]
     # Bytecode caches written (in the scratch folder), as a user's installation has them: without
     # them each run compiles every module it imports, a cost that hides what --otel adds.
-    env = {"PYTHONPATH": str(HERE), "EVALKIT_RUNS_DIR": str(folder / "runs"), "EVALKIT_CACHE_DIR": str(folder / "cache"),
+    env = {"PYTHONPATH": os.pathsep.join([*([src] if src else []), str(HERE)]), "EVALKIT_RUNS_DIR": str(folder / "runs"), "EVALKIT_CACHE_DIR": str(folder / "cache"),
            "PYTHONPYCACHEPREFIX": str(folder / "pycache")}
     environment = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"} | env
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -100,25 +157,36 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cases", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--before", help="the src folder of another checkout: also time its --otel")
     args = parser.parse_args()
+    # First: the global tracer provider is still the API's default (the receiver's run below sets one).
+    print("per turn, CPU: " + "; ".join(f"{part} {us:.0f} us" for part, us in turn_breakdown().items()))
     print(f"receiver: {receiver_cost():.3f} ms per span ({SPANS_PER_EXPORT} spans an export, {EXPORTS} exports)")
+    kinds = {"without --otel": (False, None), "with --otel": (True, None)}
+    if args.before:
+        kinds["with --otel, before"] = (True, args.before)
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         evalset = folder / "bench.evalset.json"
         subprocess.run([sys.executable, str(HERE / "make_evalset.py"), "--cases", str(args.cases), "--out", str(evalset)],
                        check=True)
-        run_seconds(evalset, False, folder), run_seconds(evalset, True, folder)  # untimed: caches written
-        plain, traced = [], []
-        for _ in range(args.repeats):  # interleaved, so a busy moment of the machine falls on both
-            plain.append(run_seconds(evalset, False, folder))
-            traced.append(run_seconds(evalset, True, folder))
+        for otel, src in kinds.values():  # untimed: caches written
+            run_seconds(evalset, otel, folder, src)
+        runs: dict[str, list[tuple[float, float]]] = {kind: [] for kind in kinds}
+        for _ in range(args.repeats):  # interleaved, so a busy moment of the machine falls on each
+            for kind, (otel, src) in kinds.items():
+                runs[kind].append(run_seconds(evalset, otel, folder, src))
     for which, index in (("wall", 0), ("CPU", 1)):
-        p, t = [run[index] for run in plain], [run[index] for run in traced]
-        print(f"{args.cases} cases, {which} time: without --otel min {min(p):.2f} s, median {statistics.median(p):.2f} s; "
-              f"with --otel min {min(t):.2f} s, median {statistics.median(t):.2f} s: "
-              f"{(min(t) - min(p)) / min(p) * 100:+.1f}% on the mins, "
-              f"{(statistics.median(t) - statistics.median(p)) / statistics.median(p) * 100:+.1f}% on the medians")
-        print(f"  runs: {[round(x, 2) for x in p]} / {[round(x, 2) for x in t]}")
+        plain = [run[index] for run in runs["without --otel"]]
+        print(f"{args.cases} cases, {which} time (min, median of {args.repeats}; all runs):")
+        for kind, measured in runs.items():
+            times = [run[index] for run in measured]
+            versus = "" if kind == "without --otel" else (
+                f"  {(min(times) - min(plain)) / min(plain) * 100:+.1f}% on the mins, "
+                f"{(statistics.median(times) - statistics.median(plain)) / statistics.median(plain) * 100:+.1f}% "
+                "on the medians")
+            print(f"  {kind}: {min(times):.2f} s, {statistics.median(times):.2f} s{versus}; "
+                  f"{[round(x, 2) for x in times]}")
 
 
 if __name__ == "__main__":

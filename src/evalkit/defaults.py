@@ -25,6 +25,7 @@ DEFAULT_JUDGE_MAX_ATTEMPTS = 5  # tries per judge call ($EVALKIT_JUDGE_MAX_ATTEM
 DEFAULT_JUDGE_ATTEMPT_TIMEOUT_S = 60.0  # seconds allowed for one judge call ($EVALKIT_JUDGE_TIMEOUT)
 DEFAULT_JUDGE_RETRY_BASE_DELAY_S = 1.0  # the first retry's longest wait ($EVALKIT_JUDGE_RETRY_BASE_DELAY)
 DEFAULT_JUDGE_RETRY_MAX_DELAY_S = 60.0  # the longest wait before any retry ($EVALKIT_JUDGE_RETRY_MAX_DELAY)
+DEFAULT_MEDIA_MAX_MB = 20.0  # the most MiB one image, recording or file in an eval case may hold ($EVALKIT_MEDIA_MAX_MB)
 DEFAULT_CLUSTER_GRACE_S = 10.0  # run --cluster: seconds without any worker before the unfinished cases are errors ($EVALKIT_CLUSTER_GRACE_S)
 DEFAULT_OTEL_WAIT_S = 2.0  # run --otel: seconds to wait for a turn's spans after its answer (--otel-wait)
 DEFAULT_GENERATE_COUNT = 20  # evalkit generate --count: the most cases one generation keeps

@@ -35,11 +35,12 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_adk_server(workdir: Path, environment: dict[str, str | None]) -> AdkServer:
-    """Copy the agents into `workdir`, start the server there, and wait until it answers."""
+def start_adk_server(workdir: Path, environment: dict[str, str | None], agents: tuple[str, ...] = SERVED_AGENTS,
+                     source: Path = FIXTURES / "adk_agents") -> AdkServer:
+    """Copy the agents (folders of `source`) into `workdir`, start the server there, and wait until it answers."""
     agents_dir = workdir / "agents"
-    for name in SERVED_AGENTS:
-        shutil.copytree(FIXTURES / "adk_agents" / name, agents_dir / name)
+    for name in agents:
+        shutil.copytree(source / name, agents_dir / name)
     port = free_port()
     env = environment_with(environment)
     adk = Path(sys.executable).with_name("adk")

@@ -73,6 +73,22 @@ def test_every_interface_protocol_version_and_mode_gives_the_same_turns(servers,
     assert count_call == [("count_to", {"n": 3, "step": 0.5})] and isinstance(count_call[0][1]["n"], int)
 
 
+@pytest.mark.parametrize("name", ["jsonrpc-stream-1.0", "rest-stream-0.3-old-card"])
+def test_media_arrive_as_file_parts_with_their_bytes_type_and_name(servers, name, tmp_path):
+    from tests.media.evalsets import file_part, inline_part, media_case, write_evalset
+    from tests.media.samples import png_bytes, sha256, wav_bytes
+
+    (tmp_path / "receipt.png").write_bytes(png_bytes(padding=20_000))
+    evalset = write_evalset(tmp_path, media_case("media", file_part("receipt.png", "image/png"),
+                                                 inline_part(wav_bytes(), "audio/wav"), text="media"))
+
+    result = run_evals(str(evalset), agent=servers[name].spec)
+
+    [seen] = answers(result)["media"]
+    assert seen.splitlines() == [f"receipt.png image/png {sha256(png_bytes(padding=20_000))}",
+                                 f"part-2 audio/wav {sha256(wav_bytes())}"]
+
+
 def test_the_turns_of_a_case_share_one_context_and_the_first_carries_session_input(default_server, tmp_path):
     evalset = write_set(tmp_path, "who", CASES[2:3])
 

@@ -94,15 +94,18 @@ async def test_header_values_go_only_to_the_agents_own_origin_not_elsewhere_nor_
             return httpx.Response(302, headers={"location": "http://other.example/landing"})
         return httpx.Response(200, json={})
 
-    private = (a2a_wire.origin("http://agent.example:8000/a2a"), ("X-Api-Key", "Authorization"))
+    private = a2a_wire.private_to("http://agent.example:8000/a2a", ("https://named.example",),
+                                  {"X-Api-Key": "", "Authorization": ""})
     transport = GuardedTransport(httpx.MockTransport(answer), private=private)
     headers = {"X-Api-Key": "k-123", "Authorization": "Bearer t-456", "User-Agent": "evalkit"}
     async with httpx.AsyncClient(transport=transport, headers=headers, follow_redirects=True) as client:
         await client.get("http://agent.example:8000/rpc")
         await client.get("http://agent.example:9000/rpc")  # another port: another origin
         await client.get("http://agent.example:8000/moved")
+        await client.get("https://named.example:443/rpc")  # the user named it (--header-origin)
 
-    assert seen["http://agent.example:8000/rpc"]["x-api-key"] == "k-123"
+    for url in ("http://agent.example:8000/rpc", "https://named.example/rpc"):
+        assert seen[url]["x-api-key"] == "k-123" and seen[url]["authorization"] == "Bearer t-456"
     for url in ("http://agent.example:9000/rpc", "http://other.example/landing"):
         assert "x-api-key" not in seen[url] and "authorization" not in seen[url], seen[url]
         assert seen[url]["user-agent"] == "evalkit"

@@ -183,3 +183,35 @@ def test_a_header_value_the_agent_repeats_is_masked_in_every_file(tmp_path):
     assert "I was called with token [redacted]." in (tmp_path / "result.json").read_text()
     assert files_holding(tmp_path, SECRET) == []
     assert SECRET not in done.stdout + done.stderr
+
+
+def test_headers_go_to_another_origin_only_when_the_user_names_it(guarded, tmp_path):
+    """The agent is reached as `localhost`; its card names its interface at `127.0.0.1`, another origin."""
+    server, requests = guarded
+    port = server.url.rsplit(":", 1)[1]
+    evalset = write_set(tmp_path, "elsewhere", WEATHER_CASES[:1])
+    agent = f"a2a:http://localhost:{port}"
+    requests.write_text("")
+
+    kept = invoke_evalkit("run", str(evalset), "--agent", agent, "--header", f"X-Api-Key: {SECRET}", cwd=tmp_path)
+    withheld = [json.loads(line) for line in requests.read_text().splitlines()]
+    requests.write_text("")
+    named = invoke_evalkit("run", str(evalset), "--agent", agent, "--header", f"X-Api-Key: {SECRET}",
+                           "--header-origin", f"http://127.0.0.1:{port}", cwd=tmp_path)
+    sent = [json.loads(line) for line in requests.read_text().splitlines()]
+
+    assert kept.returncode == 3, kept.stderr  # the interface refused the turn that came without the header
+    assert [r["headers"].get("x-api-key") for r in withheld if r["path"] == "/rpc"] == [None]
+    assert {r["headers"].get("x-api-key") for r in withheld if r["path"] != "/rpc"} == {SECRET}  # the card
+    assert named.returncode == 0, named.stderr
+    assert {r["headers"].get("x-api-key") for r in sent} == {SECRET} and any(r["path"] == "/rpc" for r in sent)
+
+
+@pytest.mark.parametrize(("arguments", "said"), [
+    (["--header-origin", "http://127.0.0.1:9"], "only means something with --header 'NAME: VALUE'; add --header"),
+    (["--header", "X-Api-Key: k", "--header-origin", "ftp://host"], "'ftp://host' is not an http(s) origin"),
+])
+def test_a_header_origin_that_cannot_work_is_exit_2(tmp_path, arguments, said):
+    done = invoke_evalkit("run", WEATHER_SET, "--agent", "a2a:http://127.0.0.1:9", *arguments, cwd=tmp_path)
+
+    assert done.returncode == 2 and said in done.stderr, done.stderr

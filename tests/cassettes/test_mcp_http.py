@@ -145,3 +145,55 @@ def test_the_listener_answers_only_requests_that_name_its_own_address(tmp_path):
         rebound = httpx.post(local, json=initialize, headers={**headers, "host": "evil.example"})
     assert own.status_code == 200, own.text
     assert other_port.status_code in (400, 403, 421) and rebound.status_code in (400, 403, 421)
+
+
+DYING = ROOT / "tests" / "fixtures" / "mcp" / "dying_http_server.py"
+
+
+def test_an_upstream_that_dies_mid_call_fails_that_call_and_the_next_clearly_and_large_results_pass(tmp_path):
+    """A real MCP server killed while a call is in flight: that call and the next get an error that says so, the
+    stand-in keeps serving and stops cleanly (exit 0, no traceback), and nothing failed is recorded; a 2 MB result
+    (past the SDK's 1 MB server-sent-event limit) is relayed and recorded whole."""
+    import anyio
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    mark, cassettes = tmp_path / "hanging", tmp_path / "cassettes"
+    upstream = subprocess.Popen([sys.executable, str(DYING), str(mark)], stdout=subprocess.PIPE, text=True, env=ENV)
+    said: dict[str, object] = {}
+
+    async def talk(local: str) -> None:
+        async with streamable_http_client(local) as (read, write, *_), ClientSession(read, write) as session:
+            await session.initialize()
+            said["big"] = (await session.call_tool("big", {"megabytes": 2})).content[0].text
+
+            async def kill_once_it_hangs() -> None:
+                while not mark.exists():
+                    await anyio.sleep(0.02)
+                upstream.kill()
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(kill_once_it_hangs)
+                for tool, args in (("hang", {}), ("echo", {"text": "after"})):
+                    try:
+                        with anyio.fail_after(60):
+                            await session.call_tool(tool, args)
+                    except Exception as error:  # the MCP error the stand-in answered
+                        said[tool] = str(error)
+
+    try:
+        url = upstream.stdout.readline().strip()
+        with stand_in(cassettes, "record", url) as local:
+            anyio.run(talk, local)
+    finally:
+        upstream.kill()
+        upstream.wait()
+
+    assert said["big"] == "x" * 2 * 1024 * 1024
+    assert str(said["hang"]).startswith("evalkit mcp (record): the MCP server stood in for failed before it answered "
+                                        "("), said
+    assert str(said["hang"]).endswith("nothing was recorded for this call: check the server, then call again")
+    assert str(said["echo"]).startswith(f"evalkit mcp (record): the MCP server at {url} did not answer ("), said
+    assert str(said["echo"]).endswith("start it, or check --url; nothing was recorded for this call")
+    recorded = json.loads((cassettes / "mcp" / "127.0.0.1-mcp.mcp.json").read_text())["tool_calls"]
+    assert [(c["tool"], len(c["response"]["content"][0]["text"])) for c in recorded] == [("big", 2 * 1024 * 1024)]

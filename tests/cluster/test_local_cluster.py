@@ -79,6 +79,7 @@ def test_a_killed_worker_s_cases_run_elsewhere_and_each_case_is_counted_once(tmp
 def test_a_bad_cluster_value_is_one_line_and_exit_2(tmp_path, value):
     done = invoke_evalkit("run", str(write_set(tmp_path, 2)), "--agent", f"{AGENTS}:echo", "--cluster", value)
     assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr
     (line,) = done.stderr.splitlines()
     assert line.startswith(f"evalkit: --cluster {value}: expected local, local:N") and "tcp://HOST:PORT" in line
 
@@ -89,6 +90,7 @@ def test_what_cannot_go_with_a_cluster_is_named_before_anything_runs(tmp_path, f
     done = invoke_evalkit("run", str(write_set(tmp_path, 2)), "--agent", f"{AGENTS}:echo", "--cluster", "local:2",
                           *flags, "--json", str(tmp_path / "r.json"))
     assert done.returncode == 2, done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr
     (line,) = done.stderr.splitlines()
     assert line.startswith(f"evalkit: --cluster with {other}: ") and "drop one of the two" in line
     assert not (tmp_path / "r.json").exists()
@@ -104,6 +106,7 @@ def test_an_unreachable_scheduler_is_exit_2_before_anything_runs(tmp_path):
         done = invoke_evalkit("run", str(write_set(tmp_path, 2)), "--agent", f"{AGENTS}:echo", "--cluster",
                               f"tcp://127.0.0.1:{port}", "--json", str(tmp_path / "r.json"))
     assert done.returncode == 2, done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr
     (line,) = done.stderr.splitlines()
     assert line.startswith(f"evalkit: --cluster tcp://127.0.0.1:{port}: no Dask scheduler answered there")
     assert "dask scheduler" in line and not (tmp_path / "r.json").exists()
@@ -114,6 +117,7 @@ def test_without_the_dask_extra_the_message_says_how_to_install_it(tmp_path, mon
     monkeypatch.setitem(sys.modules, "distributed", None)  # what an import sees where the package is not installed
     done = invoke_evalkit("run", str(write_set(tmp_path, 2)), "--agent", f"{AGENTS}:echo", "--cluster", "local:2")
     assert done.returncode == 2, done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr
     (line,) = done.stderr.splitlines()
     assert 'pip install "evalkit-agents[dask]"' in line and line.startswith("evalkit: --cluster needs")
 

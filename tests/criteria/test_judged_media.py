@@ -61,7 +61,9 @@ async def test_a_whole_conversation_prompt_carries_every_turn_s_media_in_order(f
 
 
 async def test_media_that_cannot_be_read_leave_the_criterion_unjudged_naming_the_part(fake_gemini, judge) -> None:
-    broken = Part(inline_data={"mime_type": "image/png", "data": "not base64!"})
+    # Validation refuses such a part (an eval set saying so is exit 2); built unchecked, as a caller's own
+    # objects may be, the judge side still names it rather than judging without it.
+    broken = Part.model_construct(inline_data={"mime_type": "image/png", "data": "not base64!"})
     actual = [media_turn("first?", [], "one"), media_turn("second?", [broken], "two")]
     criterion = make_criterion(FinalResponseMatchV2Criterion, 0.5, judge_model_options={"num_samples": 1})
     [result] = await score_case(context(actual, [media_turn("first?", [], "one"), media_turn("second?", [], "two")],

@@ -46,7 +46,7 @@ from evalkit.agents.worker_pool import snippet
 from evalkit.errors import AgentError, AgentLoadError, AgentOverloaded, AgentTimeout, MissingExtraError
 from evalkit.foundation.overloads import OVERLOAD_STATUSES
 from evalkit.foundation.retry_after import parse_retry_after
-from evalkit.schema.content import Content
+from evalkit.schema.content import Content, media_file_name
 from evalkit.schema.evalset import Invocation
 from evalkit.foundation.trace_context import send_turn_trace, traceparent
 
@@ -78,20 +78,20 @@ def card_urls(url: str) -> list[str]:
     return [urlunsplit((parts.scheme, parts.netloc, base + path, "", "")) for path in CARD_PATHS]
 
 
-def read_card(url: str, headers: dict[str, str]) -> Any:
+def read_card(url: str, headers: dict[str, str], header_origins: tuple[str, ...] = ()) -> Any:
     """The agent's card (the SDK's AgentCard); an AgentLoadError (exit 2) when there is none."""
     import httpx
     from a2a.client.card_resolver import parse_agent_card
     from google.protobuf.json_format import ParseError
 
-    from evalkit.agents.a2a_wire import keep_private, made_readable, origin
+    from evalkit.agents.a2a_wire import keep_private, made_readable, private_to
 
     url = url.strip()
     if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc:
         raise AgentLoadError(url, "expected a2a:http(s)://HOST[:PORT][/PATH], the agent's base URL or its card's URL")
     tried = []
     deadline = time.monotonic() + CARD_DEADLINE_S
-    private = (origin(url), tuple(headers))
+    private = private_to(url, header_origins, headers)
     with httpx.Client(timeout=CONNECT_TIMEOUT_S, headers={"user-agent": "evalkit", **headers},
                       follow_redirects=True, event_hooks={"request": [lambda r: keep_private(r, private)]}) as client:
         for card_url in card_urls(url):
@@ -158,8 +158,9 @@ def auth_hint(status: int, headers: dict[str, str]) -> str:
 
 class A2aAgent(Agent):
     def __init__(self, url: str, card: Any, *, headers: dict[str, str], max_connections: int,
-                 timeout: float | None = None):
+                 timeout: float | None = None, header_origins: tuple[str, ...] = ()):
         self.url = url
+        self.header_origins = header_origins  # `--header-origin`: more origins the headers may go to
         self.card = card
         self.description = f"the A2A agent at {url}"
         self.name = card.name or "agent"  # the author of what the agent says, when its updates name none
@@ -173,10 +174,11 @@ class A2aAgent(Agent):
 
     @classmethod
     def connect(cls, url: str, *, headers: dict[str, str], max_connections: int,
-                timeout: float | None = None) -> A2aAgent:
+                timeout: float | None = None, header_origins: tuple[str, ...] = ()) -> A2aAgent:
         """Read the agent's card before any case runs (exit 2 when it cannot be read)."""
         import_sdk()
-        return cls(url, read_card(url, headers), headers=headers, max_connections=max_connections, timeout=timeout)
+        return cls(url, read_card(url, headers, header_origins), headers=headers, max_connections=max_connections,
+                   timeout=timeout, header_origins=header_origins)
 
     @property
     def streams(self) -> bool:
@@ -188,14 +190,14 @@ class A2aAgent(Agent):
             import httpx
             from a2a.client import ClientConfig, ClientFactory
 
-            from evalkit.agents.a2a_wire import GuardedTransport, origin
+            from evalkit.agents.a2a_wire import GuardedTransport, private_to
 
             read = None if self.timeout is None else self.timeout + BACKSTOP_MARGIN_S
             limits = httpx.Limits(max_connections=self.max_connections, max_keepalive_connections=self.max_connections)
             self._http = httpx.AsyncClient(
                 timeout=httpx.Timeout(read, connect=CONNECT_TIMEOUT_S), limits=limits,
                 transport=GuardedTransport(httpx.AsyncHTTPTransport(limits=limits),
-                                           private=(origin(self.url), tuple(self.headers))),
+                                           private=private_to(self.url, self.header_origins, self.headers)),
                 headers={"user-agent": "evalkit", **self.headers},
                 event_hooks={"request": [send_turn_trace]},  # run --otel: the turn's trace
             )
@@ -270,9 +272,15 @@ class A2aSession(AgentSession):
     def _request(self, user_content: Content, index: int) -> Any:
         from a2a.types import Message, Part, Role, SendMessageRequest
 
-        texts = [p.text for p in user_content.parts or () if p.text]
+        parts = []
+        for position, part in enumerate(user_content.parts or ()):
+            if part.text:
+                parts.append(Part(text=part.text))
+            elif part.inline_data is not None and part.inline_data.data is not None:  # a file part: bytes, type, name
+                parts.append(Part(raw=part.inline_data.data, media_type=part.inline_data.mime_type or "",
+                                  filename=media_file_name(part, position)))
         message = Message(role=Role.ROLE_USER, message_id=str(uuid.uuid4()), context_id=self.context_id,
-                          parts=[Part(text=text) for text in texts] or [Part(text="")])
+                          parts=parts or [Part(text="")])
         if self.task_id:
             message.task_id = self.task_id
         request = SendMessageRequest(message=message)

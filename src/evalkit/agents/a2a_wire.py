@@ -10,9 +10,9 @@ The SDK's client reads its HTTP answers through the httpx transport made here
 - stores a lone UTF-16 surrogate (`"\\ud800"`, valid JSON but no Unicode text) escaped,
   as the six characters `\\ud800`, rather than failing the case;
 - checks that a JSON-RPC answer carries the id of its request;
-- keeps the `--header` values (credentials) to the agent's own origin: a request to any
-  other scheme, host or port (an interface the card names elsewhere, a redirect) goes
-  without them.
+- keeps the `--header` values (credentials) to the agent's own origin and those the user
+  named with `--header-origin`: a request to any other scheme, host or port (an interface
+  the card names elsewhere, a redirect) goes without them.
 It knows the A2A wire formats, JSON-RPC and HTTP+JSON, of 0.3 and 1.0 alike, and no server.
 """
 
@@ -137,19 +137,29 @@ def origin(url: httpx.URL | str) -> tuple[str, str, int | None]:
     return parsed.scheme, parsed.host, parsed.port or {"http": 80, "https": 443}.get(parsed.scheme)
 
 
-def keep_private(request: httpx.Request, private: tuple[tuple[str, str, int | None], tuple[str, ...]] | None) -> None:
-    """Drop the `--header` headers from a request that leaves the agent's origin."""
-    if private is not None and origin(request.url) != private[0]:
+Origin = tuple[str, str, int | None]
+# the origins the `--header` headers may go to, and those headers' names
+Private = tuple[frozenset[Origin], tuple[str, ...]]
+
+
+def private_to(url: str, also: tuple[str, ...], headers: dict[str, str]) -> Private:
+    """The `--header` headers go to the agent's own origin and to those named with `--header-origin`."""
+    return frozenset([origin(url), *map(origin, also)]), tuple(headers)
+
+
+def keep_private(request: httpx.Request, private: Private | None) -> None:
+    """Drop the `--header` headers from a request that leaves the origins they may go to."""
+    if private is not None and origin(request.url) not in private[0]:
         for name in private[1]:
             request.headers.pop(name, None)
 
 
 class GuardedTransport(httpx.AsyncBaseTransport):
     """The network transport, with every answer bounded, checked and made readable (module docstring).
-    `private`: the agent's origin and the names of the headers that go only there."""
+    `private`: the origins the `--header` headers may go to and their names."""
 
     def __init__(self, inner: httpx.AsyncBaseTransport | None = None,
-                 private: tuple[tuple[str, str, int | None], tuple[str, ...]] | None = None):
+                 private: Private | None = None):
         self.inner = inner or httpx.AsyncHTTPTransport()
         self.private = private
 

@@ -198,7 +198,8 @@ class AdkSession(AgentSession):
     async def run_turn(self, user_content: Content, index: int) -> Invocation:
         from google.genai import types
 
-        message = types.Content.model_validate(user_content.model_dump(mode="json", exclude_none=True))
+        # Media as genai parts holding the bytes (a `file_data` part's file read into `inline_data`).
+        message = types.Content.model_validate(user_content.for_model().model_dump(exclude_none=True))
         self.plugin.begin_turn(self.fakes, index)
         started_at = time.time()
         started = time.monotonic()

@@ -169,7 +169,8 @@ class AdkServerSession(AgentSession):
             "appName": server.app,
             "userId": self.spec.user_id,
             "sessionId": self.session_id,
-            "newMessage": user_content.model_dump(mode="json", by_alias=True, exclude_none=True),
+            # Media as `inlineData` with base64 bytes (a `file_data` part's file read into it).
+            "newMessage": user_content.for_model().model_dump(mode="json", by_alias=True, exclude_none=True),
             "streaming": False,
         }
         started_at = time.time()

@@ -57,7 +57,7 @@ def load_a2a(target: str, settings: RunSettings) -> Agent:
     from evalkit.agents.a2a_agent import A2aAgent
 
     return A2aAgent.connect(target, headers=dict(settings.headers), max_connections=settings.most_jobs_in_flight,
-                            timeout=settings.timeout)
+                            timeout=settings.timeout, header_origins=settings.header_origins)
 
 
 def load_adk_folder(target: str, settings: RunSettings) -> Agent:

@@ -18,6 +18,7 @@ from evalkit.agents.turn_protocol import Turn, TurnProtocolAgent
 from evalkit.defaults import DEFAULT_JOBS
 from evalkit.foundation.concurrency import most_in_flight
 from evalkit.errors import AgentError
+from evalkit.schema.content import Content
 
 
 class CallableAgent(TurnProtocolAgent):
@@ -31,6 +32,11 @@ class CallableAgent(TurnProtocolAgent):
         )
         self._max_threads = max_threads
         self._slots: asyncio.Semaphore | None = None
+
+    def content_for_agent(self, content: Content) -> dict[str, Any]:
+        """genai-shaped, in this process: media as `inline_data` holding the bytes themselves (a
+        `file_data` part's file read into it), one kind of data per part as genai allows."""
+        return content.for_model().model_dump(exclude_none=True)
 
     async def send(self, turn: Turn, where: str) -> Any:
         try:

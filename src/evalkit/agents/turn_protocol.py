@@ -196,7 +196,7 @@ class TurnProtocolSession(AgentSession):
             case_id=self.spec.case.eval_id,
             invocation_index=index,
             user_text=content_text(user_content),
-            user_content=user_content.model_dump(exclude_none=True),
+            user_content=self.agent.content_for_agent(user_content),
             state=self.state,
             history=list(self.history),
             tool_mocks=self.fakes.simple_mocks(index),
@@ -242,6 +242,12 @@ class TurnProtocolAgent(Agent):
 
     async def open_session(self, spec: SessionSpec) -> AgentSession:
         return TurnProtocolSession(self, spec)
+
+    def content_for_agent(self, content: Content) -> dict[str, Any]:
+        """The user's message as the turn carries it over a wire (`cmd:`, HTTP): JSON, media as
+        `inline_data` with base64 `data`, a `file_data` part keeping its `file_uri` beside it
+        (docs/media.md)."""
+        return content.model_dump(mode="json", exclude_none=True)
 
     @abstractmethod
     async def send(self, turn: Turn, where: str) -> Any:

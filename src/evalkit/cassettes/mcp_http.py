@@ -55,7 +55,10 @@ async def serve_streamable_http(server: Any, path: str, port: int, on_ready: Cal
     own = [f"127.0.0.1:{bound}", f"localhost:{bound}"]
     security = TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=own,
                                          allowed_origins=[f"http://{host}" for host in own])
-    app = server.streamable_http_app(streamable_http_path=path, host=HOST, transport_security=security)
+    # JSON answers, not server-sent events: a client's SSE reader may stop at 1 MB (the SDK's does), a JSON
+    # body has no such limit, so a large tool result reaches the agent as it came from the server
+    app = server.streamable_http_app(streamable_http_path=path, host=HOST, transport_security=security,
+                                     json_response=True)
     web = StandInServer(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on"))
     on_ready(f"http://{HOST}:{listening.getsockname()[1]}{path}")
     try:

@@ -29,15 +29,14 @@ its stdin:
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
-from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from evalkit.cassettes.mcp_cassette import McpCassette, command_text, mcp_json
+from evalkit.cassettes.mcp_upstream import UpstreamLink, reason
 from evalkit.cassettes.recorded_calls import RecordedCalls
 from evalkit.cassettes.store import missed_in
 from evalkit.errors import UsageError
@@ -48,16 +47,15 @@ UPSTREAM_FAILED = -32603  # JSON-RPC's internal error: the real server failed, i
 # The mcp SDK's codes for a connection that closed and a request that timed out: the transport's
 # failures, not the server's answers, so never recorded (replay would repeat a passing failure).
 TRANSPORT_FAILURES = (-32000, -32001)
-CONNECT_TIMEOUT_S = 30.0  # the real server's start and MCP handshake, when recording
 
 
 class McpStandIn:
     """The stand-in's answers to `tools/list` and `tools/call`, from the cassette or from COMMAND."""
 
-    def __init__(self, cassette: McpCassette, mode: str, upstream: Any = None):
+    def __init__(self, cassette: McpCassette, mode: str, upstream: UpstreamLink | None = None):
         self.cassette = cassette
         self.mode = mode
-        self.upstream = upstream  # an initialised `mcp.ClientSession` of COMMAND (record, auto)
+        self.upstream = upstream  # the real server's session, connected on demand (record, auto)
         if mode == "record":
             cassette.start_recording()
         self.calls = RecordedCalls(cassette.tool_calls)
@@ -67,7 +65,7 @@ class McpStandIn:
             return self.cassette.tools
         if self.upstream is None:
             raise await self._miss("no recorded tools/list answer", caller_port)
-        result = await self.upstream.list_tools()
+        result = await (await self._session()).list_tools()
         self.cassette.tools = mask_secrets_in([mcp_json(tool) for tool in result.tools])
         self.cassette.save()
         return self.cassette.tools or []
@@ -90,24 +88,41 @@ class McpStandIn:
             shown = f"{name}({json.dumps(masked, sort_keys=True, ensure_ascii=False)})"
             raise await self._miss(f"no recorded tools/call matches {shown}: {self.calls.closest(name, masked)}",
                                    caller_port)
+        session = await self._session()
         try:
-            result = await self.upstream.call_tool(name, args)
+            result = await session.call_tool(name, args)
         except MCPError as error:
             if error.code in TRANSPORT_FAILURES:  # the SDK's own words for a dead or silent server
+                self._drop_upstream()
                 raise self._upstream_failed(error) from None
             self._keep({"tool": name, "args": masked, "error": {"code": error.code, "message": error.message}})
             raise
         except Exception as error:  # the connection failed: no answer of the server's, nothing to replay
+            self._drop_upstream()
             raise self._upstream_failed(error) from None
         response = mcp_json(result)
         self._keep({"tool": name, "args": masked, "response": mask_secrets_in(response)})
         return response
 
+    async def _session(self) -> Any:
+        """The real server's session; an MCP error for this call when it cannot be (re)connected."""
+        from mcp import MCPError
+
+        assert self.upstream is not None
+        try:
+            return await self.upstream.session()
+        except UsageError as error:
+            raise MCPError(UPSTREAM_FAILED, f"{error}; nothing was recorded for this call") from None
+
+    def _drop_upstream(self) -> None:
+        if self.upstream is not None:
+            self.upstream.close()  # a dead connection: the next call connects again
+
     def _upstream_failed(self, error: BaseException) -> Exception:
         from mcp import MCPError
 
         return MCPError(UPSTREAM_FAILED, f"evalkit mcp ({self.mode}): the MCP server stood in for failed before it "
-                                         f"answered ({_reason(error)}); nothing was recorded for this call: check "
+                                         f"answered ({reason(error)}); nothing was recorded for this call: check "
                                          "the server, then call again")
 
     def _keep(self, call: dict[str, Any]) -> None:
@@ -149,49 +164,12 @@ class RealServer:
             return "-".join(p for p in (parts.hostname or "", *parts.path.split("/")) if p) or "server"
         return command_text(self.command).replace(" ", "-") or "server"
 
-    async def connect(self, stack: AsyncExitStack, mode: str) -> Any:
-        """An initialised `mcp.ClientSession` of the real server, closed with `stack`."""
-        from mcp import ClientSession, StdioServerParameters, stdio_client
-        from mcp.client.streamable_http import streamable_http_client
-
-        try:
-            # Its own stack first: a server that fails makes the SDK's task groups cancel the
-            # handshake and raise their group on the way out, which is caught here whole.
-            async with AsyncExitStack() as attempt:
-                if self.url is not None:
-                    read, write = await attempt.enter_async_context(streamable_http_client(self.url))
-                else:
-                    parameters = StdioServerParameters(command=self.command[0], args=list(self.command[1:]),
-                                                       env=dict(os.environ))
-                    read, write = await attempt.enter_async_context(stdio_client(parameters))
-                session = await attempt.enter_async_context(ClientSession(read, write))
-                import anyio
-
-                with anyio.fail_after(CONNECT_TIMEOUT_S):
-                    await session.initialize()
-                stack.push_async_exit(attempt.pop_all())
-                return session
-        except Exception as error:
-            if self.url is not None:
-                raise UsageError(f"evalkit mcp ({mode}): the MCP server at {self.shown} did not answer "
-                                 f"({_reason(error)}); start it, or check --url") from None
-            raise UsageError(f"evalkit mcp ({mode}): the MCP server {' '.join(self.command)!r} did not start or "
-                             f"answer ({_reason(error)}); check the command after `--`") from None
-
 
 def _caller_port(context: Any) -> int | None:
     """Over HTTP, the requester's port (its end of the connection); None on stdio."""
     client = getattr(getattr(context, "request", None), "client", None)
     port = getattr(client, "port", None)
     return port if isinstance(port, int) else None
-
-
-def _reason(error: BaseException) -> str:
-    """What went wrong, from inside the SDK's task groups' exception groups."""
-    inner = getattr(error, "exceptions", None)
-    if inner:
-        return _reason(inner[0])
-    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
 
 
 async def serve(folder: Path, mode: str, real: RealServer, name: str, *, port: int = 0,
@@ -220,13 +198,16 @@ def _usage_error_in(error: BaseException) -> UsageError | None:
 
 async def _serve(cassette: McpCassette, mode: str, real: RealServer, port: int,
                  on_ready: Callable[[str], None] | None) -> None:
+    import anyio
     import mcp.types as types
     from mcp import stdio_server
     from mcp.server.lowlevel import Server
 
-    async with AsyncExitStack() as stack:
-        # Opened here, in the task that closes it: the SDK's connections live in task groups.
-        stand_in = McpStandIn(cassette, mode, None if mode == "replay" else await real.connect(stack, mode))
+    async with anyio.create_task_group() as group:
+        upstream = None if mode == "replay" else UpstreamLink(real, mode, group)
+        if upstream is not None:
+            await upstream.session()  # the first connection is checked before serving: exit 2 when it fails
+        stand_in = McpStandIn(cassette, mode, upstream)
 
         async def on_list_tools(context: Any, params: Any) -> types.ListToolsResult:
             listed = await stand_in.list_tools(_caller_port(context))
@@ -241,6 +222,8 @@ async def _serve(cassette: McpCassette, mode: str, real: RealServer, port: int,
             from evalkit.cassettes.mcp_http import serve_streamable_http
 
             await serve_streamable_http(server, urlsplit(real.url).path or "/mcp", port, on_ready or (lambda url: None))
-            return
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        else:
+            async with stdio_server() as (read_stream, write_stream):
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+        if upstream is not None:
+            upstream.close()

@@ -10,6 +10,12 @@ Dask task run by evalkit's engine on a worker; a chunk's cases come back as a
 finishes (progress, reports and the result file as in a local run; the record keeps the
 eval sets' order).
 
+Budgets (`--max-cost`, `--max-tokens`, `--max-model-calls`): each finished chunk sends back
+what it spent, added to the run's ledger; with a budget, the cases go out one at a time per
+worker thread, each with the run's spend so far, and none is sent once the budget is
+reached. So the cases in flight when it is reached, which finish, are at most the
+cluster's worker threads; the cases never sent are `not_evaluated` as in a local run.
+
 Exactly once: a chunk's cases reach the record only with its whole result, so a chunk
 whose worker is lost is run again elsewhere by Dask and counted once. A chunk that kept
 killing its workers (Dask's `KilledWorker`) and the chunks left when no worker has been
@@ -23,13 +29,15 @@ import logging
 import math
 import sys
 import uuid
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from typing import TYPE_CHECKING, Any
 
 from evalkit import __version__
-from evalkit.engine.evaluation import RunProgress, plan_order
-from evalkit.engine.sharding import case_keys
+from evalkit.engine.budget import Ledger
+from evalkit.engine.evaluation import RunProgress, jobs_for, not_started_results, plan_order
+from evalkit.engine.sharding import case_keys, plan_of_cases
 from evalkit.errors import MissingExtraError, SettingError
 from evalkit.foundation.signals import run_has_ended
 from evalkit.results.case_store import CaseStore
@@ -54,6 +62,7 @@ Watcher = Callable[[RunProgress], Any]
 CONNECT_TIMEOUT_S = 5  # an address nobody answers at: say so soon, before anything runs
 CHUNKS_PER_THREAD = 4  # small enough to spread the cases and stream them back, large enough to pay a task
 MOST_CASES_PER_CHUNK = 100
+IN_FLIGHT_PER_THREAD = 2  # chunks sent ahead per worker thread: none idles, and a reached budget stops the rest
 LOCAL_THREADS_PER_WORKER = 2  # two chunks at once per process, one starting as the other's last cases finish
 POLL_S = 0.5  # how often the run looks for workers while it waits for chunks
 
@@ -75,52 +84,94 @@ def run_on_cluster(settings: RunSettings, spec: str, plan: Plan, watch: Watcher 
     distributed = _dask()
     progress = RunProgress(record=RunRecord(store=CaseStore(settings.redaction)), quarantine=quarantine)
     progress.total, progress.record.order = plan.case_count, plan_order(plan)
+    progress.ledger = Ledger.for_run(settings, plan)  # the whole run's budgets: what every chunk spent, added here
     if settings.auto_repeat or settings.repeat > 1:
         progress.repeat, progress.pass_rate, progress.confidence = settings.repeat, settings.pass_rate, settings.confidence
+    if settings.auto_repeat:  # each chunk decides its own cases' runs; the run's result keeps the rule (as --processes)
+        from evalkit.engine.repeats import AutoRepeat
+
+        progress.auto_repeat = AutoRepeat(settings.stopping_rule(), settings.repeat, progress.add)
     outcome = ClusterOutcome(progress)
     if _is_local(address):
         _import_before_forking(plan, spec)
     with _connected(distributed, address) as client:
         _refuse_other_versions(client, address, settings.environment.cluster_grace_s)
-        from evalkit.engine.cluster_worker import ClusterRun, run_chunk
+        from evalkit.engine.cluster_worker import ClusterRun
 
         name = f"evalkit-run-{uuid.uuid4().hex[:12]}"
-        plugin = ClusterRun(name, settings.model_dump_json(), settings.headers, spec)
-        client.register_plugin(plugin, name=name)
+        client.register_plugin(ClusterRun(name, settings.model_dump_json(), settings.headers, spec), name=name)
         try:
             threads = max(1, sum(client.nthreads().values()))
-            chunks = _chunks(case_keys(plan), threads)
-            futures = {client.submit(run_chunk, name, chunk, key=f"{name}-{index}", pure=False): chunk
-                       for index, chunk in enumerate(chunks)}
+            if progress.ledger is None:
+                chunks = _ChunksOut(client, name, _chunks(case_keys(plan), threads), IN_FLIGHT_PER_THREAD * threads)
+            else:  # a case at a time per worker thread, each sent with the run's spend so far (see the module's text)
+                chunks = _ChunksOut(client, name, [[key] for key in case_keys(plan)], threads)
             try:
                 with watch(progress) if watch is not None else nullcontext():
-                    _gather(distributed, client, futures, outcome, lost_chunk, settings.environment.cluster_grace_s)
+                    _gather(distributed, client, chunks, outcome, lost_chunk, settings.environment.cluster_grace_s)
+                if chunks.waiting:  # a budget was reached: the chunks not sent never start
+                    assert progress.ledger is not None
+                    jobs = jobs_for(plan_of_cases(plan, [key for keys in chunks.waiting for key in keys]))
+                    for case in not_started_results(jobs, set(), progress.ledger):
+                        progress.add(case)
             except KeyboardInterrupt as stop:  # Ctrl-C (or SIGTERM): what finished is kept, the rest cancelled
                 outcome.interrupted = stop
-                client.cancel(list(futures))
             finally:
                 run_has_ended()
+                client.cancel(list(chunks.pending))  # however the run ended, no chunk of it is left to run
         finally:
             _unregister(client, name)
     return outcome
 
 
-def _gather(distributed: Any, client: Client, futures: dict[Future, list[CaseKey]], outcome: ClusterOutcome,
-            lost_chunk: LostChunk, grace_s: float) -> None:
+class _ChunksOut:
+    """The chunks of a run: sent a few at a time (at most `most` in flight), while no budget is reached."""
+
+    def __init__(self, client: Client, plugin: str, chunks: list[list[CaseKey]], most: int):
+        self.client, self.plugin, self.most = client, plugin, most
+        self.waiting = deque(chunks)
+        self.sent: dict[Future, list[CaseKey]] = {}
+        self.pending: set[Future] = set()
+
+    def top_up(self, ledger: Ledger | None) -> None:
+        """Send chunks until `most` are in flight; none once the run's budget is reached. Each chunk takes the
+        run's spend so far, so that its worker starts no case once the spend and its own reach the budget."""
+        from evalkit.engine.cluster_worker import run_chunk
+
+        while self.waiting and len(self.pending) < self.most and (ledger is None or ledger.may_start()):
+            keys = self.waiting.popleft()
+            future = self.client.submit(run_chunk, self.plugin, keys, ledger.spend() if ledger is not None else None,
+                                        key=f"{self.plugin}-{len(self.sent)}", pure=False)
+            self.sent[future] = keys
+            self.pending.add(future)
+
+    def unfinished(self) -> list[list[CaseKey]]:
+        """The chunks in flight and those not sent yet, taken off the run (no worker will run them)."""
+        chunks = [self.sent[future] for future in self.pending] + list(self.waiting)
+        self.client.cancel(list(self.pending))
+        self.pending.clear()
+        self.waiting.clear()
+        return chunks
+
+
+def _gather(distributed: Any, client: Client, chunks: _ChunksOut, outcome: ClusterOutcome, lost_chunk: LostChunk,
+            grace_s: float) -> None:
     """Add each chunk's cases to the run as the chunk finishes; chunks no worker can finish become errors."""
     import time
 
-    pending = set(futures)
+    ledger = outcome.progress.ledger
+    chunks.top_up(ledger)
     no_workers_since: float | None = None
-    while pending:
+    while chunks.pending:
         try:  # Dask streams the chunks back as they finish; now and then, the run looks for its workers
-            done, pending = distributed.wait(pending, timeout=POLL_S, return_when="FIRST_COMPLETED")
+            done, chunks.pending = distributed.wait(chunks.pending, timeout=POLL_S, return_when="FIRST_COMPLETED")
         except TimeoutError:
             done = set()
         for future in done:
-            if not _add_chunk(future, futures[future], outcome, lost_chunk):
-                pending.add(future)
-        if not pending or done:
+            if not _add_chunk(future, chunks.sent[future], outcome, lost_chunk):
+                chunks.pending.add(future)
+        chunks.top_up(ledger)
+        if not chunks.pending or done:
             no_workers_since = None
             continue
         if client.nthreads():
@@ -130,10 +181,9 @@ def _gather(distributed: Any, client: Client, futures: dict[Future, list[CaseKey
         elif time.monotonic() - no_workers_since >= grace_s:
             reason = (f"--cluster: every worker was lost before this case finished (none for {grace_s:g} s); "
                       "start workers again and rerun these cases")
-            for future in pending:
-                for case in lost_chunk(futures[future], reason):
+            for keys in chunks.unfinished():
+                for case in lost_chunk(keys, reason):
                     outcome.progress.add(case)
-            client.cancel(list(pending))
             return
 
 
@@ -143,7 +193,9 @@ def _add_chunk(future: Future, keys: list[CaseKey], outcome: ClusterOutcome, los
     from distributed.scheduler import KilledWorker
 
     if future.status == "finished":
-        lines, inventory = future.result()
+        lines, inventory, spent = future.result()
+        if spent is not None and outcome.progress.ledger is not None:
+            outcome.progress.ledger.add(spent)
         header, cases = parse_shard_lines(lines)
         outcome.headers.append(header)
         for case in cases:
@@ -193,7 +245,8 @@ def _connected(distributed: Any, address: str) -> Iterator[Client]:
         forked = {"distributed.worker.multiprocessing-method": "fork"} if sys.platform == "linux" else {}
         with dask.config.set(forked):
             cluster = distributed.LocalCluster(n_workers=count, threads_per_worker=LOCAL_THREADS_PER_WORKER,
-                                               processes=True, dashboard_address=None, silence_logs=logging.ERROR)
+                                               processes=True, dashboard_address=None,
+                                               silence_logs=logging.CRITICAL)  # evalkit says what failed
             try:
                 with distributed.Client(cluster) as client:
                     yield client

@@ -23,6 +23,7 @@ from distributed import WorkerPlugin, get_worker
 
 from evalkit import __version__
 from evalkit.agents.base import Agent, AgentSession, SessionSpec
+from evalkit.engine.budget import Ledger, Spend
 from evalkit.engine.evaluation import RunProgress, evaluate
 from evalkit.engine.loop_load import BusyMeter
 from evalkit.engine.sharding import plan_of_cases
@@ -36,6 +37,8 @@ from evalkit.schema.coverage import Inventory
 from evalkit.settings import RunSettings
 
 CaseKey = tuple[str, str]  # (eval_set_id, eval_id)
+# A chunk's cases as shard lines, the agent's inventory (None: unknown), what the chunk spent (None: no budget)
+ChunkResult = tuple[str, Inventory | None, Spend | None]
 
 
 def evalkit_version() -> str:
@@ -58,12 +61,12 @@ class ClusterRun(WorkerPlugin):
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(**state)  # type: ignore[misc]  # rebuilt from its data on the worker
 
-    def run_chunk(self, keys: list[CaseKey]) -> tuple[str, Inventory | None]:
+    def run_chunk(self, keys: list[CaseKey], spent: Spend | None) -> ChunkResult:
         with self._ready:  # the first chunk builds the state; chunks arriving meanwhile wait for it
             if self._state is None:
                 settings = RunSettings.model_validate_json(self.settings_json)
                 self._state = _WorkerState(settings.model_copy(update={"headers": self.headers}), self.spec)
-        return self._state.run(keys)
+        return self._state.run(keys, spent)
 
     def teardown(self, worker: Any) -> None:
         if self._state is not None:
@@ -71,11 +74,12 @@ class ClusterRun(WorkerPlugin):
             self._state = None
 
 
-def run_chunk(plugin_name: str, keys: list[CaseKey]) -> tuple[str, Inventory | None]:
-    """The task the run submits for each chunk: its cases run by this worker's `ClusterRun`."""
+def run_chunk(plugin_name: str, keys: list[CaseKey], spent: Spend | None) -> ChunkResult:
+    """The task the run submits for each chunk: its cases run by this worker's `ClusterRun`; `spent` is what the
+    run had spent when it sent the chunk (None: the run has no budget)."""
     plugin = get_worker().plugins[plugin_name]
     assert isinstance(plugin, ClusterRun)
-    return plugin.run_chunk(keys)
+    return plugin.run_chunk(keys, spent)
 
 
 class _WorkerState:
@@ -97,9 +101,12 @@ class _WorkerState:
             self.loop.close()
             raise
 
-    def run(self, keys: list[CaseKey]) -> tuple[str, Inventory | None]:
-        """The chunk's cases run here: its shard lines, and the agent's inventory (None: unknown)."""
+    def run(self, keys: list[CaseKey], spent: Spend | None) -> ChunkResult:
+        """The chunk's cases run here: its shard lines, the agent's inventory, and what they spent."""
         progress = RunProgress(record=RunRecord(store=CaseStore(self.settings.redaction)))
+        ledger = progress.ledger = Ledger.for_run(self.settings, self.plan) if spent is not None else None
+        if ledger is not None and spent is not None:  # the whole run's budgets, against its spend so far and this chunk's
+            ledger.add(spent)
         chunk = plan_of_cases(self.plan, keys)
         self.agent.check_cases(keys)
         try:
@@ -108,7 +115,7 @@ class _WorkerState:
             lines = "".join(shard_line_pieces(progress.result(full=False), progress.record.full_cases()))
         finally:
             progress.store.close()
-        return lines, progress.inventory
+        return lines, progress.inventory, ledger.spend() - spent if ledger is not None and spent is not None else None
 
     def close(self) -> None:
         try:

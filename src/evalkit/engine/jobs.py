@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from evalkit.criteria.base import Criterion
-from evalkit.loading.packed import PackedCase, PlannedCase
+from evalkit.loading.media_parts import resolve_media
+from evalkit.loading.packed import PackedCase, PlannedCase, unpacked
 
 
 @dataclass(slots=True)  # one per case, all made at the start of a run: no __dict__ each
@@ -18,5 +20,10 @@ class CaseJob:
     run_index: int = 0  # which of the `--repeat` runs this is
 
     def unpacked(self) -> CaseJob:
-        """This job with its case whole: what the runner works on, for as long as the case runs."""
-        return replace(self, case=self.case.unpack()) if isinstance(self.case, PackedCase) else self
+        """This job with its case whole, its media files read into bytes (loading/media_parts.py):
+        what the runner works on, for as long as the case runs."""
+        folder = Path(self.source_file).parent if self.source_file else Path.cwd()
+        if not isinstance(self.case, PackedCase):
+            resolve_media(self.case, folder)  # a case built in code: read in place, once
+            return self
+        return replace(self, case=resolve_media(unpacked(self.case), folder))

@@ -131,6 +131,7 @@ def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_fi
                allow_empty: bool = False) -> Plan:
     """The plan for PATHs; `allow_empty` (for `validate`) accepts eval sets that hold no case."""
     from evalkit.loading.case_checks import case_problems, not_evaluated_reasons
+    from evalkit.loading.media_parts import media_problems
     from evalkit.simulation.config import simulator_config_problems
 
     if not paths:
@@ -178,6 +179,7 @@ def build_plan(paths: list[str], *, case_ids: list[str] | None = None, config_fi
         scenarios = []
         for batch in _unpacked_batches(cases):
             problems += case_problems(batch, criteria, file, config_path)
+            problems += [problem for case in batch for problem in media_problems(case, file.parent, str(file))]
             scenarios += [case for case in batch if case.is_scenario]
         problems += simulator_config_problems(config.user_simulator_config, scenarios, file, config_path)
         plan.sets.append(PlannedSet(file, evalset, config, config_path, criteria, cases,

@@ -50,11 +50,12 @@ class MediaNotReadable(EvalkitError):
 
 def inline_media(part: Part, where: str = "a part") -> MediaPart | None:
     """The part's media as a MediaPart; None when it holds none; MediaNotReadable (naming `where`) if unreadable."""
+    if part.file_data is not None and (part.inline_data is None or _field(part.inline_data, "data") is None):
+        # A loaded case's file_data part holds its file's bytes in inline_data (loading/media_parts.py).
+        uri = _field(part.file_data, "file_uri", "fileUri")
+        raise MediaNotReadable(f"{where}: the file_data part {uri!r} is not held in the turn; give it as inline_data")
     blob = part.inline_data
     if blob is None:
-        if part.file_data is not None:  # a file the run did not read into the turn (a case's are read as it runs)
-            uri = _field(part.file_data, "file_uri", "fileUri")
-            raise MediaNotReadable(f"{where}: the file_data part {uri!r} is not held in the turn; give it as inline_data")
         return None
     mime_type = _field(blob, "mime_type", "mimeType")
     if not isinstance(mime_type, str) or "/" not in mime_type:

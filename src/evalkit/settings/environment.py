@@ -49,6 +49,7 @@ class Environment(BaseModel):
                                           alias="EVALKIT_JUDGE_RETRY_BASE_DELAY")
     judge_retry_max_delay: float = Field(default=defaults.DEFAULT_JUDGE_RETRY_MAX_DELAY_S, ge=0,
                                          alias="EVALKIT_JUDGE_RETRY_MAX_DELAY")
+    media_max_mb: float = Field(default=defaults.DEFAULT_MEDIA_MAX_MB, gt=0, alias="EVALKIT_MEDIA_MAX_MB")
     # Where the judges (and the user simulator) call when not where the agent's variables say;
     # `run --cassettes` fills in the real servers for the run (CassetteRun.judges_environment).
     judge_gemini_base_url: str | None = Field(default=None, alias="EVALKIT_JUDGE_GEMINI_BASE_URL")
@@ -77,6 +78,11 @@ class Environment(BaseModel):
             raise UsageError(f"{variable}={given[variable]}: {_ENVIRONMENT_REASONS[name]}") from None
 
     @classmethod
+    def variable(cls, name: str) -> str:
+        """The variable behind field `name`, for a message that tells a user which one to set."""
+        return str(cls.model_fields[name].alias)
+
+    @classmethod
     def variables(cls, prefix: str = "") -> tuple[str, ...]:
         """The variables' names (those of the fields starting with `prefix`), for code that clears them."""
         return tuple(field.alias for name, field in cls.model_fields.items() if field.alias and name.startswith(prefix))
@@ -90,6 +96,7 @@ _ENVIRONMENT_REASONS = {
     "judge_timeout": "expected a positive number of seconds per judge call",
     "judge_retry_base_delay": "expected a number of seconds, 0 or more",
     "judge_retry_max_delay": "expected a number of seconds, 0 or more",
+    "media_max_mb": "expected the most MiB one media part may hold, a number above 0, such as 20",
     "cluster_grace_s": "expected a positive number of seconds",
 }
 

@@ -22,7 +22,7 @@ from evalkit.foundation.concurrency import most_in_flight
 from evalkit.foundation.redaction import Redaction
 from evalkit.settings.declaration import Needs, Setting, reason_for, settings_of
 from evalkit.settings.environment import Environment, take_worker_headers, worker_headers_environment
-from evalkit.settings.values import Cluster, Concurrency, Headers, Processes, parse_headers, parse_processes
+from evalkit.settings.values import Cluster, Concurrency, Headers, Origins, Processes, parse_headers, parse_processes
 
 if TYPE_CHECKING:
     from evalkit.stats.sequential import StoppingRule
@@ -55,6 +55,12 @@ class RunSettings(BaseModel):
         "--header`; repeatable; on the command line only, so no file holds it)")] = Field(
         # Never serialized (a `--processes` worker gets them in its environment: engine/processes.py) nor shown.
         default=(), exclude=True, repr=False)
+    header_origins: Annotated[Origins, Setting(
+        "--header-origin", "Also send the --header headers to this origin (scheme://host[:port]) of an a2a: agent, "
+        "such as an interface its card names on another host or port; by default they go only to the agent's own "
+        "(repeatable)", "URL", repeatable=True, needs=Needs("headers", "{headers} 'NAME: VALUE'", "add {headers}"),
+        in_pytest=True, pytest_help="An origin the --header headers may also go to (as `evalkit run "
+        "--header-origin`; repeatable)")] = ()
 
     # How: concurrency, limits, repeats.
     jobs: Annotated[Concurrency, Setting(

@@ -109,6 +109,22 @@ def _split_header(text: str) -> tuple[str, str]:
     return name.strip(), value
 
 
+def parse_origins(value: object) -> tuple[str, ...]:
+    """`header_origins`: URLs (`--header-origin`, repeatable) kept as their origins, `scheme://host[:port]`."""
+    from urllib.parse import urlsplit
+
+    given = [value] if isinstance(value, str) else list(value or ())  # type: ignore[call-overload]
+    origins = []
+    for each in given:
+        parts = urlsplit(str(each).strip())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"{str(each)[:80]!r} is not an http(s) origin; write it as scheme://host[:port], "
+                             "such as https://agent.example.com:8443")
+        origins.append(f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}")
+    return tuple(origins)
+
+
 Headers = Annotated[tuple[tuple[str, str], ...], BeforeValidator(parse_headers)]
+Origins = Annotated[tuple[str, ...], BeforeValidator(parse_origins)]
 Reports = Annotated[tuple[tuple[str, str], ...], BeforeValidator(parse_reports)]
 

@@ -37,6 +37,8 @@ class OtlpReceiver:
         self.refused: dict[int, int] = {}  # HTTP status → exports refused with it
         self.last_refusal = ""
         self._server: Any = None
+        self._stopping = asyncio.Event()  # set on the receiver's loop, from `stop`
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
 
     @property
@@ -50,18 +52,26 @@ class OtlpReceiver:
     def start(self) -> OtlpReceiver:
         import uvicorn
 
+        receiver = self
+
         class QuietServer(uvicorn.Server):
             def install_signal_handlers(self) -> None:  # the run's thread handles Ctrl-C, not this one
                 pass
 
+            async def main_loop(self) -> None:
+                # Until `stop`, at once: uvicorn's own loop looks for the end every tenth of a second,
+                # which every run with --otel waited up to that long for at its end.
+                await self.on_tick(0)
+                await receiver._stopping.wait()
+
         # log_config=None: uvicorn's default logging config would reset the logging of the process
         # the run lives in (an API caller's, a pytest session's), closing the handlers it holds.
         self._server = QuietServer(uvicorn.Config(self.app, interface="asgi3", log_level="error", access_log=False, lifespan="off",
-                                                  timeout_graceful_shutdown=1, log_config=None))
+                                                  timeout_graceful_shutdown=1, log_config=None, date_header=False))
         ready = threading.Event()
 
         def serve() -> None:
-            loop = asyncio.new_event_loop()
+            loop = self._loop = asyncio.new_event_loop()
             loop.call_soon(ready.set)
             try:
                 loop.run_until_complete(self._server.serve(sockets=[self.socket]))
@@ -76,6 +86,11 @@ class OtlpReceiver:
     def stop(self) -> None:
         if self._server is not None:
             self._server.should_exit = True
+        if self._loop is not None and not self._loop.is_closed():
+            try:
+                self._loop.call_soon_threadsafe(self._stopping.set)
+            except RuntimeError:  # closed meanwhile: the server has ended
+                pass
         if self._thread is not None:
             self._thread.join(5)
         self.socket.close()
