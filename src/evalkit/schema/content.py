@@ -36,6 +36,16 @@ class FunctionResponse(StrictModel):
     parts: Any = None
 
 
+def decode_base64(text: str) -> bytes | None:
+    """Base64 in either alphabet (URL-safe from google-genai's dumps, standard from most writers),
+    padded or not, line breaks allowed; None when it is not base64. The one reading of media bytes."""
+    cleaned = "".join(text.split()).replace("-", "+").replace("_", "/")
+    try:
+        return base64.b64decode(cleaned + "=" * (-len(cleaned) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
 class Blob(StrictModel):
     """Bytes with their MIME type (genai's `Blob`): an image, a recording, a document.
 
@@ -56,14 +66,10 @@ class Blob(StrictModel):
     def _decoded(cls, value: Any) -> Any:
         if not isinstance(value, str):
             return value
-        try:
-            text = value.strip()
-            padded = text + "=" * (-len(text) % 4)
-            if "-" in text or "_" in text:
-                return base64.urlsafe_b64decode(padded)
-            return base64.b64decode(padded, validate=True)
-        except (binascii.Error, ValueError):
-            raise ValueError("expected base64 data (the bytes of the file, base64-encoded)") from None
+        data = decode_base64(value)
+        if data is None:
+            raise ValueError("expected base64 data (the bytes of the file, base64-encoded)")
+        return data
 
     @field_serializer("data", when_used="json-unless-none")
     def _encoded(self, data: bytes) -> str:
