@@ -201,6 +201,10 @@ def test_a_config_max_cost_without_prices_names_the_config(fake, tmp_path):
     assert done.returncode == 2 and result is None
     assert done.stderr.startswith(f"evalkit: {config}: max_cost: no prices to count the cost with"), done.stderr
 
+    checked = invoke_evalkit("validate", str(config), cwd=tmp_path)  # found before any run, too
+    assert checked.returncode == 2
+    assert f"{config}: max_cost: no prices to count the cost with" in checked.stderr, checked.stderr
+
 
 def test_repeat_auto_stops_its_rounds_at_the_budget(fake, tmp_path):
     evalset, config = write_run(tmp_path, 2)
@@ -290,3 +294,28 @@ def test_the_pytest_plugins_budget_bounds_the_whole_session(pytester):
         "*evalkit budget*",
         "evalkit: budget --max-model-calls 2 reached: 2 model calls, 30 tokens spent; 3 cases not started"])
     assert outcome.stdout.str().count("not started: --max-model-calls 2 reached") >= 3
+
+
+def test_an_adk_agents_replayed_model_calls_count_with_their_recorded_usage(tmp_path, monkeypatch):
+    # The demo ADK agent through ADK's Runner, its model calls answered from the recorded
+    # cassettes: the usage the recordings hold is what the budget counts (9 + 13 and 9 + 9
+    # tokens for the first case's two calls).
+    pytest.importorskip("google.adk")
+    from evalkit.testing.fake_gemini import FOREIGN_ENVIRONMENT
+    from tests.conftest import ROOT
+
+    for name in (*FOREIGN_ENVIRONMENT, "GOOGLE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    out = tmp_path / "result.json"
+
+    done = invoke_evalkit("run", str(ROOT / "evalsets" / "llm_weather"), "--cassettes",
+                          str(ROOT / "evalsets" / "cassettes"), "--jobs", "1", "--max-tokens", "30", "--json", str(out),
+                          cwd=tmp_path)
+
+    assert done.returncode == 1, done.stderr
+    result = json.loads(out.read_text())
+    first = result["cases"][0]
+    assert (first["eval_id"], first["status"]) == ("paris_today", "passed")
+    assert not_started(result) == ["not started: --max-tokens 30 reached"] * 3
+    assert "evalkit: budget --max-tokens 30 reached: 2 model calls, 40 tokens spent; 3 cases not started" \
+        in done.stderr.splitlines()

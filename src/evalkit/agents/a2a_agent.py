@@ -368,4 +368,4 @@ def _turn_error(error: Exception, where: str, url: str, headers: dict[str, str])
 
 
 def _state_word(state: str | None) -> str:
-    return "none" if state is None else state.removeprefix("TASK_STATE_").lower().replace("_", "-")
+    return "none" if not state else state.removeprefix("TASK_STATE_").lower().replace("_", "-")

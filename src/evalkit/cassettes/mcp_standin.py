@@ -218,12 +218,15 @@ async def _serve(cassette: McpCassette, mode: str, real: RealServer, port: int,
             return types.CallToolResult.model_validate(answer)
 
         server: Server[Any] = Server("evalkit-mcp", on_list_tools=on_list_tools, on_call_tool=on_call_tool)
-        if real.url is not None:
-            from evalkit.cassettes.mcp_http import serve_streamable_http
+        try:
+            if real.url is not None:
+                from evalkit.cassettes.mcp_http import serve_streamable_http
 
-            await serve_streamable_http(server, urlsplit(real.url).path or "/mcp", port, on_ready or (lambda url: None))
-        else:
-            async with stdio_server() as (read_stream, write_stream):
-                await server.run(read_stream, write_stream, server.create_initialization_options())
-        if upstream is not None:
-            upstream.close()
+                await serve_streamable_http(server, urlsplit(real.url).path or "/mcp", port,
+                                            on_ready or (lambda url: None))
+            else:
+                async with stdio_server() as (read_stream, write_stream):
+                    await server.run(read_stream, write_stream, server.create_initialization_options())
+        finally:
+            if upstream is not None:
+                upstream.close()  # its task ends, and with it the task group

@@ -58,8 +58,6 @@ class UpstreamLink:
 
     async def _hold(self, *, task_status: Any) -> None:
         """Open the connection, hand its session over, and keep it until closed or until it fails."""
-        import anyio
-
         started = False
         try:
             async with AsyncExitStack() as stack:
@@ -69,10 +67,6 @@ class UpstreamLink:
                 await self._close.wait()
         except Exception as error:  # the connection failed: it alone ends (the SDK's groups wrap the cause)
             self.failed = error
-        except anyio.get_cancelled_exc_class():
-            if not started:
-                raise
-            self.failed = ConnectionError("the connection was cancelled")  # the connection's own scope ended
         finally:
             self._session = None
             if not started:

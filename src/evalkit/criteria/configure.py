@@ -18,6 +18,7 @@ from evalkit.criteria.base import Criterion
 from evalkit.errors import InputError, Problem
 from evalkit.foundation.suggestions import did_you_mean
 from evalkit.schema.problems import known_keys, problems_from
+from evalkit.schema.budget_use import NO_PRICES
 from evalkit.schema.config import EvalConfig
 
 
@@ -73,6 +74,8 @@ def configure_criteria(config: EvalConfig, file: str) -> list[Criterion]:
         if name not in config.criteria:
             problems.append(Problem(file, f"custom_metrics.{name}",
                                     "defined but not listed in 'criteria', so it would never run"))
+    if config.max_cost is not None and "cost_v1" not in config.criteria:  # the run's budget needs its prices
+        problems.append(Problem(file, "max_cost", NO_PRICES))
     if problems:
         raise InputError(problems)
     # ADK always appends the informational metrics, after the configured ones (a

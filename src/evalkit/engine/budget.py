@@ -39,18 +39,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evalkit.criteria.extended.cost import PER_TOKENS, CostCriterion, Price, price_for
-from evalkit.errors import InputError, Problem, SettingError
-from evalkit.schema.budget_use import LIMIT_FLAGS, BudgetUse
+from evalkit.errors import SettingError
+from evalkit.schema.budget_use import LIMIT_FLAGS, NO_PRICES, BudgetUse
 from evalkit.schema.evalset import Invocation, InvocationEvents
 from evalkit.schema.views import usage_tokens
 
 if TYPE_CHECKING:
     from evalkit.loading.plan import Plan
     from evalkit.settings import RunSettings
-
-NO_PRICES = ("no prices to count the cost with; add cost_v1 with its prices to the config's criteria, such as "
-             '"cost_v1": {"prices": {"gemini-2.5-flash": {"input": 0.30, "output": 2.50}}} (US dollars per million '
-             "tokens; docs/criteria.md, \"Run budgets\")")
 
 
 @dataclass(frozen=True)
@@ -230,7 +226,8 @@ def prices_of(plan: Plan) -> dict[str, Price] | None:
 
 def check_budget(settings: RunSettings, plan: Plan) -> Budget | None:
     """The run's budget (None: none given). `max_cost` without prices is refused before the run (exit 2),
-    named as the setting or as the config's key that gave it."""
+    named as the setting (a config's `max_cost` without its own prices is refused as the config is read:
+    criteria/configure.py)."""
     limits = {}
     for name in LIMIT_FLAGS:
         given = getattr(settings, name)
@@ -240,9 +237,6 @@ def check_budget(settings: RunSettings, plan: Plan) -> Budget | None:
     budget = Budget(**limits)
     if budget == Budget():
         return None
-    if budget.max_cost is not None and prices_of(plan) is None:
-        if settings.max_cost is not None:
-            raise SettingError("max_cost", settings.max_cost, NO_PRICES)
-        config = next(planned for planned in plan.sets if planned.config.max_cost is not None)
-        raise InputError(Problem(str(config.config_file or config.file), "max_cost", NO_PRICES))
+    if settings.max_cost is not None and prices_of(plan) is None:
+        raise SettingError("max_cost", settings.max_cost, NO_PRICES)
     return budget

@@ -14,6 +14,11 @@ from pydantic import Field
 
 from evalkit.schema.result_model import ResultModel
 
+# Why `--max-cost` (or a config's `max_cost`) cannot be counted, and what to add.
+NO_PRICES = ("no prices to count the cost with; add cost_v1 with its prices to the config's criteria, such as "
+             '"cost_v1": {"prices": {"gemini-2.5-flash": {"input": 0.30, "output": 2.50}}} (US dollars per million '
+             'tokens; docs/criteria.md, "Run budgets")')
+
 # Each limit's field and the flag that gives it, in the order a reached one is named.
 LIMIT_FLAGS = {"max_cost": "--max-cost", "max_tokens": "--max-tokens", "max_model_calls": "--max-model-calls"}
 
