@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from evalkit.cassettes.media_refs import media_folder, with_blobs, without_blobs
 from evalkit.errors import UsageError
 from evalkit.foundation.documents import read_json
 from evalkit.foundation.redaction import mask_secrets
@@ -87,7 +88,9 @@ class Cassette:
     def save(self) -> None:
         data = {"evalkit_cassette": FORMAT_VERSION, "eval_set_id": self.eval_set_id,
                 "eval_id": self.eval_id, "run": self.run,
-                "exchanges": [e.to_dict() for e in self.exchanges if e.response is not None]}
+                # media by content hash in DIR/media/ (cassettes/media_refs.py), not as base64 in the file
+                "exchanges": [without_blobs(e.to_dict(), media_folder(self.path.parent.parent))
+                              for e in self.exchanges if e.response is not None]}
         if self.tool_calls is not None:
             data["tool_calls"] = self.tool_calls
         if self.tool_listings:
@@ -137,7 +140,7 @@ def load_cassette(folder: Path, eval_set_id: str, eval_id: str, run: int = 1) ->
         data = _read(path)
 
         def parse() -> None:
-            cassette.exchanges = _exchanges(data)
+            cassette.exchanges = _exchanges(with_blobs(data, media_folder(folder)))
             if "tool_calls" in data:
                 cassette.tool_calls = records(data, "tool_calls", ("tool", "args"))
                 for index, call in enumerate(cassette.tool_calls):
@@ -154,7 +157,7 @@ def load_cassette(folder: Path, eval_set_id: str, eval_id: str, run: int = 1) ->
 
 def read_exchanges(path: Path) -> list[Exchange]:
     data = _read(path)
-    return _parsed(path, lambda: _exchanges(data))
+    return _parsed(path, lambda: _exchanges(with_blobs(data, media_folder(path.parent.parent))))
 
 
 def _exchanges(data: dict[str, Any]) -> list[Exchange]:

@@ -26,6 +26,11 @@ _MIB = 1024 * 1024
 
 
 @dataclass(frozen=True)
+class MediaProblem(Problem):
+    """A problem with a media part (an importer writes such a case and says what to fetch before running it)."""
+
+
+@dataclass(frozen=True)
 class MediaPart:
     """A media part of a case's user message, and where it is (`turn 1, user_content.parts[2]`)."""
 
@@ -59,7 +64,7 @@ def media_problems(case: EvalCase, folder: Path, file: str, limit_bytes: int | N
         if limit_bytes is None:
             limit_bytes = media_limit_bytes()
         where = f"eval case {case.eval_id!r}, {found.where}"
-        problems += [Problem(file, where, message) for message in _part_problems(found.part, folder, limit_bytes)]
+        problems += [MediaProblem(file, where, message) for message in _part_problems(found.part, folder, limit_bytes)]
     return problems
 
 

@@ -8,11 +8,11 @@ Unknown keys are rejected, as google-genai rejects them.
 from __future__ import annotations
 
 import base64
-import binascii
 from typing import Any
 
 from pydantic import Field, field_serializer, field_validator
 
+from evalkit.media.encoding import decode_base64
 from evalkit.schema.base import StrictModel
 
 
@@ -34,16 +34,6 @@ class FunctionResponse(StrictModel):
     will_continue: bool | None = None
     scheduling: Any = None
     parts: Any = None
-
-
-def decode_base64(text: str) -> bytes | None:
-    """Base64 in either alphabet (URL-safe from google-genai's dumps, standard from most writers),
-    padded or not, line breaks allowed; None when it is not base64. The one reading of media bytes."""
-    cleaned = "".join(text.split()).replace("-", "+").replace("_", "/")
-    try:
-        return base64.b64decode(cleaned + "=" * (-len(cleaned) % 4), validate=True)
-    except (binascii.Error, ValueError):
-        return None
 
 
 class Blob(StrictModel):

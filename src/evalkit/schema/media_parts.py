@@ -19,7 +19,8 @@ from typing import Any
 
 from evalkit.errors import EvalkitError, ExitCode
 from evalkit.media.digest import content_hash
-from evalkit.schema.content import Content, Part, decode_base64
+from evalkit.media.encoding import decode_base64
+from evalkit.schema.content import Content, Part
 from evalkit.schema.evalset import Invocation
 
 

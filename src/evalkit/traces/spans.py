@@ -56,6 +56,7 @@ class SlimSpan:
     operation: str | None = None
     captured: bool = True  # False: the span is one whose content is opt-in, and it was not recorded
     user_texts: list[str] | None = None  # the last user message's texts (agent and model spans)
+    user_media: list[dict[str, Any]] = field(default_factory=list)  # that message's media, genai parts
     output: list[dict[str, Any]] = field(default_factory=list)  # genai parts: text and function_call
     responses: list[dict[str, Any]] = field(default_factory=list)  # tool results a model call was sent
     prior: str | None = None  # hash of the conversation before the user's last message (model input)

@@ -83,7 +83,8 @@ def build_turn(units: list[SlimSpan], group: list[SlimSpan], chains: dict[str, C
         turn.crashed = failed.error or "the agent's span ended in error"
         return turn
     invocation_id = root.invocation_id or next((s.invocation_id for s in group if s.invocation_id), None)
-    turn.draft = {"events": [event.__dict__ for event in events], "user_texts": user_texts,
+    media = root.user_media or (first_model.user_media if first_model else [])
+    turn.draft = {"events": [event.__dict__ for event in events], "user_texts": user_texts, "user_media": media,
                   "invocation_id": invocation_id or "", "fallback_id": invocation_id or root.span_id,
                   "started_at": round(root.start_ns / 1e9, 6)}
     return turn
@@ -181,7 +182,8 @@ def invocation_of(draft: dict[str, Any]) -> dict[str, Any]:
         if event["responses"]:
             adk_events.append(AdkEvent.model_validate({"author": event["author"], "invocation_id": draft["invocation_id"],
                                                        "content": {"role": "user", "parts": event["responses"]}}))
-    user_content = Content(role="user", parts=[Part(text=text) for text in draft["user_texts"]])
+    user_content = Content(role="user", parts=[*(Part(text=text) for text in draft["user_texts"]),
+                                               *(Part.model_validate(media) for media in draft.get("user_media") or ())])
     invocation = invocation_from_events(adk_events, user_content, fallback_id=draft["fallback_id"],
                                         started_at=draft["started_at"])
     return invocation.model_dump(mode="json", exclude_none=True)
@@ -191,7 +193,8 @@ def shape_of(draft: dict[str, Any]) -> list[Any]:
     """What makes two turns the same for de-duplication: the user's texts and the calls (name, arguments)."""
     calls = [[part["function_call"].get("name"), part["function_call"].get("args")]
              for event in draft["events"] for part in event["parts"] if "function_call" in part]
-    return [list(draft["user_texts"]), calls]
+    media = draft.get("user_media")
+    return [list(draft["user_texts"]), calls, *([media] if media else [])]
 
 
 def _model_calls(group: list[SlimSpan], chains: dict[str, Chain]) -> list[SlimSpan]:
@@ -205,6 +208,7 @@ def _model_calls(group: list[SlimSpan], chains: dict[str, Chain]) -> list[SlimSp
             continue
         merged = outer.setdefault(container.span_id, container)
         merged.user_texts = merged.user_texts or span.user_texts
+        merged.user_media = merged.user_media or span.user_media
         merged.output = merged.output or span.output
         merged.responses = merged.responses or span.responses
         merged.prior, merged.exchange = merged.prior or span.prior, merged.exchange or span.exchange

@@ -93,7 +93,7 @@ def import_otel(files: list[Path], out: Path | None = None, chosen: OtelFilter |
         from evalkit.foundation.files import write_user_file
 
         write_user_file(result.evalset_path, _evalset_json(name, first, cases))
-    _self_check(result.evalset_path)
+    result.warnings += _self_check(result.evalset_path)
     return result
 
 
@@ -215,10 +215,20 @@ def _stem(path: Path) -> str:
     return name or "traces"
 
 
-def _self_check(evalset_path: Path) -> None:
+def _self_check(evalset_path: Path) -> list[str]:
+    """The written eval set loads; media it names that evalkit cannot read yet (a trace's `https://` image, a
+    provider's file id) are warnings: the conversation is kept, and the file is fetched before a run."""
+    from evalkit.errors import InputError
+    from evalkit.loading.media_parts import MediaProblem
     from evalkit.loading.plan import build_plan
 
-    build_plan([str(evalset_path)], case_ids=[])
+    try:
+        build_plan([str(evalset_path)], case_ids=[])
+    except InputError as error:
+        if not all(isinstance(problem, MediaProblem) for problem in error.problems):
+            raise
+        return [f"{problem}; until then evalkit validate and run stop at it" for problem in error.problems]
+    return []
 
 
 def detail_lines(result: OtelImportResult) -> list[str]:

@@ -13,6 +13,7 @@ from typing import Any
 from evalkit.traces.readers.messages import (
     Message,
     history_texts,
+    last_user_media,
     last_user_texts,
     output_parts,
     parsed,
@@ -29,6 +30,7 @@ def fill_model(record: SlimSpan, inputs: list[Message] | None, outputs: list[Mes
     """A model call's (or an agent invocation's) content, from its input and output messages."""
     record.captured = inputs is not None or outputs is not None
     record.user_texts = last_user_texts(inputs)
+    record.user_media = last_user_media(inputs)
     record.output = output_parts(outputs)
     record.responses = [_response(r) for r in tool_responses(inputs)]
     if inputs and record.conversation is None:  # the history rule is only for turns with no recorded id

@@ -165,6 +165,28 @@ def last_user_texts(found: list[Message] | None) -> list[str] | None:
     return None
 
 
+def last_user_media(found: list[Message] | None) -> list[dict[str, Any]]:
+    """The media of the message `last_user_texts` reads, in genai form: the GenAI conventions' `blob`
+    parts become `inline_data` (base64 `content`), `uri` and `file` parts `file_data` (docs/media.md)."""
+    for item in reversed(found or ()):
+        if item.get("role") == "user" and texts(item):
+            return [media for part in item.get("parts") or () if (media := _media_part(part)) is not None]
+    return []
+
+
+def _media_part(part: Any) -> dict[str, Any] | None:
+    if not isinstance(part, dict):
+        return None
+    mime_type = part.get("mime_type") or part.get("mimeType")
+    kind = part.get("type")
+    if kind == "blob" and isinstance(part.get("content"), str):
+        return {"inline_data": {"mime_type": mime_type, "data": part["content"]}}
+    where = part.get("uri") if kind == "uri" else part.get("file_id") if kind == "file" else None
+    if isinstance(where, str) and where:
+        return {"file_data": {"mime_type": mime_type, "file_uri": where}}
+    return None
+
+
 def output_parts(found: list[Message] | None) -> list[dict[str, Any]]:
     """An answer's parts in genai form: texts (reasoning left out) and the tool calls it asked for."""
     parts: list[dict[str, Any]] = []
