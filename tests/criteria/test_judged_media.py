@@ -16,10 +16,10 @@ from evalkit.schema.evalset import Invocation
 from evalkit.schema.media_parts import turn_media
 from evalkit.schema.results import Status
 from tests.criteria.judge_support import context, fake_gemini, judge, make_criterion, text  # noqa: F401
-from tests.media_samples import tiny_png, tiny_wav
+from tests.media.samples import png_bytes, wav_bytes
 
 VALID = '{"reasoning": "matches", "is_the_agent_response_valid": "valid"}'
-RED, BLUE, SOUND = tiny_png(rgb=(255, 0, 0)), tiny_png(rgb=(0, 0, 255)), tiny_wav()
+RED, BLUE, SOUND = png_bytes(rgb=(255, 0, 0)), png_bytes(rgb=(0, 0, 255)), wav_bytes()
 
 
 def blob(mime_type: str, data: bytes, *, url_safe: bool = False, camel: bool = False) -> Part:

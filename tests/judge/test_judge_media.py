@@ -18,14 +18,16 @@ from evalkit.judge import JudgeRequest, JudgeService
 from evalkit.schema.media_parts import MediaPart
 from evalkit.testing import FakeGemini, FakeOpenAI
 from tests.in_process import invoke_evalkit
-from tests.media_samples import inline_part, tiny_pdf, tiny_png, tiny_wav
+from tests.media.samples import png_bytes, wav_bytes
+from tests.media.evalsets import inline_part
 
 AGENT = "tests/fixtures/agents_py/agents.py:echo"
+PDF = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
 VALID = json.dumps({"reasoning": "same as the reference", "is_the_agent_response_valid": "valid"})
 
 
 def eval_set(tmp_path: Path, *media: tuple[str, bytes]) -> Path:
-    parts = [{"text": "What colour is this picture?"}, *(inline_part(mime, data) for mime, data in media)]
+    parts = [{"text": "What colour is this picture?"}, *(inline_part(data, mime) for mime, data in media)]
     case = {"eval_id": "picture", "conversation": [{
         "user_content": {"role": "user", "parts": parts},
         "final_response": {"role": "model", "parts": [{"text": "you said: What colour is this picture?"}]},
@@ -51,7 +53,7 @@ def criterion(result: dict) -> dict:
 
 
 def test_gemini_judge_sees_the_image_and_the_sound_byte_for_byte(tmp_path):
-    image, sound = tiny_png(), tiny_wav()
+    image, sound = png_bytes(), wav_bytes()
     with FakeGemini(default_reply=VALID) as fake:
         env = {"GOOGLE_GEMINI_BASE_URL": fake.base_url, "GOOGLE_API_KEY": "k"}
         done, result = judged_run(tmp_path, eval_set(tmp_path, ("image/png", image), ("audio/wav", sound)),
@@ -71,7 +73,7 @@ def test_gemini_judge_sees_the_image_and_the_sound_byte_for_byte(tmp_path):
 
 
 def test_openai_judge_gets_a_data_url_and_input_audio(tmp_path):
-    image, sound = tiny_png(), tiny_wav()
+    image, sound = png_bytes(), wav_bytes()
     with FakeOpenAI(default_reply=VALID) as fake:
         done, result = judged_run(tmp_path, eval_set(tmp_path, ("image/png", image), ("audio/wav", sound)),
                                   "openai/llava", {"OPENAI_BASE_URL": fake.base_url})
@@ -87,7 +89,7 @@ def test_openai_judge_gets_a_data_url_and_input_audio(tmp_path):
 
 def test_a_pdf_leaves_an_openai_judged_criterion_not_evaluated_without_a_call(tmp_path):
     with FakeOpenAI(default_reply=VALID) as fake:
-        done, result = judged_run(tmp_path, eval_set(tmp_path, ("image/png", tiny_png()), ("application/pdf", tiny_pdf())),
+        done, result = judged_run(tmp_path, eval_set(tmp_path, ("image/png", png_bytes()), ("application/pdf", PDF)),
                                   "openai/llava", {"OPENAI_BASE_URL": fake.base_url})
         calls = fake.call_count
     judged = criterion(result)
@@ -108,7 +110,7 @@ async def test_the_service_refuses_what_an_openai_judge_cannot_be_sent(mime_type
 
 
 async def test_the_cache_tells_images_apart_and_keeps_no_bytes(tmp_path, monkeypatch):
-    red, blue = tiny_png(rgb=(255, 0, 0)), tiny_png(rgb=(0, 0, 255))
+    red, blue = png_bytes(rgb=(255, 0, 0)), png_bytes(rgb=(0, 0, 255))
     with FakeGemini() as fake:
         monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", fake.base_url)
         monkeypatch.setenv("GOOGLE_API_KEY", "k")
@@ -127,7 +129,7 @@ async def test_the_cache_tells_images_apart_and_keeps_no_bytes(tmp_path, monkeyp
 
 
 def test_rescore_shows_the_judge_the_media_the_run_kept_by_hash(tmp_path):
-    image = tiny_png(rgb=(10, 200, 10))
+    image = png_bytes(rgb=(10, 200, 10))
     with FakeGemini(default_reply=VALID) as fake:
         env = {"GOOGLE_GEMINI_BASE_URL": fake.base_url, "GOOGLE_API_KEY": "k"}
         done, result = judged_run(tmp_path, eval_set(tmp_path, ("image/png", image)), "gemini-2.5-flash", env)

@@ -80,3 +80,37 @@ def test_references_give_back_the_very_text_recorded(tmp_path: Path) -> None:
     assert standard not in json.dumps(kept) and "short text stays" in json.dumps(kept)
     assert [p.name for p in (tmp_path / "media").iterdir()] == [sha256(image)]  # one blob for four references
     assert json.dumps(with_blobs(kept, tmp_path / "media")) == json.dumps(body)  # same text, same key order
+
+
+def test_an_adk_agents_model_calls_with_media_are_kept_by_hash_in_the_model_layer(tmp_path: Path) -> None:
+    import pytest
+
+    pytest.importorskip("google.adk")
+    from tests.cassettes.agents_support import write_adk_agent
+
+    image = png_bytes(padding=40_000)
+    (tmp_path / "receipt.png").write_bytes(image)
+    agent = write_adk_agent(tmp_path, "Describe what the user shows you.")
+    write_evalset(tmp_path, media_case("receipt", file_part("receipt.png", "image/png"), answer="A receipt."))
+
+    def run_adk(mode: str, env: dict[str, str]) -> None:
+        out = tmp_path / f"adk-{mode}.json"
+        done = invoke_evalkit("run", str(tmp_path / "media.evalset.json"), "--agent", agent, "--cassettes",
+                              str(tmp_path / "cassettes"), "--cassette-mode", mode, "--json", str(out),
+                              cwd=tmp_path, env=env)
+        case, = json.loads(out.read_text())["cases"]
+        assert case["status"] == "passed", (done.stdout, done.stderr)
+
+    with FakeGemini(default_reply="A receipt.") as fake:
+        env = {**dict.fromkeys(FOREIGN_ENVIRONMENT, ""), "GOOGLE_API_KEY": "test-key",
+               "GOOGLE_GEMINI_BASE_URL": fake.base_url}
+        run_adk("record", env)
+        calls = fake.call_count
+        fake.stop()
+        run_adk("replay", env)
+        assert fake.call_count == calls == 1
+
+    [exchange] = json.loads((tmp_path / "cassettes" / "media" / "receipt.cassette.json").read_text())["exchanges"]
+    sent = [part for content in exchange["request"]["contents"] for part in content["parts"] if "inlineData" in part]
+    assert [part["inlineData"]["data"]["evalkit_media"] for part in sent] == [sha256(image)]
+    assert (tmp_path / "cassettes" / "media" / sha256(image)).read_bytes() == image

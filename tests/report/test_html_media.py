@@ -6,9 +6,9 @@ import hashlib
 
 from evalkit.report.html_media import media_figures, media_island
 from evalkit.schema.results import CaseResult, InvocationRecord, Status
-from tests.media_samples import tiny_png
+from tests.media.samples import png_bytes
 
-IMAGE = tiny_png()
+IMAGE = png_bytes()
 SHA = hashlib.sha256(IMAGE).hexdigest()
 
 

@@ -6,9 +6,9 @@ import base64
 
 from evalkit.results.media_folder import MediaFolder, hashes_in, media_refs, read_media, shown_as
 from evalkit.schema.results import CaseResult, InvocationRecord, Status
-from tests.media_samples import tiny_png, tiny_wav
+from tests.media.samples import png_bytes, wav_bytes
 
-IMAGE, SOUND = tiny_png(), tiny_wav()
+IMAGE, SOUND = png_bytes(), wav_bytes()
 
 
 def content(*blobs: tuple[str, str]) -> dict:

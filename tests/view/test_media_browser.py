@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import ROOT, run_evalkit
-from tests.media_samples import inline_part, tiny_png, tiny_wav
+from tests.media.samples import png_bytes, wav_bytes
+from tests.media.evalsets import inline_part
 from tests.view.conftest import screenshot
 from tests.view.support import HOSTILE, ViewServer
 
-IMAGE, SOUND = tiny_png(64, 48, rgb=(30, 120, 200)), tiny_wav(seconds=0.5)
+IMAGE, SOUND = png_bytes(64, 48, rgb=(30, 120, 200)), wav_bytes(frames=4000)
 SCREENSHOTS = Path(__file__).parent  # overridden by EVALKIT_VIEW_SCREENSHOTS through `screenshot`
 
 
@@ -25,7 +26,7 @@ def media_run(folder: Path) -> dict[str, Any]:
     """A run of one case whose user shows an image and a sound (and a script, as text) to an echo agent."""
     case = {"eval_id": "photo", "conversation": [{
         "user_content": {"role": "user", "parts": [{"text": f"What is in this picture? {HOSTILE}"},
-                                                   inline_part("image/png", IMAGE), inline_part("audio/wav", SOUND)]},
+                                                   inline_part(IMAGE, "image/png"), inline_part(SOUND, "audio/wav")]},
         "final_response": {"role": "model", "parts": [{"text": "A blue square."}]}}]}
     (folder / "media.evalset.json").write_text(json.dumps({"eval_set_id": "media", "eval_cases": [case]}))
     done = run_evalkit("run", "media.evalset.json", "--agent", f"{ROOT}/tests/fixtures/agents_py/agents.py:echo",

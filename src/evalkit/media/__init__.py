@@ -10,6 +10,7 @@ case's parts, cassettes and the run's media folder keep blobs with it. The whole
 - `reading.media_files()`: the process's `MediaFiles`; `.read(path)` reads a file once and
   hashes it once (`MediaFile`: data, sha256), kept while the files read fit a memory budget;
   `.reads` and `.hashes` count the work done.
+- `encoding.decode_base64(text)`: base64 in either alphabet, padded or not (None: not base64).
 - `digest.content_hash(data)`: the sha256 (hex) media is known by everywhere.
 - `blob_store.keep_blob(folder, data)`: writes `folder/SHA256` once (never rewritten), returns
   the hash; `blob_store.read_blob(folder, sha256)` reads it back, checked against its name.

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.media.blob_store import keep_blob, read_blob
-from evalkit.schema.media_parts import decode_base64
+from evalkit.media.encoding import decode_base64
 from evalkit.schema.results import CaseResult
 
 # What a page shows, by declared type: the element and the one type it is served as.

@@ -8,11 +8,11 @@ Unknown keys are rejected, as google-genai rejects them.
 from __future__ import annotations
 
 import base64
-import binascii
 from typing import Any
 
 from pydantic import Field, field_serializer, field_validator
 
+from evalkit.media.encoding import decode_base64
 from evalkit.schema.base import StrictModel
 
 
@@ -56,14 +56,10 @@ class Blob(StrictModel):
     def _decoded(cls, value: Any) -> Any:
         if not isinstance(value, str):
             return value
-        try:
-            text = value.strip()
-            padded = text + "=" * (-len(text) % 4)
-            if "-" in text or "_" in text:
-                return base64.urlsafe_b64decode(padded)
-            return base64.b64decode(padded, validate=True)
-        except (binascii.Error, ValueError):
-            raise ValueError("expected base64 data (the bytes of the file, base64-encoded)") from None
+        data = decode_base64(value)
+        if data is None:
+            raise ValueError("expected base64 data (the bytes of the file, base64-encoded)")
+        return data
 
     @field_serializer("data", when_used="json-unless-none")
     def _encoded(self, data: bytes) -> str:

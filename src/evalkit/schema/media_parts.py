@@ -12,8 +12,6 @@ place: a judge shown the rest would give a verdict without it.
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -21,6 +19,7 @@ from typing import Any
 
 from evalkit.errors import EvalkitError, ExitCode
 from evalkit.media.digest import content_hash
+from evalkit.media.encoding import decode_base64
 from evalkit.schema.content import Content, Part
 from evalkit.schema.evalset import Invocation
 
@@ -101,13 +100,3 @@ def _bytes(data: Any) -> bytes | None:
     if isinstance(data, (bytes, bytearray)):
         return bytes(data)
     return decode_base64(data) if isinstance(data, str) else None
-
-
-def decode_base64(data: str) -> bytes | None:
-    """Base64 in either alphabet, padded or not; None when it is not base64."""
-    # '-' and '_' (URL-safe) become '+' and '/', then the padding is made whole.
-    text = "".join(data.split()).replace("-", "+").replace("_", "/")
-    try:
-        return base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
-    except (binascii.Error, ValueError):
-        return None
