@@ -10,6 +10,7 @@ fake counts them (about four characters a token).
 from __future__ import annotations
 
 import json
+import runpy
 import sys
 from pathlib import Path
 from xml.etree import ElementTree
@@ -243,8 +244,9 @@ def test_run_evals_takes_the_budgets_as_keywords(fake, tmp_path, monkeypatch):
     monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", fake.base_url)
     monkeypatch.setenv("GOOGLE_API_KEY", "dummy-test-key")
     monkeypatch.delenv("GEMINI_API_KEY", raising=False)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    from agent import answer  # the file the CLI tests name as a spec, as an object here
+    # The file the CLI tests name as a spec, as an object here (read by path: another test's
+    # module named `agent` may already be imported).
+    answer = runpy.run_path(str(tmp_path / "agent.py"))["answer"]
 
     result = evalkit.run_evals(evalset, agent=answer, config=config, jobs=1, max_model_calls=1)
 

@@ -30,13 +30,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from evalkit.cassettes.mcp_cassette import McpCassette, command_text, mcp_json
-from evalkit.cassettes.mcp_upstream import UpstreamLink, reason
+from evalkit.cassettes.mcp_cassette import McpCassette, mcp_json
+from evalkit.cassettes.mcp_upstream import RealServer, UpstreamLink, reason
 from evalkit.cassettes.recorded_calls import RecordedCalls
 from evalkit.cassettes.store import missed_in
 from evalkit.errors import UsageError
@@ -143,26 +142,6 @@ class McpStandIn:
                 "re-record with --cassette-mode record (or auto)")
         await anyio.to_thread.run_sync(tell_the_run, text, caller_port)
         return MCPError(NO_RECORDING, text)
-
-
-@dataclass(frozen=True)
-class RealServer:
-    """The MCP server stood in for: a stdio command, or a streamable-HTTP server's URL."""
-
-    command: tuple[str, ...] = ()
-    url: str | None = None
-
-    @property
-    def shown(self) -> str:
-        """Where it is, for people (and the cassette's `server`): the URL, or the command without folders."""
-        return str(mask_secrets_in(self.url)) if self.url is not None else command_text(self.command)
-
-    def cassette_name(self) -> str:
-        """The default name of its cassette: the URL's host and path, or the command's words without folders."""
-        if self.url is not None:
-            parts = urlsplit(self.url)
-            return "-".join(p for p in (parts.hostname or "", *parts.path.split("/")) if p) or "server"
-        return command_text(self.command).replace(" ", "-") or "server"
 
 
 def _caller_port(context: Any) -> int | None:

@@ -16,15 +16,36 @@ from __future__ import annotations
 
 import os
 from contextlib import AsyncExitStack
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
 
+from evalkit.cassettes.mcp_cassette import command_text
 from evalkit.errors import UsageError
-
-if TYPE_CHECKING:
-    from evalkit.cassettes.mcp_standin import RealServer
+from evalkit.foundation.redaction import mask_secrets_in
 
 CONNECT_TIMEOUT_S = 30.0  # the real server's start and MCP handshake, when recording
 RELAY_LIMIT = 64 * 1024 * 1024  # bytes of one server-sent event from the server: one tool result, bounded
+
+
+@dataclass(frozen=True)
+class RealServer:
+    """The MCP server stood in for: a stdio command, or a streamable-HTTP server's URL."""
+
+    command: tuple[str, ...] = ()
+    url: str | None = None
+
+    @property
+    def shown(self) -> str:
+        """Where it is, for people (and the cassette's `server`): the URL, or the command without folders."""
+        return str(mask_secrets_in(self.url)) if self.url is not None else command_text(self.command)
+
+    def cassette_name(self) -> str:
+        """The default name of its cassette: the URL's host and path, or the command's words without folders."""
+        if self.url is not None:
+            parts = urlsplit(self.url)
+            return "-".join(p for p in (parts.hostname or "", *parts.path.split("/")) if p) or "server"
+        return command_text(self.command).replace(" ", "-") or "server"
 
 
 class UpstreamLink:

@@ -39,7 +39,8 @@ def mcp_command(folder: Path, mode: str, command: list[str], name: str | None, u
         raise MissingExtraError("evalkit mcp", "mcp", "mcp", "mcp>=2.3,<3") from None
     import logging
 
-    from evalkit.cassettes.mcp_standin import RealServer, serve
+    from evalkit.cassettes.mcp_standin import serve
+    from evalkit.cassettes.mcp_upstream import RealServer
 
     # The SDK logs what it cannot parse from the real server with a traceback on stderr; evalkit's
     # own line says what failed and what to do.
