@@ -12,23 +12,7 @@ from evalkit.media.digest import content_hash
 from evalkit.media.locations import Unreadable, local_path
 from evalkit.media.reading import MediaFiles
 from evalkit.media.sniff import media_type_problem, sniffed_kind
-from tests.media.samples import png_bytes, sha256, wav_bytes
-
-# First bytes of each format as its own tools write them (headers from the formats' specifications).
-HEADS = {
-    "image/png": png_bytes(),
-    "image/jpeg": b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01",
-    "image/gif": b"GIF89a\x01\x00\x01\x00",
-    "image/webp": b"RIFF\x24\x00\x00\x00WEBPVP8 ",
-    "image/heic": b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00",
-    "application/pdf": b"%PDF-1.7\n%\xe2\xe3\xcf\xd3",
-    "audio/wav": wav_bytes(),
-    "audio/mpeg": b"ID3\x04\x00\x00\x00\x00\x00\x00",
-    "audio/ogg": b"OggS\x00\x02\x00\x00",
-    "audio/flac": b"fLaC\x00\x00\x00\x22",
-    "video/mp4": b"\x00\x00\x00\x20ftypisom\x00\x00\x02\x00",
-    "video/webm": b"\x1a\x45\xdf\xa3\x9f\x42\x86\x81",
-}
+from tests.media.samples import HEADS, png_bytes, sha256, wav_bytes
 
 
 @pytest.mark.parametrize("mime_type", list(HEADS))

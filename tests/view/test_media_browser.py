@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import ROOT, run_evalkit
 from tests.media.samples import png_bytes, wav_bytes
 from tests.media.evalsets import inline_part
@@ -22,11 +24,12 @@ IMAGE, SOUND = png_bytes(64, 48, rgb=(30, 120, 200)), wav_bytes(frames=4000)
 SCREENSHOTS = Path(__file__).parent  # overridden by EVALKIT_VIEW_SCREENSHOTS through `screenshot`
 
 
-def media_run(folder: Path) -> dict[str, Any]:
-    """A run of one case whose user shows an image and a sound (and a script, as text) to an echo agent."""
+def media_run(folder: Path, sound_type: str = "audio/wav") -> dict[str, Any]:
+    """A run of one case whose user shows an image and a sound (and a script, as text) to an echo agent;
+    the sound declared `sound_type`."""
     case = {"eval_id": "photo", "conversation": [{
         "user_content": {"role": "user", "parts": [{"text": f"What is in this picture? {HOSTILE}"},
-                                                   inline_part(IMAGE, "image/png"), inline_part(SOUND, "audio/wav")]},
+                                                   inline_part(IMAGE, "image/png"), inline_part(SOUND, sound_type)]},
         "final_response": {"role": "model", "parts": [{"text": "A blue square."}]}}]}
     (folder / "media.evalset.json").write_text(json.dumps({"eval_set_id": "media", "eval_cases": [case]}))
     done = run_evalkit("run", "media.evalset.json", "--agent", f"{ROOT}/tests/fixtures/agents_py/agents.py:echo",
@@ -71,8 +74,9 @@ def test_the_run_keeps_media_by_hash_and_the_viewer_shows_and_plays_them(page: A
         assert refused.status == 404  # a declared type the viewer does not show is never served
 
 
-def test_the_html_report_holds_the_media_and_plays_them(page: Any, tmp_path: Path):
-    media_run(tmp_path)
+@pytest.mark.parametrize("sound_type", ["audio/wav", "audio/vnd.wave"])  # an alias plays as its usual type
+def test_the_html_report_holds_the_media_and_plays_them(page: Any, tmp_path: Path, sound_type: str):
+    media_run(tmp_path, sound_type)
     report = (tmp_path / "report.html").read_text()
     assert "<script>window.__pwned" not in report
     page.goto((tmp_path / "report.html").as_uri())

@@ -22,6 +22,7 @@ from evalkit.judge.endpoints import JudgeEndpoints
 from evalkit.judge.redact import redact
 from evalkit.foundation.retry_after import parse_retry_after
 from evalkit.judge.retry import PERMANENT_STATUSES, is_retryable_status
+from evalkit.media.sniff import usual_type
 from evalkit.schema.judging import JudgeReply, JudgeRequest, MediaNotReadable
 
 _GEMINI_DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/"
@@ -32,7 +33,8 @@ _READABLE_TYPES = frozenset({"application/pdf"})
 
 
 def gemini_can_read(mime_type: str) -> bool:
-    return mime_type.startswith(_READABLE_FAMILIES) or mime_type in _READABLE_TYPES
+    usual = usual_type(mime_type)  # an alias reads as the type it stands for (media/sniff.py)
+    return usual.startswith(_READABLE_FAMILIES) or usual in _READABLE_TYPES
 
 
 def _env_flag(name: str) -> bool | None:

@@ -24,6 +24,7 @@ from evalkit.judge.endpoints import JudgeEndpoints
 from evalkit.judge.redact import redact
 from evalkit.foundation.retry_after import parse_retry_after
 from evalkit.judge.retry import PERMANENT_STATUSES, is_retryable_status
+from evalkit.media.sniff import usual_type
 from evalkit.schema.judging import JudgeReply, JudgeRequest, MediaNotReadable
 from evalkit.schema.media_parts import MediaPart
 
@@ -44,13 +45,14 @@ _CONFIG_FIELDS = {
 _LEADING_THINK_BLOCK = re.compile(r"^\s*<think>.*?</think>\s*", re.DOTALL)
 # What chat completions takes besides text: images as `image_url` (a data URL), and audio
 # as `input_audio` in the two formats it names. Anything else (PDF, video) it cannot be sent.
+# By usual type: an alias (`image/jpg`, `audio/x-wav`) is read as the type it stands for (media/sniff.py).
 _IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
-_AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/vnd.wave": "wav",
-                  "audio/mpeg": "mp3", "audio/mp3": "mp3"}
+_AUDIO_FORMATS = {"audio/wav": "wav", "audio/mpeg": "mp3"}
 
 
 def openai_can_read(mime_type: str) -> bool:
-    return mime_type in _IMAGE_TYPES or mime_type in _AUDIO_FORMATS
+    usual = usual_type(mime_type)
+    return usual in _IMAGE_TYPES or usual in _AUDIO_FORMATS
 
 
 def openai_base_url(endpoints: JudgeEndpoints = JudgeEndpoints()) -> str:
@@ -82,9 +84,10 @@ def chat_completions_body(model: str, prompt: str, config: Mapping[str, Any] | N
 
 def _media_item(model: str, part: MediaPart) -> dict[str, Any]:
     encoded = base64.b64encode(part.data).decode("ascii")
-    if part.mime_type in _IMAGE_TYPES:
-        return {"type": "image_url", "image_url": {"url": f"data:{part.mime_type};base64,{encoded}"}}
-    audio_format = _AUDIO_FORMATS.get(part.mime_type)
+    usual = usual_type(part.mime_type)
+    if usual in _IMAGE_TYPES:
+        return {"type": "image_url", "image_url": {"url": f"data:{usual};base64,{encoded}"}}
+    audio_format = _AUDIO_FORMATS.get(usual)
     if audio_format is not None:
         return {"type": "input_audio", "input_audio": {"data": encoded, "format": audio_format}}
     raise MediaNotReadable(f"judge {OPENAI_PREFIX}{model} cannot read {part.mime_type}")

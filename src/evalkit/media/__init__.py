@@ -5,6 +5,8 @@ case's parts, cassettes and the run's media folder keep blobs with it. The whole
 
 - `sniff.media_type_problem(declared, head)`: None when the first bytes of a file are of the
   declared MIME type, else what is wrong (a different type, or one evalkit cannot recognise).
+- `sniff.usual_type(mime_type)`: the usual name of a declared type (`audio/x-wav` → `audio/wav`),
+  from the one alias table (`sniff.ALIASES`) that checks, pages and judges all read.
 - `locations.local_path(file_uri, folder)`: where a `file_uri` is on this machine (a relative
   path is taken from `folder`), or `Unreadable` saying why evalkit cannot read it (`gs://`, `https://`).
 - `reading.media_files()`: the process's `MediaFiles`; `.read(path)` reads a file once and

@@ -8,8 +8,8 @@ store hold no base64 blobs, and the viewer and the HTML report find the bytes by
 (docs/media.md, "Seeing media").
 
 Which types a page may show, and as what, is decided here, once, for the viewer and the
-report: a MIME type comes from a file someone wrote, so it is only ever looked up in
-`SHOWN_TYPES`, never sent to a browser as it is (no `text/html`, no SVG).
+report: a MIME type comes from a file someone wrote, so it is only ever looked up (as its
+usual type) in `SHOWN_TYPES`, never sent to a browser as it is (no `text/html`, no SVG).
 """
 
 from __future__ import annotations
@@ -24,16 +24,16 @@ from typing import Any
 
 from evalkit.media.blob_store import keep_blob, read_blob
 from evalkit.media.encoding import decode_base64
+from evalkit.media.sniff import usual_type
 from evalkit.schema.results import CaseResult
 
-# What a page shows, by declared type: the element and the one type it is served as.
-SHOWN_TYPES: dict[str, tuple[str, str]] = {
-    "image/png": ("img", "image/png"), "image/jpeg": ("img", "image/jpeg"), "image/jpg": ("img", "image/jpeg"),
-    "image/gif": ("img", "image/gif"), "image/webp": ("img", "image/webp"),
-    "audio/wav": ("audio", "audio/wav"), "audio/x-wav": ("audio", "audio/wav"), "audio/wave": ("audio", "audio/wav"),
-    "audio/mpeg": ("audio", "audio/mpeg"), "audio/mp3": ("audio", "audio/mpeg"), "audio/ogg": ("audio", "audio/ogg"),
-    "audio/webm": ("audio", "audio/webm"), "audio/flac": ("audio", "audio/flac"), "audio/aac": ("audio", "audio/aac"),
-    "video/mp4": ("video", "video/mp4"), "video/webm": ("video", "video/webm"),
+# What a page shows, by usual type (an alias is looked up as its usual type: media/sniff.py's
+# ALIASES), and as which element; it is served as that usual type.
+SHOWN_TYPES: dict[str, str] = {
+    "image/png": "img", "image/jpeg": "img", "image/gif": "img", "image/webp": "img",
+    "audio/wav": "audio", "audio/mpeg": "audio", "audio/ogg": "audio", "audio/webm": "audio", "audio/flac": "audio",
+    "audio/aac": "audio",
+    "video/mp4": "video", "video/webm": "video",
 }
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 # How much base64 text a run's media folder remembers as already kept (64 MiB: a dozen large photos).
@@ -42,7 +42,11 @@ _MEMORY_CHARS = 64 * 1024 * 1024
 
 def shown_as(mime_type: Any) -> tuple[str, str] | None:
     """(element, served type) for a declared type a page may show; None for any other."""
-    return SHOWN_TYPES.get(mime_type.strip().lower()) if isinstance(mime_type, str) else None
+    if not isinstance(mime_type, str):
+        return None
+    usual = usual_type(mime_type)
+    element = SHOWN_TYPES.get(usual)
+    return None if element is None else (element, usual)
 
 
 def is_sha256(text: Any) -> bool:
