@@ -20,7 +20,12 @@ Exactly once: a chunk's cases reach the record only with its whole result, so a 
 whose worker is lost is run again elsewhere by Dask and counted once. A chunk that kept
 killing its workers (Dask's `KilledWorker`) and the chunks left when no worker has been
 there for the grace period (`EVALKIT_CLUSTER_GRACE_S`) are `error` cases (exit 3).
-Ctrl-C cancels what is left; a local cluster's processes are stopped with the run.
+
+Ctrl-C and SIGTERM (to this process, or to its process group: a local cluster's workers
+leave them to the run) end the run as a local run ends: the chunks not sent are dropped,
+the workers stop the chunks they run and send back the cases those had finished (within
+`STOP_WAIT_S`), which the run keeps; it is `interrupted`, exit 130 or 143. A local
+cluster's processes are stopped with the run.
 """
 
 from __future__ import annotations
@@ -65,6 +70,7 @@ MOST_CASES_PER_CHUNK = 100
 IN_FLIGHT_PER_THREAD = 2  # chunks sent ahead per worker thread: none idles, and a reached budget stops the rest
 LOCAL_THREADS_PER_WORKER = 2  # two chunks at once per process, one starting as the other's last cases finish
 POLL_S = 0.5  # how often the run looks for workers while it waits for chunks
+STOP_WAIT_S = 10  # after Ctrl-C or SIGTERM, how long the stopped chunks have to send back their finished cases
 
 
 class ClusterOutcome:
@@ -92,36 +98,52 @@ def run_on_cluster(settings: RunSettings, spec: str, plan: Plan, watch: Watcher 
 
         progress.auto_repeat = AutoRepeat(settings.stopping_rule(), settings.repeat, progress.add)
     outcome = ClusterOutcome(progress)
-    if _is_local(address):
+    local = _is_local(address)
+    if local:
         _import_before_forking(plan, spec)
-    with _connected(distributed, address) as client:
-        _refuse_other_versions(client, address, settings.environment.cluster_grace_s)
-        from evalkit.engine.cluster_worker import ClusterRun
+    try:
+        with _connected(distributed, address) as client:
+            _refuse_other_versions(client, address, settings.environment.cluster_grace_s)
+            from evalkit.engine.cluster_worker import ClusterRun
 
-        name = f"evalkit-run-{uuid.uuid4().hex[:12]}"
-        client.register_plugin(ClusterRun(name, settings.model_dump_json(), settings.headers, spec), name=name)
-        try:
-            threads = max(1, sum(client.nthreads().values()))
-            if progress.ledger is None:
-                chunks = _ChunksOut(client, name, _chunks(case_keys(plan), threads), IN_FLIGHT_PER_THREAD * threads)
-            else:  # a case at a time per worker thread, each sent with the run's spend so far (see the module's text)
-                chunks = _ChunksOut(client, name, [[key] for key in case_keys(plan)], threads)
+            name = f"evalkit-run-{uuid.uuid4().hex[:12]}"
+            client.register_plugin(ClusterRun(name, settings.model_dump_json(), settings.headers, spec, local=local),
+                                   name=name)
             try:
-                with watch(progress) if watch is not None else nullcontext():
-                    _gather(distributed, client, chunks, outcome, lost_chunk, settings.environment.cluster_grace_s)
-                if chunks.waiting:  # a budget was reached: the chunks not sent never start
-                    assert progress.ledger is not None
-                    jobs = jobs_for(plan_of_cases(plan, [key for keys in chunks.waiting for key in keys]))
-                    for case in not_started_results(jobs, set(), progress.ledger):
-                        progress.add(case)
-            except KeyboardInterrupt as stop:  # Ctrl-C (or SIGTERM): what finished is kept, the rest cancelled
-                outcome.interrupted = stop
+                _run_chunks(distributed, client, name, settings, plan, watch, outcome, lost_chunk)
             finally:
-                run_has_ended()
-                client.cancel(list(chunks.pending))  # however the run ended, no chunk of it is left to run
-        finally:
-            _unregister(client, name)
+                _unregister(client, name)
+    except KeyboardInterrupt as stop:  # before the chunks went out (the cluster starting): a run of no cases
+        outcome.interrupted = stop
+    finally:
+        run_has_ended()
     return outcome
+
+
+def _run_chunks(distributed: Any, client: Client, name: str, settings: RunSettings, plan: Plan,
+                watch: Watcher | None, outcome: ClusterOutcome, lost_chunk: LostChunk) -> None:
+    """Send the plan's chunks to the run's plugin `name` and add their cases to the run as they come back."""
+    progress = outcome.progress
+    threads = max(1, sum(client.nthreads().values()))
+    if progress.ledger is None:
+        chunks = _ChunksOut(client, name, _chunks(case_keys(plan), threads), IN_FLIGHT_PER_THREAD * threads)
+    else:  # a case at a time per worker thread, each sent with the run's spend so far (see the module's text)
+        chunks = _ChunksOut(client, name, [[key] for key in case_keys(plan)], threads)
+    try:
+        with watch(progress) if watch is not None else nullcontext():
+            _gather(distributed, client, chunks, outcome, lost_chunk, settings.environment.cluster_grace_s)
+        if chunks.waiting:  # a budget was reached: the chunks not sent never start
+            assert progress.ledger is not None
+            jobs = jobs_for(plan_of_cases(plan, [key for keys in chunks.waiting for key in keys]))
+            for case in not_started_results(jobs, set(), progress.ledger):
+                progress.add(case)
+    except KeyboardInterrupt as stop:  # Ctrl-C (or SIGTERM): what finished is kept, the rest cancelled
+        outcome.interrupted = stop
+        run_has_ended()  # a second signal must not cut short the gathering of what finished
+        _keep_what_finished(distributed, client, name, chunks, outcome)
+    finally:
+        run_has_ended()
+        client.cancel(list(chunks.pending))  # however the run ended, no chunk of it is left to run
 
 
 class _ChunksOut:
@@ -187,21 +209,31 @@ def _gather(distributed: Any, client: Client, chunks: _ChunksOut, outcome: Clust
             return
 
 
+def _keep_what_finished(distributed: Any, client: Client, name: str, chunks: _ChunksOut,
+                        outcome: ClusterOutcome) -> None:
+    """The run was stopped: no chunk is sent any more, the workers stop those they run (engine/cluster_worker.py's
+    `stop_chunks`), and the cases those had finished join the run. Chunks no worker sends back within
+    `STOP_WAIT_S` (or lost meanwhile) are left out, as the cases a local run had not finished."""
+    from evalkit.engine.cluster_worker import stop_chunks
+
+    chunks.waiting.clear()
+    try:
+        client.run(stop_chunks, name, on_error="ignore")
+        distributed.wait(chunks.pending, timeout=STOP_WAIT_S)
+    except (OSError, TimeoutError):  # not every chunk came back in time, or the cluster is gone: those that did count
+        pass
+    for future in [future for future in chunks.pending if future.status == "finished"]:
+        chunks.pending.discard(future)
+        _add_finished(future, outcome)
+
+
 def _add_chunk(future: Future, keys: list[CaseKey], outcome: ClusterOutcome, lost_chunk: LostChunk) -> bool:
     """Add a finished chunk's cases (or, when its workers were lost, its cases as errors) to the run. False: the
     chunk is not done after all (its result was on a worker lost since, and Dask is running it again)."""
     from distributed.scheduler import KilledWorker
 
     if future.status == "finished":
-        lines, inventory, spent = future.result()
-        if spent is not None and outcome.progress.ledger is not None:
-            outcome.progress.ledger.add(spent)
-        header, cases = parse_shard_lines(lines)
-        outcome.headers.append(header)
-        for case in cases:
-            outcome.progress.add(case)
-        if inventory is not None and outcome.inventory is None:
-            outcome.inventory = inventory
+        _add_finished(future, outcome)
         return True
     if future.status != "error":
         return False
@@ -214,6 +246,19 @@ def _add_chunk(future: Future, keys: list[CaseKey], outcome: ClusterOutcome, los
         return True
     assert error is not None
     raise error  # bad input only a worker could see (an agent that cannot load), or an evalkit bug: as its own
+
+
+def _add_finished(future: Future, outcome: ClusterOutcome) -> None:
+    """A chunk's cases, what they spent and the agent's inventory, added to the run."""
+    lines, inventory, spent = future.result()
+    if spent is not None and outcome.progress.ledger is not None:
+        outcome.progress.ledger.add(spent)
+    header, cases = parse_shard_lines(lines)
+    outcome.headers.append(header)
+    for case in cases:
+        outcome.progress.add(case)
+    if inventory is not None and outcome.inventory is None:
+        outcome.inventory = inventory
 
 
 def _chunks(keys: list[CaseKey], threads: int) -> list[list[CaseKey]]:

@@ -12,11 +12,21 @@ A chunk is a list of case keys; `run_chunk` runs them through `engine/evaluation
 `evaluate`, the engine every run uses, and returns them as a `--processes` worker's
 shard lines (`results/record_views.py`: the header, then a case a line) with the agent's
 inventory. The agent is closed when the run unregisters the plugin (`teardown`).
+
+Ctrl-C and SIGTERM: the run calls `stop_chunks` on every worker, which cancels the chunks
+running there as a local run is cancelled (the cases in flight are stopped, the agent's
+sessions closed) and makes every later chunk of the run return at once; each chunk then
+returns the cases that had finished, marked interrupted, so the run keeps them. A local
+cluster's workers leave the signals themselves to the run (`setup`): sent to the whole
+process group, they would otherwise end the workers before their finished cases are back.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
+from collections.abc import Coroutine
+from concurrent.futures import CancelledError
 from typing import Any
 
 from distributed import WorkerPlugin, get_worker
@@ -29,6 +39,7 @@ from evalkit.engine.loop_load import BusyMeter
 from evalkit.engine.sharding import plan_of_cases
 from evalkit.foundation.aio import LoopThread
 from evalkit.foundation.concurrency import AdaptiveLimit
+from evalkit.foundation.signals import leave_stop_signals_to_the_parent
 from evalkit.loading.plan import Plan, build_plan
 from evalkit.results.case_store import CaseStore
 from evalkit.results.record import RunRecord
@@ -49,26 +60,42 @@ def evalkit_version() -> str:
 class ClusterRun(WorkerPlugin):
     """One run's state on one worker: set up as data, the plan and the agent made on first use."""
 
-    def __init__(self, name: str, settings_json: str, headers: tuple[tuple[str, str], ...], spec: str):
-        self.__setstate__({"name": name, "settings_json": settings_json, "headers": headers, "spec": spec})
+    def __init__(self, name: str, settings_json: str, headers: tuple[tuple[str, str], ...], spec: str, *,
+                 local: bool = False):
+        self.__setstate__({"name": name, "settings_json": settings_json, "headers": headers, "spec": spec,
+                           "local": local})
 
     def __getstate__(self) -> dict[str, Any]:  # shipped as data: the lock and the state stay where they are
-        return {"name": self.name, "settings_json": self.settings_json, "headers": self.headers, "spec": self.spec}
+        return {"name": self.name, "settings_json": self.settings_json, "headers": self.headers, "spec": self.spec,
+                "local": self.local}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.name: str = state["name"]  # Dask's key for the plugin: one per run
         self.settings_json: str = state["settings_json"]
         self.headers: tuple[tuple[str, str], ...] = state["headers"]
         self.spec: str = state["spec"]
+        self.local: bool = state["local"]  # a worker of a local cluster: a process the run owns
         self._ready = threading.Lock()
+        self._stopped = threading.Event()  # the run was stopped (Ctrl-C, SIGTERM): no case of it starts here
         self._state: _WorkerState | None = None
+
+    def setup(self, worker: Any) -> None:
+        if self.local:  # the run stops this worker's chunks and then the worker (see the module's text)
+            leave_stop_signals_to_the_parent()
 
     def run_chunk(self, keys: list[CaseKey], spent: Spend | None) -> ChunkResult:
         with self._ready:  # the first chunk builds the state; chunks arriving meanwhile wait for it
             if self._state is None:
                 settings = RunSettings.model_validate_json(self.settings_json)
-                self._state = _WorkerState(settings.model_copy(update={"headers": self.headers}), self.spec)
+                self._state = _WorkerState(settings.model_copy(update={"headers": self.headers}), self.spec,
+                                           self._stopped)
         return self._state.run(keys, spent)
+
+    def stop(self) -> None:
+        """The run was stopped: its chunks running here are cancelled, and later ones return at once."""
+        self._stopped.set()  # before the state is read: a chunk that builds it later sees the stop
+        if self._state is not None:
+            self._state.cancel_running()
 
     def teardown(self, worker: Any) -> None:
         if self._state is not None:
@@ -84,13 +111,22 @@ def run_chunk(plugin_name: str, keys: list[CaseKey], spent: Spend | None) -> Chu
     return plugin.run_chunk(keys, spent)
 
 
+def stop_chunks(plugin_name: str, dask_worker: Any) -> None:
+    """What the run calls on every worker (`Client.run`, which passes the worker as `dask_worker`) when it
+    is stopped (Ctrl-C, SIGTERM): see the module's text."""
+    plugin = dask_worker.plugins.get(plugin_name)
+    if isinstance(plugin, ClusterRun):  # a worker that joined after the run's plugin was taken off has none
+        plugin.stop()
+
+
 class _WorkerState:
     """The plan, the agent and the loop they live on, for the whole run on this worker."""
 
-    def __init__(self, settings: RunSettings, spec: str):
+    def __init__(self, settings: RunSettings, spec: str, stopped: threading.Event):
         from evalkit.agents.registry import resolve_agent
 
-        self.settings = settings
+        self.settings, self.stopped = settings, stopped
+        self.running: set[asyncio.Task[Any]] = set()  # the chunks being run on the loop, touched only there
         self.plan: Plan = build_plan(list(settings.paths), case_ids=list(settings.case_ids),
                                      config_file=settings.config)
         self.loop = LoopThread("evalkit-cluster-worker")
@@ -112,12 +148,35 @@ class _WorkerState:
         chunk = plan_of_cases(self.plan, keys)
         self.agent.check_cases(keys)
         try:
-            self.loop.run(lambda: evaluate(chunk, _KeptOpen(self.agent), self.settings, progress, full=False,
-                                           limit=self.limit))
-            lines = "".join(shard_line_pieces(progress.result(full=False), progress.record.full_cases()))
+            try:
+                self.loop.run(lambda: self._unless_stopped(evaluate(chunk, _KeptOpen(self.agent), self.settings,
+                                                                    progress, full=False, limit=self.limit)))
+                interrupted = False
+            except (CancelledError, asyncio.CancelledError):  # the run was stopped: the cases that finished
+                interrupted = True
+            lines = "".join(shard_line_pieces(progress.result(interrupted=interrupted, full=False),
+                                              progress.record.full_cases()))
         finally:
             progress.store.close()
         return lines, progress.inventory, ledger.spend() - spent if ledger is not None and spent is not None else None
+
+    async def _unless_stopped(self, chunk: Coroutine[Any, Any, object]) -> None:
+        """Run a chunk on the loop, where `cancel_running` can reach it; none once the run was stopped. The
+        check and the registration happen in one step on the loop, so no chunk slips between them and a stop."""
+        if self.stopped.is_set():
+            chunk.close()
+            raise asyncio.CancelledError
+        task = asyncio.current_task()
+        assert task is not None
+        self.running.add(task)
+        try:
+            await chunk
+        finally:
+            self.running.discard(task)
+
+    def cancel_running(self) -> None:
+        """Cancel the chunks running now (from any thread): each ends as a local run ends on Ctrl-C."""
+        self.loop.call_soon(lambda: [task.cancel() for task in list(self.running)])
 
     def close(self) -> None:
         try:

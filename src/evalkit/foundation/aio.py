@@ -96,6 +96,10 @@ class LoopThread:
 
         return asyncio.run_coroutine_threadsafe(main(), self._loop).result()
 
+    def call_soon(self, callback: Callable[[], object]) -> None:
+        """`callback()` on the loop's thread, soon, from any thread; not waited for."""
+        self._loop.call_soon_threadsafe(callback)
+
     def close(self) -> None:
         """Stop the loop once what it runs has returned, and wait for its thread."""
         self._loop.call_soon_threadsafe(self._loop.stop)

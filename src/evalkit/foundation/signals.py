@@ -104,3 +104,13 @@ def stop_signals_held() -> Iterator[None]:
 
 def let_stop_signals_in() -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+
+
+def leave_stop_signals_to_the_parent() -> None:
+    """In a worker process its parent owns (a local `--cluster` worker): Ctrl-C and SIGTERM sent to the
+    whole process group are ignored here, for the parent, which gets them too, stops this worker's work
+    in order (what finished is sent back) and then ends the process itself. Only the main thread may set
+    handlers; elsewhere this does nothing."""
+    if threading.current_thread() is threading.main_thread():
+        for number in STOP_SIGNALS:
+            signal.signal(number, signal.SIG_IGN)
