@@ -111,8 +111,9 @@ def media_folders_near(path: Path) -> list[Path]:
     them beside its history (`.evalkit/runs/` → `.evalkit/media/`), and a result file written with
     `--json` sits in the folder whose `.evalkit/media/` that is. Read by hash only, so a folder
     that is not such a one is harmless."""
-    folder = path if path.is_dir() else path.parent
-    return [folder.parent / "media", folder / ".evalkit" / "media"]
+    if path.is_dir():
+        return [path.parent / "media", path / ".evalkit" / "media"]
+    return [path.parent / ".evalkit" / "media", path.parent.parent / "media"]
 
 
 def read_media_from(folders: list[Path], sha256: str) -> bytes | None:
