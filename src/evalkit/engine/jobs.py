@@ -20,10 +20,12 @@ class CaseJob:
     run_index: int = 0  # which of the `--repeat` runs this is
 
     def unpacked(self) -> CaseJob:
-        """This job with its case whole, its media files read into bytes (loading/media_parts.py):
-        what the runner works on, for as long as the case runs."""
+        """This job with its case whole: what the runner works on, for as long as the case runs."""
+        return self if not isinstance(self.case, PackedCase) else replace(self, case=unpacked(self.case))
+
+    def read_media(self) -> None:
+        """Read the whole case's media files into bytes, checked again (loading/media_parts.py); a
+        file changed since the check before the run raises MediaChanged, this case's error."""
+        assert not isinstance(self.case, PackedCase)  # unpacked() first
         folder = Path(self.source_file).parent if self.source_file else Path.cwd()
-        if not isinstance(self.case, PackedCase):
-            resolve_media(self.case, folder)  # a case built in code: read in place, once
-            return self
-        return replace(self, case=resolve_media(unpacked(self.case), folder))
+        resolve_media(self.case, folder, self.source_file or "")  # a case built in code is read in place, once

@@ -145,6 +145,7 @@ class Runner:
         no_state_reason = ""
         traced: list[TracedTurn] = []
         try:
+            job.read_media()  # a media file changed since the check is this case's error, not the run's
             session = await self.agent.open_session(spec)
             self._traced[id(session)] = (spec, traced)
             try:

@@ -6,7 +6,8 @@
 recognise, a file over the size limit. `resolve_media` is the seam with everything after
 loading: every media part of the case's user messages then holds `inline_data` with the bytes
 (a `file_data` part keeps its `file_uri` beside them), read once per process
-(evalkit.media.reading) however many cases show the file.
+(evalkit.media.reading) however many cases show the file, and checked again as the case
+starts: a file changed since the check makes that case an error (`MediaChanged`), not the run.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalkit.errors import InputError, Problem
+from evalkit.errors import EvalkitError, ExitCode, Problem
 from evalkit.media.locations import Unreadable, local_path
 from evalkit.media.reading import MediaFile, media_files
 from evalkit.media.sniff import media_type_problem
@@ -85,6 +86,12 @@ def _part_problems(part: Part, folder: Path, limit_bytes: int) -> list[str]:
 
 
 def _file_problems(part: Part, folder: Path, limit_bytes: int) -> list[str]:
+    checked = _checked_file(part, folder, limit_bytes)
+    return checked if isinstance(checked, list) else []
+
+
+def _checked_file(part: Part, folder: Path, limit_bytes: int) -> MediaFile | list[str]:
+    """The `file_data` part's file, read (once per process) and checked; else what is wrong with it."""
     given = part.file_data
     assert given is not None
     if part.inline_data is not None:
@@ -112,7 +119,7 @@ def _file_problems(part: Part, folder: Path, limit_bytes: int) -> list[str]:
         return [f"file_data.file_uri {given.file_uri!r}: cannot read {path}: {error.strerror or error}; "
                 "make it readable"]
     wrong = media_type_problem(given.mime_type, media.data)
-    return [f"file_data.file_uri {given.file_uri!r} {wrong}"] if wrong else []
+    return [f"file_data.file_uri {given.file_uri!r} {wrong}"] if wrong else media
 
 
 def _raise_the_limit() -> str:
@@ -125,28 +132,31 @@ def _mib(size: int) -> str:
     return f"{size / _MIB:.1f} MiB" if size % _MIB else f"{size // _MIB} MiB"
 
 
-def resolve_media(case: EvalCase, folder: Path) -> EvalCase:
+class MediaChanged(EvalkitError):
+    """A media file that passed the check before the run is gone or no longer fits when its case
+    runs: that case's `error` (exit 3), the other cases run on."""
+
+    exit_code = ExitCode.RUN_ERROR
+
+
+def resolve_media(case: EvalCase, folder: Path, file: str = "") -> EvalCase:
     """The case with each `file_data` part's file read into its `inline_data` (in place; returned).
 
-    Raises InputError naming the part when a file cannot be read: the plan's check
-    (`media_problems`) has said so before the run, unless the file changed since.
+    Each file is checked again as the plan's check (`media_problems`) did before the run: a
+    file deleted, emptied or rewritten since is `MediaChanged` naming `file` (the eval set),
+    the case and the part. A file rewritten with another of its declared type is read as it is now.
     """
+    limit_bytes: int | None = None
     for found in media_parts(case):
         given = found.part.file_data
         if given is None or found.part.inline_data is not None or not given.file_uri:
             continue
-        found.part.inline_data = Blob.model_construct(mime_type=given.mime_type, data=_read(given.file_uri, folder,
-                                                                                              case, found).data)
+        limit_bytes = media_limit_bytes() if limit_bytes is None else limit_bytes
+        checked = _checked_file(found.part, folder, limit_bytes)  # the check's read, unless the file changed
+        if isinstance(checked, list):
+            raise MediaChanged(str(Problem(file, f"eval case {case.eval_id!r}, {found.where}",
+                                           f"{'; '.join(checked)}; it changed after evalkit checked it before "
+                                           "the run: leave media files as they are while a run uses them, then "
+                                           "run this case again")))
+        found.part.inline_data = Blob.model_construct(mime_type=given.mime_type, data=checked.data)
     return case
-
-
-def _read(file_uri: str, folder: Path, case: EvalCase, found: MediaPart) -> MediaFile:
-    path = local_path(file_uri, folder)
-    try:
-        if isinstance(path, Unreadable):
-            raise OSError(path.reason)
-        return media_files().read(path)
-    except OSError as error:
-        raise InputError(Problem("", f"eval case {case.eval_id!r}, {found.where}",
-                                 f"file_data.file_uri {file_uri!r}: cannot read it: {error.strerror or error}; "
-                                 "check the file and run evalkit validate")) from None
