@@ -1,4 +1,4 @@
-"""A case's image and sound, seen in headless Chromium: in `evalkit view` and in the HTML report.
+"""A case's image and sound, seen in headless Chromium: in `evalkit view`, its `--export` and the HTML report.
 
 The run keeps them by hash in `.evalkit/media/` and its result file refers to them by hash;
 the viewer serves them from there, the report holds them as data URLs. The image must
@@ -9,6 +9,11 @@ text stays text.
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +42,20 @@ def media_run(folder: Path, sound_type: str = "audio/wav") -> dict[str, Any]:
                        env={"EVALKIT_RUNS_DIR": str(folder / ".evalkit" / "runs")})
     assert done.returncode in (0, 1), done.stdout + done.stderr
     return json.loads((folder / "result.json").read_text())
+
+
+@contextmanager
+def static_server(folder: Path) -> Iterator[str]:
+    """`folder` served by the standard library's plain file server, as an exported view is meant to be."""
+    handler = partial(SimpleHTTPRequestHandler, directory=str(folder))
+    handler.log_message = lambda *args: None  # type: ignore[method-assign]
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def check_media(page: Any) -> None:
@@ -83,3 +102,41 @@ def test_the_html_report_holds_the_media_and_plays_them(page: Any, tmp_path: Pat
     page.click("#expand-all")
     check_media(page)
     page.screenshot(path=str(tmp_path / "report-media.png"), full_page=True)
+
+
+def test_an_exported_view_carries_the_media_and_shows_them_from_a_static_server(page: Any, tmp_path: Path):
+    result = media_run(tmp_path)
+    blobs = [part["inline_data"] for part in result["cases"][0]["invocations"][0]["actual"]["user_content"]["parts"][1:]]
+    done = run_evalkit("view", "--export", "site", cwd=tmp_path, env={"EVALKIT_RUNS_DIR": str(tmp_path / ".evalkit" / "runs")})
+    assert done.returncode == 0, done.stdout + done.stderr
+    site = tmp_path / "site"
+    [case_file] = site.glob("data/runs/*/cases/0.json")
+    exported = json.loads(case_file.read_text())["case"]
+    assert [b["sha256"] for b in blobs] == [part["inline_data"]["sha256"] for part in
+                                            exported["invocations"][0]["actual"]["user_content"]["parts"][1:]]
+    assert [(site / "data" / "media" / b["sha256"]).read_bytes() for b in blobs] == [IMAGE, SOUND]
+    with static_server(site) as url:
+        page.goto(url)
+        page.locator("table.runs tbody tr").first.locator("td:nth-child(2) a").click()
+        page.get_by_text("media/photo").click()
+        check_media(page)
+        screenshot(page, "media-export")
+
+
+def test_an_export_from_another_folder_finds_the_media_beside_the_runs_it_names(tmp_path: Path):
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    project.mkdir()
+    elsewhere.mkdir()
+    result = media_run(project)
+    hashes = [part["inline_data"]["sha256"] for part in result["cases"][0]["invocations"][0]["actual"]["user_content"]["parts"][1:]]
+    for named, site in ((project / ".evalkit" / "runs", "from-history"), (project / "result.json", "from-result")):
+        done = run_evalkit("view", str(named), "--export", site, cwd=elsewhere)
+        assert done.returncode == 0 and "warning" not in done.stderr, done.stdout + done.stderr
+        assert [(elsewhere / site / "data" / "media" / sha256).read_bytes() for sha256 in hashes] == [IMAGE, SOUND]
+    (project / ".evalkit" / "media" / hashes[0]).write_bytes(b"not the image any more")  # corrupt: not copied
+    done = run_evalkit("view", str(project / "result.json"), "--export", "broken", cwd=elsewhere)
+    assert done.returncode == 0, done.stderr
+    assert "warning: 1 media the runs show are in no media folder" in done.stderr
+    assert str(project / ".evalkit" / "media") in done.stderr and "then export again" in done.stderr
+    assert not (elsewhere / "broken" / "data" / "media" / hashes[0]).exists()
+    assert (elsewhere / "broken" / "data" / "media" / hashes[1]).read_bytes() == SOUND

@@ -44,9 +44,14 @@ def view_command(request: ViewRequest) -> int:
     if request.export is not None:
         from evalkit.view.export import export_site
 
-        count = export_site(data, request.export)
-        print(f"evalkit view: wrote {count} runs to {request.export}; serve the folder over HTTP to browse it, "
+        exported = export_site(data, request.export)
+        print(f"evalkit view: wrote {exported.runs} runs to {request.export}; serve the folder over HTTP to browse it, "
               f"e.g. python -m http.server -d {request.export}")
+        if exported.missing_media:
+            looked = ", ".join(str(folder) for folder in data.media_dirs)
+            print(f"evalkit view: warning: {len(exported.missing_media)} media the runs show are in no media folder "
+                  f"(looked in {looked}); the copy cannot show them. Copy the runs' .evalkit/media folder "
+                  "beside their history (.evalkit/runs), then export again", file=sys.stderr)
         return ExitCode.OK
     _check_server_libraries()
     if not data.index.files() and not data.live.runs():  # files are read after the address is printed

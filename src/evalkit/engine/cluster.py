@@ -84,13 +84,15 @@ class ClusterOutcome:
 
 
 def run_on_cluster(settings: RunSettings, spec: str, plan: Plan, watch: Watcher | None, lost_chunk: LostChunk,
-                   quarantine: Quarantine | None) -> ClusterOutcome:
-    """Run `plan` with the agent `spec` on the cluster `settings.cluster` names (see the module's text)."""
+                   quarantine: Quarantine | None, ledger: Ledger | None = None) -> ClusterOutcome:
+    """Run `plan` with the agent `spec` on the cluster `settings.cluster` names (see the module's text); `ledger`,
+    when given, is the budget the run spends from (the pytest plugin's, shared by a session's files)."""
     address = settings.cluster or LOCAL_CLUSTER
     distributed = _dask()
     progress = RunProgress(record=RunRecord(store=CaseStore(settings.redaction)), quarantine=quarantine)
     progress.total, progress.record.order = plan.case_count, plan_order(plan)
-    progress.ledger = Ledger.for_run(settings, plan)  # the whole run's budgets: what every chunk spent, added here
+    # The whole run's budgets: what every chunk spent, added here.
+    progress.ledger = ledger if ledger is not None else Ledger.for_run(settings, plan)
     if settings.auto_repeat or settings.repeat > 1:
         progress.repeat, progress.pass_rate, progress.confidence = settings.repeat, settings.pass_rate, settings.confidence
     if settings.auto_repeat:  # each chunk decides its own cases' runs; the run's result keeps the rule (as --processes)

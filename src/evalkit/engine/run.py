@@ -98,7 +98,7 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
     if given is None or given == "":
         spec = plan.agent_from_config()
     if settings.cluster:
-        _refuse_beside_cluster(settings, given)
+        refuse_beside_cluster(settings, given)
     given = _recorded_answers_unless_an_agent(plan, given, spec)
     shard = parse_shard(settings.shard) if settings.shard else None
     if shard is not None:
@@ -118,7 +118,7 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
     if shard is not None and plan.case_count == 0:
         return RunOutcome(_empty_result(settings, shard), shard=shard, empty_shard=True)
     if settings.cluster and spec:
-        return _where_made(_on_cluster(settings, plan, spec, watch, full, quarantine), settings, spec)
+        return _where_made(_on_cluster(settings, plan, spec, watch, full, quarantine, ledger), settings, spec)
     processes = _worker_processes(settings, spec if given is None or isinstance(given, str) else None, shard,
                                   plan.case_count * settings.repeat)
     if processes > 1 and (given is None or isinstance(given, str)):
@@ -149,9 +149,10 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
                        settings, spec)
 
 
-def _refuse_beside_cluster(settings: RunSettings, given: Any) -> None:
+def refuse_beside_cluster(settings: RunSettings, given: Any) -> None:
     """`cluster` runs an agent each worker loads by its spec, on cases it splits itself, with no receiver or
-    proxy of this process: what cannot go with it is a usage error before anything runs."""
+    proxy of this process: what cannot go with it is a usage error before anything runs (the pytest plugin
+    asks before it collects)."""
     beside = [name for name, value in (("shard", settings.shard), ("otel", settings.otel),
                                        ("cassettes", settings.cassettes)) if value]
     if settings.processes != AUTO_PROCESSES and int(settings.processes) > 1:
@@ -169,13 +170,16 @@ def _refuse_beside_cluster(settings: RunSettings, given: Any) -> None:
 
 
 def _on_cluster(settings: RunSettings, plan: Plan, spec: str, watch: Watcher | None, full: bool,
-                quarantine: Quarantine | None) -> RunOutcome:
-    """`cluster`: the plan's cases run in chunks on a Dask cluster (engine/cluster.py), folded into one run."""
+                quarantine: Quarantine | None, ledger: Ledger | None) -> RunOutcome:
+    """`cluster`: the plan's cases run in chunks on a Dask cluster (engine/cluster.py), folded into one run.
+    The workers load the plan's eval set files (a plan given rather than loaded from `paths`, as the pytest
+    plugin gives one, included); each chunk names the cases of them it runs."""
     from evalkit.engine.cluster import run_on_cluster
     from evalkit.engine.coverage import gate_ratio
 
-    ran = run_on_cluster(settings.model_copy(update={"agent": spec}), spec, plan, watch,
-                         partial(_unfinished_as_errors, plan), quarantine)
+    files = tuple(dict.fromkeys(str(planned.file) for planned in plan.sets))
+    shipped = settings.model_copy(update={"agent": spec, "paths": files, "case_ids": ()})
+    ran = run_on_cluster(shipped, spec, plan, watch, partial(_unfinished_as_errors, plan), quarantine, ledger)
     if ran.interrupted is None:  # the coverage gate is decided once the cases have ended, as in a local run
         ran.progress.inventory, ran.progress.min_coverage = ran.inventory, gate_ratio(settings, plan)
     return _folded(ran.progress, ran.headers, plan, ran.interrupted or False, full, quarantine)

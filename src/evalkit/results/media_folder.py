@@ -106,6 +106,21 @@ def read_media(folder: Path, sha256: str) -> bytes | None:
     return read_blob(folder, sha256) if is_sha256(sha256) else None
 
 
+def media_folders_near(path: Path) -> list[Path]:
+    """Where the runs at `path` (a result file, or a folder of them) keep their media: a run keeps
+    them beside its history (`.evalkit/runs/` → `.evalkit/media/`), and a result file written with
+    `--json` sits in the folder whose `.evalkit/media/` that is. Read by hash only, so a folder
+    that is not such a one is harmless."""
+    if path.is_dir():
+        return [path.parent / "media", path / ".evalkit" / "media"]
+    return [path.parent / ".evalkit" / "media", path.parent.parent / "media"]
+
+
+def read_media_from(folders: list[Path], sha256: str) -> bytes | None:
+    """The bytes kept under `sha256` in the first of `folders` that has them whole."""
+    return next((data for data in (read_media(folder, sha256) for folder in folders) if data is not None), None)
+
+
 class MediaFolder:
     """Where a run keeps its cases' media: `shelve` a case as it enters the records."""
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from evalkit.results.media_folder import media_folders_near, read_media_from
 from evalkit.view.index import Run, RunIndex
 from evalkit.view.live import FINISHED_ID_PREFIX, LIVE_ID_PREFIX, LiveRun, LiveRuns
 from evalkit.view.query import CaseQuery, select
@@ -22,12 +23,19 @@ class ViewData:
     def __init__(self, sources: list[Path], labels: Path | None = None, poll_s: float = 1.0,
                  media_dir: Path | None = None):
         self.sources = sources
-        self.media_dir = media_dir  # where runs keep their cases' media by hash (`.evalkit/media`)
+        # Where the runs' media are kept by hash: beside this history (`.evalkit/media`), then beside
+        # each folder or result file named, so runs copied from elsewhere show theirs too.
+        folders = [media_dir] if media_dir is not None else []
+        self.media_dirs = list(dict.fromkeys(folders + [f for source in sources for f in media_folders_near(source)]))
         self.index = RunIndex(sources)
         self.live = LiveRuns([source for source in sources if source.is_dir() or not source.exists()])
         self.labels = labels
         self.poll_s = poll_s
         self._comparisons: dict[tuple, dict[str, Any]] = {}
+
+    def medium(self, sha256: str) -> bytes | None:
+        """A medium the runs refer to, by hash (checked against it); None when no media folder has it."""
+        return read_media_from(self.media_dirs, sha256)
 
     def runs(self) -> dict[str, Any]:
         """`GET /api/runs`: the contract's `runs`, newest first, and where the viewer looked."""

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from evalkit.foundation.files import write_run_file
+from evalkit.media.blob_store import keep_blob
 from evalkit.results.media_folder import hashes_in, read_media
 from evalkit.view.coverage import history_coverage, run_coverage
 from evalkit.view.data import ViewData
@@ -21,8 +23,16 @@ from evalkit.view.index import Run
 from evalkit.view.page import render_page
 
 
-def export_site(data: ViewData, folder: Path) -> int:
-    """Write the site into `folder`; the number of runs written."""
+@dataclass
+class Exported:
+    """What an export wrote: its runs, and the media the runs show that no media folder held."""
+
+    runs: int = 0
+    missing_media: set[str] = field(default_factory=set)
+
+
+def export_site(data: ViewData, folder: Path) -> Exported:
+    """Write the site into `folder`."""
     from evalkit.errors import Problem, UsageError
 
     if folder.exists() and not folder.is_dir():
@@ -33,7 +43,7 @@ def export_site(data: ViewData, folder: Path) -> int:
         raise UsageError(Problem(str(folder), "", f"cannot write here: {error.strerror or error}")) from None
 
 
-def _write(data: ViewData, folder: Path) -> int:
+def _write(data: ViewData, folder: Path) -> Exported:
     static = folder / "static"
     static.mkdir(parents=True, exist_ok=True)
     for source in (resources.files("evalkit.view") / "static").iterdir():
@@ -42,21 +52,22 @@ def _write(data: ViewData, folder: Path) -> int:
                 shutil.copyfile(path, static / source.name)
     (folder / "index.html").write_text(render_page(static=True), encoding="utf-8")
     runs = data.index.wait()
+    exported = Exported(len(runs))
     listing = data.runs()
     listing["runs"] = [item for item in listing["runs"] if not item.get("live")]
     listing.update(labels=None, looked_in=[str(source) for source in data.sources])
     _dump(folder / "data" / "runs.json", listing)
     for run in runs:
-        _write_run(folder / "data" / "runs" / run.id, run, data)
+        _write_run(folder / "data" / "runs" / run.id, run, data, exported)
     _dump(folder / "data" / "coverage.json", history_coverage(runs))
     for newer, older in _consecutive(runs):
         comparison = data.compare(older.id, newer.id)
         if comparison is not None:
             _dump(folder / "data" / "compare" / older.id / f"{newer.id}.json", comparison)
-    return len(runs)
+    return exported
 
 
-def _write_run(folder: Path, run: Run, data: ViewData) -> None:
+def _write_run(folder: Path, run: Run, data: ViewData, exported: Exported) -> None:
     _dump(folder / "rows.json", {"rows": run.rows, "texts": run.texts, "run": run.listing(),
                                  "criteria": run.criterion_names()})
     _dump(folder / "coverage.json", run_coverage(run))
@@ -65,17 +76,20 @@ def _write_run(folder: Path, run: Run, data: ViewData) -> None:
     for index in range(len(run.rows)):
         document = data.case_of(run, index)
         _dump(cases / f"{index}.json", {**document, "labels": {}})
-        _copy_media(document, folder.parent.parent / "media", data.media_dir)
+        _copy_media(document, folder.parent.parent / "media", data, exported)
 
 
-def _copy_media(document: dict[str, Any], target: Path, source: Path | None) -> None:
-    """The media a case shows, beside the data (`data/media/SHA256`), each once."""
+def _copy_media(document: dict[str, Any], target: Path, data: ViewData, exported: Exported) -> None:
+    """The media a case shows, beside the data (`data/media/SHA256`), each once; those no media
+    folder has are counted, for the command to say so."""
     for sha256 in set(hashes_in(document)):
-        if source is not None and not (target / sha256).exists():
-            found = read_media(source, sha256)
-            if found is not None:
-                target.mkdir(parents=True, exist_ok=True)
-                (target / sha256).write_bytes(found)
+        if sha256 in exported.missing_media or read_media(target, sha256) is not None:
+            continue
+        found = data.medium(sha256)
+        if found is None:
+            exported.missing_media.add(sha256)
+        else:
+            keep_blob(target, found, sha256)
 
 
 def _consecutive(runs: list[Run]) -> list[tuple[Run, Run]]:

@@ -22,7 +22,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from evalkit.foundation.redaction import mask_secrets
-from evalkit.results.media_folder import read_media, shown_as
+from evalkit.results.media_folder import shown_as
 from evalkit.view import coverage
 from evalkit.view.data import ViewData
 from evalkit.view.guard import Addresses, ViewerGuard
@@ -91,8 +91,7 @@ def create_app(data: ViewData, addresses: Addresses | None = None) -> Starlette:
     def media(request: Request) -> Response:
         # Served only as a type the page may show (results/media_folder.py), whatever the file declared.
         shown = shown_as(request.query_params.get("type"))
-        folder = data.media_dir
-        found = None if shown is None or folder is None else read_media(folder, request.path_params["sha256"])
+        found = None if shown is None else data.medium(request.path_params["sha256"])
         if found is None or shown is None:
             return _missing("no such media (runs keep them in .evalkit/media), or not a type the viewer shows")
         return Response(found, media_type=shown[1], headers=_SECURITY)

@@ -1,0 +1,60 @@
+"""The media of shard results, gathered into the merged run's media folder (`evalkit merge`).
+
+A shard run keeps its cases' media by hash beside its own history (`.evalkit/media/SHA256`);
+shards run on other machines bring that folder along with their result files (docs/ci.md,
+"Shards"). Merging copies each medium a shard's cases refer to into the media folder of
+this run (where the viewer and the reports of the merged run look), each checked against
+its hash, each once. A medium that no folder beside the shard holds whole is a problem
+naming the shard's file: the merged run would show a hole where the shard's run showed an
+image, so the merge is refused before it writes anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from evalkit.errors import Problem
+from evalkit.media.blob_store import blob_path, keep_blob
+from evalkit.results.media_folder import hashes_in, media_folders_near, read_media
+from evalkit.schema.results import CaseResult, RunResult
+
+
+def gather_shard_media(shards: list[tuple[Path, RunResult]], target: Path) -> list[Problem]:
+    """Copy into `target` every medium the shards' cases refer to; what could not be, as problems."""
+    problems: list[Problem] = []
+    for path, result in shards:
+        folders = [folder for folder in media_folders_near(path) if folder.resolve() != target.resolve()]
+        for sha256, case in _referred(result.cases):
+            if read_media(target, sha256) is not None:
+                continue  # there already: run in this folder, or brought by another shard
+            data = next((d for d in (read_media(folder, sha256) for folder in folders) if d is not None), None)
+            if data is None:
+                problems.append(Problem(str(path), f"case {case.eval_set_id}/{case.eval_id}",
+                                        _why_missing(sha256, folders, target)))
+                continue
+            blob_path(target, sha256).unlink(missing_ok=True)  # a damaged copy here is replaced, not kept
+            keep_blob(target, data, sha256)
+    return problems
+
+
+def _referred(cases: list[CaseResult]) -> Iterator[tuple[str, CaseResult]]:
+    """Each medium the cases refer to (their turns, and their repeated runs' turns), once, with the first case."""
+    seen: set[str] = set()
+    for case in cases:
+        for run in (case, *(case.runs or ())):
+            for record in run.invocations:
+                for sha256 in hashes_in([record.actual, record.expected]):
+                    if sha256 not in seen:
+                        seen.add(sha256)
+                        yield sha256, case
+
+
+def _why_missing(sha256: str, folders: list[Path], target: Path) -> str:
+    damaged = [folder for folder in (*folders, target) if blob_path(folder, sha256).is_file()]
+    if damaged:
+        found = f"{blob_path(damaged[0], sha256)} does not hash to its name (the file is damaged)"
+    else:
+        found = f"it is in none of {', '.join(str(folder) for folder in folders) or str(target)}"
+    return (f"refers to the medium {sha256} and {found}; copy the .evalkit/media folder of the run that wrote "
+            "this shard beside its result file (in CI, keep it with the result file as an artifact), then merge again")
