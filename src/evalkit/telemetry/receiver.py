@@ -66,8 +66,9 @@ class OtlpReceiver:
 
         # log_config=None: uvicorn's default logging config would reset the logging of the process
         # the run lives in (an API caller's, a pytest session's), closing the handlers it holds.
+        # ws="none": OTLP is plain HTTP; no WebSocket library is imported for a receiver.
         self._server = QuietServer(uvicorn.Config(self.app, interface="asgi3", log_level="error", access_log=False, lifespan="off",
-                                                  timeout_graceful_shutdown=1, log_config=None, date_header=False))
+                                                  timeout_graceful_shutdown=1, log_config=None, date_header=False, ws="none"))
         ready = threading.Event()
 
         def serve() -> None:
