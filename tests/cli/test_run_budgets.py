@@ -271,11 +271,9 @@ for line in sys.stdin:
 '''
 
 
-def test_the_pytest_plugins_budget_bounds_the_whole_session(pytester):
-    # A `cmd:` agent that reports one model call a turn. The first eval set file's one case of
-    # two turns spends the budget of two calls; the second file's three cases never start.
-    from tests.coverage.test_pytest_gate import plugin_args
-
+def write_two_file_session(pytester: pytest.Pytester) -> None:
+    """A `cmd:` agent that reports one model call a turn, and two eval set folders: `first`, one case of
+    two turns (it spends a budget of two calls), and `second`, three cases of one turn."""
     agent = pytester.path / "agent.py"
     agent.write_text(CMD_AGENT)
     turn = {"user_content": {"parts": [{"text": "hi"}]}}
@@ -287,6 +285,13 @@ def test_the_pytest_plugins_budget_bounds_the_whole_session(pytester):
             "agent": f"cmd:{sys.executable} {agent}",
             "criteria": {"response_checks_v1": {"threshold": 1.0, "checks": [{"contains": "done"}]}}}))
 
+
+def test_the_pytest_plugins_budget_bounds_the_whole_session(pytester):
+    # The first eval set file's one case of two turns spends the budget of two calls; the second file's
+    # three cases never start.
+    from tests.coverage.test_pytest_gate import plugin_args
+
+    write_two_file_session(pytester)
     outcome = pytester.runpytest("--evalkit", "first", "--evalkit", "second", "--evalkit-max-model-calls", "2",
                                  *plugin_args())
 

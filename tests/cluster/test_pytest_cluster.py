@@ -3,9 +3,7 @@ real Dask LocalCluster, and the combination it refuses before collecting."""
 
 from __future__ import annotations
 
-import json
 import os
-import sys
 
 import pytest
 
@@ -61,18 +59,9 @@ def test_what_cannot_go_with_a_cluster_stops_the_session_before_collecting(pytes
 def test_the_session_s_budget_holds_over_its_files_on_the_cluster(pytester):
     # tests/cli/test_run_budgets.py's session, on a cluster: a `cmd:` agent reporting one model call a turn; the
     # first file's case of two turns spends the budget of two calls, so the second file's cases are never sent.
-    from tests.cli.test_run_budgets import CMD_AGENT
+    from tests.cli.test_run_budgets import write_two_file_session
 
-    agent = pytester.path / "agent.py"
-    agent.write_text(CMD_AGENT)
-    turn = {"user_content": {"parts": [{"text": "hi"}]}}
-    for name, cases, turns in (("first", 1, 2), ("second", 3, 1)):
-        folder = pytester.mkdir(name)
-        (folder / f"{name}.evalset.json").write_text(json.dumps({"eval_set_id": name, "eval_cases": [
-            {"eval_id": f"{name}{i}", "conversation": [turn] * turns} for i in range(cases)]}))
-        (folder / "test_config.json").write_text(json.dumps({
-            "agent": f"cmd:{sys.executable} {agent}",
-            "criteria": {"response_checks_v1": {"threshold": 1.0, "checks": [{"contains": "done"}]}}}))
+    write_two_file_session(pytester)
     outcome = pytester.runpytest("--evalkit", "first", "--evalkit", "second", "--evalkit-max-model-calls", "2",
                                  "--evalkit-cluster", "local:2", *plugin_args())
     outcome.assert_outcomes(passed=1, failed=3)
