@@ -1,18 +1,25 @@
 """`run --otel`: what the receiver costs per span, and what --otel adds to a scripted run.
 
-    python benchmarks/bench_otel.py [--cases 1000] [--repeats 3] [--before SRC]
+    python benchmarks/bench_otel.py [--cases 1000] [--repeats 3] [--agents callable adk] [--runs-only] [--before SRC]
 
 1. Receiver: exports of 100 GenAI spans each (recorded by the OpenTelemetry SDK, encoded by
    its own OTLP encoder, as protobuf) POSTed one after another to a run's receiver; each
    answer comes after the spans were decoded, read by the span readers and offered to the
    matching. Time per span, client included (an upper bound).
-2. A run: `evalkit run` of the scripted weather set (make_evalset.py, 2 turns a case) against
-   `otel_callable.py`, an in-process agent whose tool calls are only in its spans, with and
-   without `--otel` (each a fresh process, the two alternating so that a busy moment of the
-   shared machine falls on both; one untimed run of each first, so that both start with
-   Python's bytecode caches written). Wall time and CPU time (user + system of the run's
-   process), min and median of `--repeats`. With `--before SRC` (the `src` folder of another
-   checkout), a third run alternates with them: `--otel` with that evalkit, for a before/after.
+2. A run: `evalkit run` of the scripted weather set (make_evalset.py, 2 turns a case) with
+   and without `--otel`, each a fresh process, the kinds alternating so that a busy moment of
+   the shared machine falls on all; one untimed run of each first, so that all start with
+   Python's bytecode caches written. Wall time and CPU time (user + system of the run's
+   process), min and median of `--repeats`. The agents (`--agents`): `callable`,
+   `otel_callable.py`, an in-process agent whose tool calls are only in its spans (with
+   `--otel` every call is filled from them; the script checks it); `adk`, the model-free
+   ADK agent `scripted_adk_agent` through ADK's Runner, which reports its calls in its events
+   and records ADK's own spans. Each agent runs twice over: with the API's no-op tracer (the
+   agent traces nothing until `--otel` installs an SDK provider) and with its tracing already
+   on (`tracing_on/sitecustomize.py` sets an SDK provider that exports nowhere), so the second
+   pair shows what `--otel` adds to an agent that records spans anyway. With `--before SRC`
+   (the `src` folder of another checkout), `--otel` with that evalkit runs too, for a
+   before/after.
 3. Where a turn's time goes, in this process (CPU time per turn, `otel_callable.agent` called
    directly, 2,000 turns): the agent with the API's no-op tracer (no --otel); the turn under
    --otel, its spans handed to the run as they end (read by the span readers, matched);
@@ -127,14 +134,19 @@ def turn_breakdown(turns: int = 2000) -> dict[str, float]:
     return figures
 
 
-def run_seconds(evalset: Path, otel: bool, folder: Path, src: str | None = None) -> tuple[float, float]:
+AGENTS = {"callable": str(HERE / "otel_callable.py") + ":agent", "adk": str(HERE / "scripted_adk_agent")}
+
+
+def run_seconds(evalset: Path, agent: str, otel: bool, tracing_on: bool, folder: Path,
+                src: str | None = None) -> tuple[float, float]:
     """(wall, CPU) seconds of one `evalkit run` (with the evalkit of `src` when given)."""
-    command = [sys.executable, "-m", "evalkit", "run", str(evalset), "--agent", str(HERE / "otel_callable.py") + ":agent",
+    command = [sys.executable, "-m", "evalkit", "run", str(evalset), "--agent", AGENTS[agent],
                "--json", str(folder / "out.json"), *(["--otel"] if otel else [])]
     # Bytecode caches written (in the scratch folder), as a user's installation has them: without
     # them each run compiles every module it imports, a cost that hides what --otel adds.
-    env = {"PYTHONPATH": os.pathsep.join([*([src] if src else []), str(HERE)]), "EVALKIT_RUNS_DIR": str(folder / "runs"), "EVALKIT_CACHE_DIR": str(folder / "cache"),
-           "PYTHONPYCACHEPREFIX": str(folder / "pycache")}
+    path = [*([src] if src else []), *([str(HERE / "tracing_on")] if tracing_on else []), str(HERE)]
+    env = {"PYTHONPATH": os.pathsep.join(path), "EVALKIT_RUNS_DIR": str(folder / "runs"),
+           "EVALKIT_CACHE_DIR": str(folder / "cache"), "PYTHONPYCACHEPREFIX": str(folder / "pycache")}
     environment = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"} | env
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
@@ -144,7 +156,7 @@ def run_seconds(evalset: Path, otel: bool, folder: Path, src: str | None = None)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if done.returncode not in (0, 1):
         raise RuntimeError(done.stderr[-2000:])
-    if otel:
+    if otel and agent == "callable":
         result = json.loads((folder / "out.json").read_text())
         filled = sum(1 for case in result["cases"] for record in case["invocations"]
                      for event in ((record.get("actual") or {}).get("intermediate_data") or {}).get("invocation_events", [])
@@ -158,34 +170,45 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--before", help="the src folder of another checkout: also time its --otel")
+    parser.add_argument("--agents", nargs="+", choices=sorted(AGENTS), default=["callable", "adk"])
+    parser.add_argument("--runs-only", action="store_true", help="skip parts 1 and 3 (the receiver, the per-turn parts)")
     args = parser.parse_args()
     # First: the global tracer provider is still the API's default (the receiver's run below sets one).
-    print("per turn, CPU: " + "; ".join(f"{part} {us:.0f} us" for part, us in turn_breakdown().items()))
-    print(f"receiver: {receiver_cost():.3f} ms per span ({SPANS_PER_EXPORT} spans an export, {EXPORTS} exports)")
-    kinds = {"without --otel": (False, None), "with --otel": (True, None)}
-    if args.before:
-        kinds["with --otel, before"] = (True, args.before)
+    if not args.runs_only:
+        print("per turn, CPU: " + "; ".join(f"{part} {us:.0f} us" for part, us in turn_breakdown().items()))
+        print(f"receiver: {receiver_cost():.3f} ms per span ({SPANS_PER_EXPORT} spans an export, {EXPORTS} exports)")
+    Kind = tuple[str, bool, bool, "str | None"]  # agent, --otel, tracing on, src
+    kinds: dict[str, Kind] = {}
+    baseline: dict[str, str] = {}  # each kind → the run without --otel it is compared with
+    for agent in args.agents:
+        for tracing_on in (False, True):
+            plain = f"{agent}, {'tracing on' if tracing_on else 'no-op tracer'}, without --otel"
+            kinds[plain] = (agent, False, tracing_on, None)
+            kinds[plain.replace("without", "with")] = (agent, True, tracing_on, None)
+            if args.before:
+                kinds[plain.replace("without", "with") + ", before"] = (agent, True, tracing_on, args.before)
+            baseline |= {name: plain for name in kinds if name not in baseline}
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         evalset = folder / "bench.evalset.json"
         subprocess.run([sys.executable, str(HERE / "make_evalset.py"), "--cases", str(args.cases), "--out", str(evalset)],
                        check=True)
-        for otel, src in kinds.values():  # untimed: caches written
-            run_seconds(evalset, otel, folder, src)
-        runs: dict[str, list[tuple[float, float]]] = {kind: [] for kind in kinds}
+        for kind in kinds.values():  # untimed: caches written
+            run_seconds(evalset, *kind[:3], folder, kind[3])
+        runs: dict[str, list[tuple[float, float]]] = {name: [] for name in kinds}
         for _ in range(args.repeats):  # interleaved, so a busy moment of the machine falls on each
-            for kind, (otel, src) in kinds.items():
-                runs[kind].append(run_seconds(evalset, otel, folder, src))
+            for name, kind in kinds.items():
+                runs[name].append(run_seconds(evalset, *kind[:3], folder, kind[3]))
     for which, index in (("wall", 0), ("CPU", 1)):
-        plain = [run[index] for run in runs["without --otel"]]
         print(f"{args.cases} cases, {which} time (min, median of {args.repeats}; all runs):")
-        for kind, measured in runs.items():
+        for name, measured in runs.items():
             times = [run[index] for run in measured]
-            versus = "" if kind == "without --otel" else (
+            plain = [run[index] for run in runs[baseline[name]]]
+            versus = "" if baseline[name] == name else (
                 f"  {(min(times) - min(plain)) / min(plain) * 100:+.1f}% on the mins, "
                 f"{(statistics.median(times) - statistics.median(plain)) / statistics.median(plain) * 100:+.1f}% "
                 "on the medians")
-            print(f"  {kind}: {min(times):.2f} s, {statistics.median(times):.2f} s{versus}; "
+            print(f"  {name}: {min(times):.2f} s, {statistics.median(times):.2f} s{versus}; "
                   f"{[round(x, 2) for x in times]}")
 
 

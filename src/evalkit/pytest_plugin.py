@@ -142,6 +142,13 @@ def pytest_configure(config: pytest.Config) -> None:
             config.stash[_QUARANTINE] = load_quarantine(settings.quarantine)
         except InputError as error:
             raise pytest.UsageError("evalkit: " + "\nevalkit: ".join(error.lines())) from None
+    if settings.cluster:  # what cannot go with a cluster stops the session, as it stops `evalkit run`
+        from evalkit.engine.beside_cluster import refuse_beside_cluster
+
+        try:
+            refuse_beside_cluster(settings, settings.agent)
+        except EvalkitError as error:
+            raise pytest.UsageError("evalkit: " + "\nevalkit: ".join(_lines(error))) from None
     config.stash[_COVERAGE] = CoverageGate(settings.min_coverage)
     extra = given if config.args_source is config.ArgsSource.ARGS else given + from_ini
     covered = [Path(arg.split("::")[0]).resolve() for arg in config.args]

@@ -7,7 +7,8 @@ import asyncio
 import time
 
 from evalkit.foundation.trace_context import TurnTrace
-from evalkit.telemetry.turn_spans import PLUMBING, UNMATCHED_LATE, UNMATCHED_OVERLAP, TurnSpans
+from evalkit.telemetry.turn_spans import NOT_NEEDED, PLUMBING, UNMATCHED_LATE, UNMATCHED_OVERLAP, UNREADABLE, TurnSpans
+from evalkit.traces.otlp_json import RawSpan
 from evalkit.traces.spans import AGENT, OTHER, TOOL, SlimSpan
 
 
@@ -100,3 +101,64 @@ def test_a_turn_is_woken_by_its_spans_only_while_it_waits_for_them():
 
     woken_before, done = asyncio.run(scenario())
     assert not woken_before and done
+
+
+class _Reader:
+    """Reads a RawSpan into the SlimSpan its name says (kind:parent), and remembers what it read."""
+
+    def __init__(self) -> None:
+        self.read: list[str] = []
+
+    def __call__(self, raw: RawSpan) -> tuple[SlimSpan, None] | None:
+        self.read.append(raw.span_id)
+        if raw.name == "unreadable":
+            return None
+        kind, parent = raw.name.split(":")
+        return SlimSpan(raw.trace_id, raw.span_id, parent, kind, raw.start_ns, raw.end_ns), None
+
+
+def _raw(trace_id: str, span_id: str, name: str) -> RawSpan:
+    now = time.time_ns()
+    return RawSpan(trace_id, span_id, "", name, now, now + 1, {})
+
+
+def test_spans_of_a_turns_trace_are_read_only_when_the_turn_needs_them():
+    async def scenario() -> None:
+        reader = _Reader()
+        spans = TurnSpans(read=reader)
+        turn = spans.begin(TurnTrace.new(), lambda: "case-a")
+        trace_id, top = turn.trace.trace_id, turn.trace.span_id
+        spans.arrive([_raw(trace_id, "s1", f"{TOOL}:s0"), _raw(trace_id, "s0", f"{AGENT}:{top}"),
+                      _raw(trace_id, "s2", "unreadable")])
+        assert reader.read == [] and spans.received == 3  # kept as they came: the agent's thread reads nothing
+        spans.answered(turn)
+        assert spans.wait_state(turn, 2.0) == 0.0  # unread spans: read them before deciding to wait
+        spans.read_arrived(turn)
+        assert reader.read == ["s1", "s0", "s2"] and set(turn.spans) == {"s1", "s0"} and turn.complete
+        assert spans.wait_state(turn, 2.0) is None
+        assert spans.unmatched == {UNREADABLE: 1}
+
+    asyncio.run(scenario())
+
+
+def test_a_span_of_no_known_turn_is_read_at_once_to_be_matched():
+    reader = _Reader()
+    spans = TurnSpans(read=reader)
+    turn = spans.begin(TurnTrace.new(), lambda: "case-a")
+    spans.arrive([_raw("y" * 32, "s1", f"{AGENT}:")])  # a trace of the agent's own, one turn in flight
+    assert reader.read == ["s1"] and set(turn.spans) == {"s1"} and spans.matched_by == {"time": 1}
+
+
+def test_a_turn_that_needs_nothing_reads_nothing_and_its_late_spans_are_no_loss():
+    reader = _Reader()
+    spans = TurnSpans(read=reader)
+    turn = spans.begin(TurnTrace.new(), lambda: "case-a")
+    trace_id = turn.trace.trace_id
+    spans.arrive([_raw(trace_id, "s1", f"{TOOL}:s0")])
+    spans.answered(turn)
+    spans.not_needed(turn)
+    spans.finish([turn])
+    spans.arrive([_raw(trace_id, "s0", f"{AGENT}:{turn.trace.span_id}")])  # ends after the answer: read, counted
+    spans.close()
+    assert not turn.spans and reader.read == ["s0"]
+    assert spans.unmatched == {NOT_NEEDED: 2}

@@ -5,7 +5,8 @@ order of their eval set files when those are at hand (as in the CI job's checkou
 else shard by shard; its summary is recounted, and its exit code is the one
 `evalkit run` would have given for all the cases at once. Merging refuses inputs that
 cannot be one run: a case found in two files, shards of different splits (1/3 with
-2/4), a shard missing from a split, or runs with different `--repeat` settings.
+2/4), a shard missing from a split, or runs with different `--repeat` settings or budgets.
+The shards' budget records become one (what they spent, added up), gated as a run's.
 The shards' coverage is joined (every call of every shard against one inventory) and
 gated here, by `--min-coverage` or the gate the shards were run with (docs/coverage.md).
 The media the shards' cases show are copied from beside each shard's file into this run's

@@ -51,7 +51,7 @@ from evalkit.results.record_views import parse_shard_lines
 from evalkit.schema.coverage import Inventory
 from evalkit.schema.results import CaseResult, RunResult
 from evalkit.settings import RunSettings
-from evalkit.settings.values import LOCAL_CLUSTER
+from evalkit.settings.values import LOCAL_CLUSTER, is_local_cluster
 
 if TYPE_CHECKING:
     from distributed import Client, Future
@@ -84,13 +84,15 @@ class ClusterOutcome:
 
 
 def run_on_cluster(settings: RunSettings, spec: str, plan: Plan, watch: Watcher | None, lost_chunk: LostChunk,
-                   quarantine: Quarantine | None) -> ClusterOutcome:
-    """Run `plan` with the agent `spec` on the cluster `settings.cluster` names (see the module's text)."""
+                   quarantine: Quarantine | None, ledger: Ledger | None = None) -> ClusterOutcome:
+    """Run `plan` with the agent `spec` on the cluster `settings.cluster` names (see the module's text); `ledger`,
+    when given, is the budget the run spends from (the pytest plugin's, shared by a session's files)."""
     address = settings.cluster or LOCAL_CLUSTER
     distributed = _dask()
     progress = RunProgress(record=RunRecord(store=CaseStore(settings.redaction)), quarantine=quarantine)
     progress.total, progress.record.order = plan.case_count, plan_order(plan)
-    progress.ledger = Ledger.for_run(settings, plan)  # the whole run's budgets: what every chunk spent, added here
+    # The whole run's budgets: what every chunk spent, added here.
+    progress.ledger = ledger if ledger is not None else Ledger.for_run(settings, plan)
     if settings.auto_repeat or settings.repeat > 1:
         progress.repeat, progress.pass_rate, progress.confidence = settings.repeat, settings.pass_rate, settings.confidence
     if settings.auto_repeat:  # each chunk decides its own cases' runs; the run's result keeps the rule (as --processes)
@@ -98,7 +100,7 @@ def run_on_cluster(settings: RunSettings, spec: str, plan: Plan, watch: Watcher 
 
         progress.auto_repeat = AutoRepeat(settings.stopping_rule(), settings.repeat, progress.add)
     outcome = ClusterOutcome(progress)
-    local = _is_local(address)
+    local = is_local_cluster(address)
     if local:
         _import_before_forking(plan, spec)
     try:
@@ -279,7 +281,7 @@ def _dask() -> Any:
 @contextmanager
 def _connected(distributed: Any, address: str) -> Iterator[Client]:
     """A client of the cluster `address` names; a local cluster is started here and stopped after."""
-    if _is_local(address):
+    if is_local_cluster(address):
         import dask
 
         count = int(address.partition(":")[2] or _cores())
@@ -301,6 +303,7 @@ def _connected(distributed: Any, address: str) -> Iterator[Client]:
             finally:
                 cluster.close()
         return
+    _refuse_a_closed_port(address)
     try:
         client = distributed.Client(address, timeout=CONNECT_TIMEOUT_S)
     except (OSError, TimeoutError) as error:
@@ -310,8 +313,20 @@ def _connected(distributed: Any, address: str) -> Iterator[Client]:
         yield client
 
 
-def _is_local(address: str) -> bool:
-    return address == LOCAL_CLUSTER or address.startswith(LOCAL_CLUSTER + ":")
+def _refuse_a_closed_port(address: str) -> None:
+    """A scheduler address nobody answers at, said as soon as that is known: Dask's client would try it again and
+    again for the whole `CONNECT_TIMEOUT_S`, also where nothing listens (a mistyped port is the usual case)."""
+    import socket
+
+    host, _, port = address.removeprefix("tcp://").rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except ConnectionRefusedError:
+        raise SettingError("cluster", address, "no Dask scheduler answered there (nothing listens on that port); "
+                           "start one with `dask scheduler`, or check the address") from None
+    except OSError as error:  # no answer in time, an unknown host, no route
+        raise SettingError("cluster", address, f"no Dask scheduler answered there within {CONNECT_TIMEOUT_S} s "
+                           f"({error}); start one with `dask scheduler`, or check the address") from None
 
 
 def _import_before_forking(plan: Plan, spec: str) -> None:

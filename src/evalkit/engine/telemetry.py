@@ -15,21 +15,20 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from evalkit.errors import MissingExtraError
 from evalkit.foundation.trace_context import TURN_TRACE, TurnTrace
 from evalkit.schema.evalset import Invocation
-from evalkit.telemetry.turn_spans import BY_TIME, PLUMBING, Received, TracedTurn, TurnSpans
+from evalkit.telemetry.turn_spans import BY_TIME, NOT_NEEDED, PLUMBING, Arrived, Received, TracedTurn, TurnSpans
 from evalkit.telemetry.usage import usage_of
 
 if TYPE_CHECKING:
     from evalkit.agents.base import SessionSpec
     from evalkit.settings import RunSettings
     from evalkit.telemetry.receiver import OtlpReceiver
-    from evalkit.traces.otlp_json import RawSpan
 
 TRACES_ENDPOINT, ENDPOINT = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"
 # Set unless the user set them: spans exported within a tenth of a second (the SDK's default is
@@ -46,7 +45,7 @@ class RunTelemetry:
         self._slim = slim  # looked up once: an import statement per span costs the agent's thread
         self.agent = agent
         self.wait_s = settings.otel_wait_s
-        self.spans = TurnSpans()
+        self.spans = TurnSpans(read=self._read)
         self.receiver: OtlpReceiver = OtlpReceiver(self._received, settings.otel_port)
         self.announce = announce
         self.turns_without_spans = 0
@@ -90,14 +89,18 @@ class RunTelemetry:
                 os.environ[name] = value
         self.spans.close()
 
-    def _received(self, raws: list[RawSpan]) -> None:
-        received: list[Received] = []
-        for raw in raws:
-            try:
-                received.append((self._slim(raw), usage_of(raw)))
-            except Exception:  # one span a reader cannot read must not lose the others, nor stop the run
-                self.spans.unmatched["a reader could not read it"] += 1
-        self.spans.add(received)
+    def _received(self, spans: Sequence[Arrived]) -> None:
+        self.spans.arrive(spans)
+
+    def _read(self, span: Arrived) -> Received | None:
+        from evalkit.telemetry.in_process import EndedSpan
+
+        try:
+            raw = span.raw() if isinstance(span, EndedSpan) else span
+            # No history hashes: they group an imported file's turns into conversations; a live turn has its own.
+            return self._slim(raw, hash_history=False), usage_of(raw)  # type: ignore[arg-type]
+        except Exception:  # one span a reader cannot read must not lose the others, nor stop the run
+            return None
 
     @contextmanager
     def turn(self, spec: SessionSpec, into: list[TracedTurn]) -> Iterator[TracedTurn]:
@@ -119,12 +122,21 @@ class RunTelemetry:
 
     async def settle(self, traced: list[TracedTurn], actual: list[Invocation]) -> None:
         """Wait for the case's spans, fill each answered turn in, and close its traces to more spans."""
-        from evalkit.telemetry.filling import fill_turn
+        from evalkit.telemetry.filling import fill_turn, wants_spans
 
         try:
-            for turn in traced:
-                await self._wait(turn)
+            wanting = []
             for turn, invocation in zip(traced, actual):
+                # An agent in this process has ended its spans by the time it answers: when its reply lacks
+                # nothing, they are not read. Another's are waited for all the same, so that a note can say
+                # when its exporter sends nothing.
+                if self._stop_in_process is None or wants_spans(invocation):
+                    wanting.append((turn, invocation))
+                else:
+                    self.spans.not_needed(turn)
+            for turn, _ in wanting:
+                await self._wait(turn)
+            for turn, invocation in wanting:
                 self.turns += 1
                 if not turn.spans:
                     self.turns_without_spans += 1
@@ -134,13 +146,16 @@ class RunTelemetry:
             self.spans.finish(traced)
 
     async def _wait(self, turn: TracedTurn) -> None:
-        while (left := self.spans.wait_state(turn, self.wait_s)) is not None:  # it cleared `arrived`
-            if turn.arrived is None:
+        while True:
+            self.spans.read_arrived(turn)
+            left = self.spans.wait_state(turn, self.wait_s)  # it cleared `arrived`
+            if left is None or turn.arrived is None:
                 return
-            try:
-                await asyncio.wait_for(turn.arrived.wait(), left)
-            except asyncio.TimeoutError:
-                pass
+            if left > 0:  # (0: spans came in the meantime; read them first)
+                try:
+                    await asyncio.wait_for(turn.arrived.wait(), left)
+                except asyncio.TimeoutError:
+                    pass
 
     def notes(self) -> list[str]:
         """What the user should know once the run ended: an agent that sent nothing, spans matched to no turn."""
@@ -158,7 +173,7 @@ class RunTelemetry:
                          "turn's traceparent nor a conversation id evalkit knows; they were matched by time, only while "
                          "one turn was in flight")
         for reason, count in sorted(self.spans.unmatched.items()):
-            if reason == PLUMBING:  # a server's own workings: nothing of the agent's was lost
+            if reason in (PLUMBING, NOT_NEEDED):  # nothing of the agent's was lost
                 continue
             lines.append(f"otel: {count} spans matched no turn: {reason}")
         for status, count in sorted(self.receiver.refused.items()):

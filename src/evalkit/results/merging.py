@@ -5,7 +5,8 @@ cases to its own run instead (evalkit.engine.processes). Result-file code: it re
 writes nothing but result files' models. Merging
 refuses inputs that cannot be one run: a case found in two files, shards of different
 splits (1/3 with 2/4), a shard missing from a split, or runs with different `--repeat`
-settings.
+settings or budgets. The shards' budget records become one (`BudgetUse.of_shards`): each
+shard had its own budget, so the limits are theirs and what they spent is added up.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 from evalkit.errors import InputError, Problem
 from evalkit.results.coverage import merged_coverage
 from evalkit.results.shard import Shard
+from evalkit.schema.budget_use import BudgetUse
 from evalkit.schema.results import CaseResult, JudgeStatistics, RunResult, Summary
 from evalkit.schema.run_figures import AutoRepeat
 
@@ -37,7 +39,7 @@ def merge_results(results: list[tuple[Path, RunResult]],
                 continue
             seen[key] = path
             cases.append(case)
-    problems += _shard_problems(results) + _setting_problems(results)
+    problems += _shard_problems(results) + _setting_problems(results) + _budget_problems(results)
     if problems:
         raise InputError(problems)
     cases = order(cases)
@@ -58,7 +60,14 @@ def merge_results(results: list[tuple[Path, RunResult]],
         shards=sorted(shards, key=lambda s: Shard.parse(s).index) or None,
         agent=first.agent if len({r.agent for _, r in results}) == 1 else None,
         coverage=merged_coverage(r.coverage for _, r in results),  # one inventory, the calls of every shard
+        budget=_merged_budget([r for _, r in results]),
     )
+
+
+def _merged_budget(results: list[RunResult]) -> BudgetUse | None:
+    """The shards' budget records as one; None when none had a budget (a shard with no case has no record)."""
+    parts = [r.budget for r in results if r.budget is not None]
+    return BudgetUse.of_shards(parts) if parts else None
 
 
 def _merged_auto(results: list[RunResult]) -> AutoRepeat | None:
@@ -130,6 +139,16 @@ def _setting_problems(results: list[tuple[Path, RunResult]]) -> list[Problem]:
         return []
     listing = ", ".join(f"{path} (--repeat {r.repeat})" for path, r in results)
     return [Problem("", "", f"the results were run with different --repeat/--pass-rate settings: {listing}")]
+
+
+def _budget_problems(results: list[tuple[Path, RunResult]]) -> list[Problem]:
+    """Shards run with different budgets: their records cannot say what the one run allowed."""
+    budgets = [(path, r.budget) for path, r in results if r.budget is not None]
+    if len({(b.max_cost, b.max_tokens, b.max_model_calls) for _, b in budgets}) <= 1:
+        return []
+    listing = ", ".join(f"{path} ({budget.limits_text()})" for path, budget in budgets)
+    return [Problem("", "", f"the results were run with different budgets: {listing}; merge the shards of one run, "
+                            "each run with the same --max-cost, --max-tokens and --max-model-calls")]
 
 
 def shard_index(result: RunResult) -> int:

@@ -37,6 +37,29 @@ class BudgetUse(ResultModel):
     reached: str | None = Field(default=None, description="the flag of the budget reached (null: none was)")
     not_started: int = Field(default=0, description="cases never started because the budget was reached")
 
+    @classmethod
+    def of_shards(cls, parts: list[BudgetUse]) -> BudgetUse:
+        """The records of a run's shards as one (`evalkit merge`). Each shard had its own budget, so the
+        limits are the shards' (the merge refuses shards whose limits differ); what they spent and the cases
+        they did not start add up; the run reached its budget when a shard did (the flag of the first limit,
+        in `LIMIT_FLAGS`' order, that one reached). The cost is unknown when a shard's was."""
+        costs = [part.cost for part in parts]
+        reached = {part.reached for part in parts if part.reached}
+        first = parts[0]
+        return cls(max_cost=first.max_cost, max_tokens=first.max_tokens, max_model_calls=first.max_model_calls,
+                   model_calls=sum(part.model_calls for part in parts),
+                   input_tokens=sum(part.input_tokens for part in parts),
+                   output_tokens=sum(part.output_tokens for part in parts),
+                   cost=None if None in costs else sum(cost for cost in costs if cost is not None),
+                   unpriced_models=sorted({model for part in parts for model in part.unpriced_models}),
+                   reached=next((flag for flag in LIMIT_FLAGS.values() if flag in reached), None),
+                   not_started=sum(part.not_started for part in parts))
+
+    def limits_text(self) -> str:
+        """`--max-model-calls 5 --max-tokens 800`: every limit the record holds, as the flags that give them."""
+        return " ".join(self.limit_text(flag) for name, flag in LIMIT_FLAGS.items()
+                        if getattr(self, name) is not None) or "no limit"
+
     @property
     def tokens(self) -> int:
         return self.input_tokens + self.output_tokens

@@ -41,6 +41,12 @@ def fill_turn(invocation: Invocation, spans: list[SlimSpan], usage: dict[str, Mo
     return calls
 
 
+def wants_spans(invocation: Invocation) -> bool:
+    """Whether the turn's spans could add anything to its reply: tool calls, or usage where it has room for it."""
+    data = invocation.intermediate_data
+    return not tool_calls(invocation) or (not _has_usage(invocation) and not isinstance(data, IntermediateData))
+
+
 def _events_of(spans: list[SlimSpan]) -> list[InvocationEvent]:
     """The events of every turn the spans make, in time order, with only their tool calls and responses.
 

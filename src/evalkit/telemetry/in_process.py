@@ -2,9 +2,11 @@
 
 A Python or ADK agent loaded into evalkit's process records through the global tracer
 provider: evalkit adds a span processor to it (installing an SDK provider when none is set)
-that hands each ended span to the run, in the same `RawSpan` shape an OTLP export becomes.
-Each turn runs with its trace as the current context (`turn_context`), so the agent's spans
-are children of it. Without opentelemetry-sdk there is nothing to take: `install` says so.
+that hands each ended span to the run as it is (`EndedSpan`, on the agent's thread, where
+every microsecond is the agent's), to be turned into the `RawSpan` an OTLP export becomes
+only when its turn needs it. Each turn runs with its trace as the current context
+(`turn_context`), so the agent's spans are children of it. Without opentelemetry-sdk there
+is nothing to take: `install` says so.
 """
 
 from __future__ import annotations
@@ -19,7 +21,20 @@ from evalkit.traces.otlp_json import RawSpan
 ERROR = "ERROR"
 
 
-def install(deliver: Callable[[list[RawSpan]], None]) -> Callable[[], None] | None:
+class EndedSpan:
+    """An SDK span as it ended: its trace id (what matching needs at once) and the span, read later."""
+
+    __slots__ = ("span", "trace_id")
+
+    def __init__(self, span: Any):
+        self.trace_id = format(span.context.trace_id, "032x")
+        self.span = span
+
+    def raw(self) -> RawSpan:
+        return raw_span(self.span)
+
+
+def install(deliver: Callable[[list[EndedSpan]], None]) -> Callable[[], None] | None:
     """Hand every span the process ends from now on to `deliver`; return how to stop (None: no SDK)."""
     try:
         from opentelemetry import trace
@@ -32,7 +47,7 @@ def install(deliver: Callable[[list[RawSpan]], None]) -> Callable[[], None] | No
 
         def on_end(self, span: Any) -> None:
             if self.active:
-                deliver([raw_span(span)])
+                deliver([EndedSpan(span)])
 
     provider = trace.get_tracer_provider()
     if not isinstance(provider, TracerProvider):  # the API's default: nothing set yet
@@ -52,21 +67,31 @@ def install(deliver: Callable[[list[RawSpan]], None]) -> Callable[[], None] | No
 
 def raw_span(span: Any) -> RawSpan:
     """An SDK `ReadableSpan` as a `RawSpan`."""
-    context = span.get_span_context()
+    context = span.context
     parent = span.parent
-    resource = span.resource.attributes if span.resource is not None else {}
+    resource = span.resource
     scope = span.instrumentation_scope
+    status = span.status
     return RawSpan(
-        trace_id=f"{context.trace_id:032x}", span_id=f"{context.span_id:016x}",
-        parent_id=f"{parent.span_id:016x}" if parent is not None else "",
+        trace_id=format(context.trace_id, "032x"), span_id=format(context.span_id, "016x"),
+        parent_id=format(parent.span_id, "016x") if parent is not None else "",
         name=span.name, start_ns=span.start_time or 0, end_ns=span.end_time or 0,
-        attributes=_plain(span.attributes), events=[(event.name, _plain(event.attributes)) for event in span.events],
-        service=str(resource.get("service.name", "")), scope=scope.name if scope is not None else "",
-        failed=span.status.status_code.name == ERROR, status_message=span.status.description or "")
+        attributes=_plain(span.attributes),
+        events=[(event.name, _plain(event.attributes)) for event in span.events] if span.events else [],
+        service=str(resource.attributes.get("service.name", "")) if resource is not None else "",
+        scope=scope.name if scope is not None else "",
+        failed=status.status_code.name == ERROR, status_message=status.description or "")
 
 
 def _plain(attributes: Any) -> dict[str, Any]:
-    return {key: list(value) if isinstance(value, tuple) else value for key, value in (attributes or {}).items()}
+    """The attributes as a dict, OpenTelemetry's tuples (its sequences) as the lists a file's reader gives."""
+    if not attributes:
+        return {}
+    plain = dict(attributes)
+    for key, value in plain.items():
+        if isinstance(value, tuple):
+            plain[key] = list(value)
+    return plain
 
 
 @contextmanager

@@ -9,6 +9,12 @@ flight when the trace began. With two or more turns in flight and no conversatio
 the trace is never guessed: its spans are counted (`unmatched`), as are spans that arrive
 when no turn is in flight and spans of a turn that was already scored.
 
+A span of a trace already bound to a turn (an in-process agent's always are, and those of
+any agent that continues `traceparent`) is kept as it came and read only when its turn needs it
+(`read_arrived`). A turn of an agent in evalkit's own process whose reply already reports
+its tool calls and usage takes nothing from telemetry: its spans are never read, nor
+waited for (`not_needed`), and late ones are no loss.
+
 Spans arrive on the receiver's thread (and on whatever thread an in-process agent ends
 them), turns are played on the run's event loop: the matching is under one lock, held
 for what one batch of spans or one turn's step touches, never for the whole run's spans
@@ -24,14 +30,24 @@ import asyncio
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from evalkit.foundation.trace_context import TurnTrace
 from evalkit.telemetry.usage import ModelUsage
 from evalkit.traces.spans import OTHER, SlimSpan
 
 Received = tuple[SlimSpan, ModelUsage | None]  # a span as read, with its model call's usage
+
+
+class Arrived(Protocol):
+    """A span as it arrived, unread: an OTLP export's `RawSpan`, or an in-process agent's span."""
+
+    trace_id: str
+
+
+Read = Callable[[Arrived], "Received | None"]  # None: no reader could read it (counted, never raised)
 
 BY_TRACE, BY_CONVERSATION, BY_TIME = "trace", "conversation", "time"
 UNMATCHED_OVERLAP = "two or more turns were in flight when its trace began"
@@ -40,6 +56,9 @@ UNMATCHED_LATE = "it arrived after its turn was scored (raise --otel-wait)"
 # A trace of a server's or framework's own workings (HTTP handling, queues), with no agent,
 # model or tool span: never guessed, counted apart, and not worth a note.
 PLUMBING = "it records no agent, model or tool operation"
+UNREADABLE = "a reader could not read it"
+# Spans of a turn whose reply reported everything telemetry could add: nothing was lost.
+NOT_NEEDED = "its turn's reply already reported its tool calls and usage"
 
 
 @dataclass(eq=False)
@@ -54,6 +73,7 @@ class TracedTurn:
     last_arrival: float | None = None  # monotonic
     spans: dict[str, SlimSpan] = field(default_factory=dict)
     usage: dict[str, ModelUsage] = field(default_factory=dict)  # span id → its model call's usage
+    unread: list[Arrived] = field(default_factory=list)  # arrived on a trace bound to it, not read yet
     traces: set[str] = field(default_factory=set)  # the trace ids bound to it: its own and the agent's
     tops: set[str] = field(default_factory=set)  # traces whose top span arrived (the one under evalkit's, or a root)
     working: set[str] = field(default_factory=set)  # traces holding an agent, model or tool span
@@ -61,6 +81,7 @@ class TracedTurn:
     arrived: asyncio.Event | None = None
     how: set[str] = field(default_factory=set)  # BY_TRACE, BY_CONVERSATION, BY_TIME
     waiting: bool = False  # its case waits for more of its spans: an arrival wakes it
+    needed: bool = True  # False: its reply reported all telemetry could add (`not_needed`)
 
     @property
     def complete(self) -> bool:
@@ -75,13 +96,15 @@ class TracedTurn:
 class TurnSpans:
     """The run's turns with traces, and every span received, matched or counted."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic):
+    def __init__(self, read: Read | None = None, clock: Callable[[], float] = time.monotonic):
         self._lock = threading.Lock()
+        self._read = read
         self._clock = clock
         self._turns: dict[str, TracedTurn] = {}  # trace id → turn, for the turns not yet scored
         self._open: list[TracedTurn] = []  # the turns not yet scored, in the order they began
         self._pending: dict[str, list[Received]] = {}  # traces bound to no turn yet
         self._scored: set[str] = set()  # trace ids of scored turns: their late spans are counted
+        self._unneeded: set[str] = set()  # those of them whose turn needed nothing: their late spans lose nothing
         self._why_pending: dict[str, str] = {}  # pending trace id → why no turn took it (UNMATCHED_*)
         self._by_conversation: dict[str, set[str]] = {}  # conversation id → pending traces recording it
         self.unmatched: Counter[str] = Counter()  # reason → spans
@@ -107,8 +130,53 @@ class TurnSpans:
             woken = self._bind_pending(self._by_conversation.get(turn.conversation(), set()))
         _wake(woken)
 
+    def arrive(self, raws: Sequence[Arrived]) -> None:
+        """Spans as they arrive, unread (any thread): those of a trace bound to a turn wait in it to be
+        read when the turn needs them; the others are read now, to be matched."""
+        woken: set[TracedTurn] = set()
+        elsewhere: list[Arrived] = []
+        with self._lock:
+            for raw in raws:
+                turn = self._turns.get(raw.trace_id)
+                if turn is None:
+                    elsewhere.append(raw)
+                    continue
+                self.received += 1
+                turn.unread.append(raw)
+                turn.last_arrival = self._clock()
+                if turn.waiting:
+                    woken.add(turn)
+        _wake(woken)
+        if elsewhere:
+            self.add(self._read_all(elsewhere))
+
+    def read_arrived(self, turn: TracedTurn) -> None:
+        """Read the spans waiting in `turn` (on its case's side, outside the lock: reading takes a while)."""
+        with self._lock:
+            raws, turn.unread = turn.unread, []
+        if not raws:
+            return
+        received = self._read_all(raws)
+        with self._lock:
+            for span in received:
+                self._attach(turn, span, set(), arrived=False)
+
+    def not_needed(self, turn: TracedTurn) -> None:
+        """The turn takes nothing from telemetry: what waits in it is counted, unread."""
+        with self._lock:
+            self.unmatched[NOT_NEEDED] += len(turn.unread) + len(turn.spans)
+            turn.unread, turn.needed = [], False
+
+    def _read_all(self, raws: list[Arrived]) -> list[Received]:
+        assert self._read is not None, "arrive() needs TurnSpans(read=...)"
+        received = [found for raw in raws if (found := self._read(raw)) is not None]
+        if len(received) < len(raws):
+            with self._lock:
+                self.unmatched[UNREADABLE] += len(raws) - len(received)
+        return received
+
     def add(self, spans: list[Received]) -> None:
-        """Spans as they arrive (any thread)."""
+        """Spans as they arrive, read (any thread)."""
         woken: set[TracedTurn] = set()
         touched: set[str] = set()
         with self._lock:
@@ -119,7 +187,8 @@ class TurnSpans:
                 if turn is not None:
                     self._attach(turn, received, woken)
                 elif span.trace_id in self._scored:
-                    self.unmatched[UNMATCHED_LATE if span.kind != OTHER else PLUMBING] += 1
+                    late = NOT_NEEDED if span.trace_id in self._unneeded else UNMATCHED_LATE
+                    self.unmatched[late if span.kind != OTHER else PLUMBING] += 1
                 else:
                     self._pending.setdefault(span.trace_id, []).append(received)
                     touched.add(span.trace_id)
@@ -129,14 +198,15 @@ class TurnSpans:
                 woken |= self._bind_pending(touched)
         _wake(woken)
 
-    def _attach(self, turn: TracedTurn, received: Received, woken: set[TracedTurn]) -> None:
+    def _attach(self, turn: TracedTurn, received: Received, woken: set[TracedTurn], arrived: bool = True) -> None:
         span, usage = received
         if span.span_id in turn.spans:
             return  # the same span twice (an in-process agent that also exports): kept once
         turn.spans[span.span_id] = span
         if usage is not None:
             turn.usage[span.span_id] = usage
-        turn.last_arrival = self._clock()
+        if arrived:  # (read later: its arrival was noted when it came)
+            turn.last_arrival = self._clock()
         if span.parent_id == turn.trace.span_id or (span.trace_id != turn.trace.trace_id and not span.parent_id):
             turn.tops.add(span.trace_id)
         if span.kind != OTHER:
@@ -197,10 +267,13 @@ class TurnSpans:
                     del self._by_conversation[conversation]
 
     def wait_state(self, turn: TracedTurn, wait_s: float) -> float | None:
-        """Seconds left to wait for the turn's spans, or None: done (complete, or past its wait).
-        While there is time left the turn counts as waiting, and its `arrived` is cleared here,
-        under the lock, so that a span arriving from now on wakes it."""
+        """Seconds left to wait for the turn's spans, or None: done (complete, or past its wait); 0 while
+        spans arrived that were not read yet (`read_arrived` them, then ask again). While there is time
+        left the turn counts as waiting, and its `arrived` is cleared here, under the lock, so that a
+        span arriving from now on wakes it."""
         with self._lock:
+            if turn.unread:
+                return 0.0
             left = None
             if not turn.complete and turn.answered_at is not None:
                 last = max(turn.answered_at, turn.last_arrival or 0.0)
@@ -219,6 +292,8 @@ class TurnSpans:
                 for trace_id in turn.traces:
                     self._turns.pop(trace_id, None)
                     self._scored.add(trace_id)
+                    if not turn.needed:
+                        self._unneeded.add(trace_id)
                 if turn in self._open:
                     self._open.remove(turn)
 

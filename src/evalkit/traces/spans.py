@@ -9,7 +9,7 @@ whole history, so what waits on disk for the rest of its trace stays small.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 AGENT, MODEL, TOOL, UNKNOWN, BOOKKEEPING, OTHER = "agent", "model", "tool", "unknown", "bookkeeping", "other"
 # Which vocabulary or framework wrote the span: picks the hint for content that was not recorded.
@@ -70,6 +70,9 @@ class SlimSpan:
     tool_error: str | None = None
     failed: bool = False  # the span ended in error
     error: str = ""
+    # False on a live run's spans, whose turn is known: the history rule's hashes are not made. A class
+    # default, so the spans an import keeps on disk do not each carry it.
+    hash_history: ClassVar[bool] = True
 
     @property
     def has_content(self) -> bool:

@@ -45,9 +45,11 @@ SCOPES = (("openinference.", OPENINFERENCE), ("opentelemetry.instrumentation.lan
           (adk_legacy.ADK_SCOPE, ADK))
 
 
-def slim(span: RawSpan, group_by: str | None = None) -> SlimSpan:
+def slim(span: RawSpan, group_by: str | None = None, hash_history: bool = True) -> SlimSpan:
     record = SlimSpan(span.trace_id, span.span_id, span.parent_id, OTHER, span.start_ns, span.end_ns, span.service,
                       name=span.name)
+    if not hash_history:
+        record.hash_history = False  # type: ignore[misc]  # an instance's own, over the class default
     record.source = next((source for prefix, source in SCOPES if span.scope.startswith(prefix)), GENAI)
     record.conversation = conversation_of(span.attributes, group_by)  # first: with it, no history is hashed
     if openinference.is_openinference(span):

@@ -33,7 +33,8 @@ def fill_model(record: SlimSpan, inputs: list[Message] | None, outputs: list[Mes
     record.user_media = last_user_media(inputs)
     record.output = output_parts(outputs)
     record.responses = [_response(r) for r in tool_responses(inputs)]
-    if inputs and record.conversation is None:  # the history rule is only for turns with no recorded id
+    # The history rule is only for an imported file's turns with no recorded conversation id.
+    if inputs and record.conversation is None and record.hash_history:
         before = history_texts(inputs, through_last_user=False)
         record.prior = _digest(before) if before else None
         answered = [f"assistant:{p['text']}" for p in record.output if "text" in p]
