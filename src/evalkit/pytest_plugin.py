@@ -143,7 +143,7 @@ def pytest_configure(config: pytest.Config) -> None:
         except InputError as error:
             raise pytest.UsageError("evalkit: " + "\nevalkit: ".join(error.lines())) from None
     if settings.cluster:  # what cannot go with a cluster stops the session, as it stops `evalkit run`
-        from evalkit.engine.run import refuse_beside_cluster
+        from evalkit.engine.beside_cluster import refuse_beside_cluster
 
         try:
             refuse_beside_cluster(settings, settings.agent)

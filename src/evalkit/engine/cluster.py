@@ -51,7 +51,7 @@ from evalkit.results.record_views import parse_shard_lines
 from evalkit.schema.coverage import Inventory
 from evalkit.schema.results import CaseResult, RunResult
 from evalkit.settings import RunSettings
-from evalkit.settings.values import LOCAL_CLUSTER
+from evalkit.settings.values import LOCAL_CLUSTER, is_local_cluster
 
 if TYPE_CHECKING:
     from distributed import Client, Future
@@ -100,7 +100,7 @@ def run_on_cluster(settings: RunSettings, spec: str, plan: Plan, watch: Watcher 
 
         progress.auto_repeat = AutoRepeat(settings.stopping_rule(), settings.repeat, progress.add)
     outcome = ClusterOutcome(progress)
-    local = _is_local(address)
+    local = is_local_cluster(address)
     if local:
         _import_before_forking(plan, spec)
     try:
@@ -281,7 +281,7 @@ def _dask() -> Any:
 @contextmanager
 def _connected(distributed: Any, address: str) -> Iterator[Client]:
     """A client of the cluster `address` names; a local cluster is started here and stopped after."""
-    if _is_local(address):
+    if is_local_cluster(address):
         import dask
 
         count = int(address.partition(":")[2] or _cores())
@@ -303,6 +303,7 @@ def _connected(distributed: Any, address: str) -> Iterator[Client]:
             finally:
                 cluster.close()
         return
+    _refuse_a_closed_port(address)
     try:
         client = distributed.Client(address, timeout=CONNECT_TIMEOUT_S)
     except (OSError, TimeoutError) as error:
@@ -312,8 +313,20 @@ def _connected(distributed: Any, address: str) -> Iterator[Client]:
         yield client
 
 
-def _is_local(address: str) -> bool:
-    return address == LOCAL_CLUSTER or address.startswith(LOCAL_CLUSTER + ":")
+def _refuse_a_closed_port(address: str) -> None:
+    """A scheduler address nobody answers at, said as soon as that is known: Dask's client would try it again and
+    again for the whole `CONNECT_TIMEOUT_S`, also where nothing listens (a mistyped port is the usual case)."""
+    import socket
+
+    host, _, port = address.removeprefix("tcp://").rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except ConnectionRefusedError:
+        raise SettingError("cluster", address, "no Dask scheduler answered there (nothing listens on that port); "
+                           "start one with `dask scheduler`, or check the address") from None
+    except OSError as error:  # no answer in time, an unknown host, no route
+        raise SettingError("cluster", address, f"no Dask scheduler answered there within {CONNECT_TIMEOUT_S} s "
+                           f"({error}); start one with `dask scheduler`, or check the address") from None
 
 
 def _import_before_forking(plan: Plan, spec: str) -> None:

@@ -27,7 +27,7 @@ import asyncio
 import threading
 from collections.abc import Coroutine
 from concurrent.futures import CancelledError
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from distributed import WorkerPlugin, get_worker
 
@@ -46,6 +46,9 @@ from evalkit.results.record import RunRecord
 from evalkit.results.record_views import shard_line_pieces
 from evalkit.schema.coverage import Inventory
 from evalkit.settings import RunSettings
+
+if TYPE_CHECKING:
+    from evalkit.cassettes.session import CassetteRun
 
 CaseKey = tuple[str, str]  # (eval_set_id, eval_id)
 # A chunk's cases as shard lines, the agent's inventory (None: unknown), what the chunk spent (None: no budget)
@@ -125,18 +128,30 @@ class _WorkerState:
     def __init__(self, settings: RunSettings, spec: str, stopped: threading.Event):
         from evalkit.agents.registry import resolve_agent
 
-        self.settings, self.stopped = settings, stopped
+        self.stopped = stopped
         self.running: set[asyncio.Task[Any]] = set()  # the chunks being run on the loop, touched only there
         self.plan: Plan = build_plan(list(settings.paths), case_ids=list(settings.case_ids),
                                      config_file=settings.config)
+        # A local cluster's worker replays the run's cassettes (engine/beside_cluster.py) through a proxy of its
+        # own, started before the agent loads, as a `--processes` worker does; the judges stay off it.
+        self.cassettes: CassetteRun | None = None
+        if settings.cassettes is not None:
+            from evalkit.cassettes.session import CassetteRun
+
+            self.cassettes = CassetteRun(settings.cassettes, "replay").start()
+            settings = settings.model_copy(update={"environment": self.cassettes.judges_environment(settings.environment)})
+        self.settings = settings
         self.loop = LoopThread("evalkit-cluster-worker")
         try:
             async def build() -> tuple[Agent, AdaptiveLimit]:
-                return resolve_agent(spec, None, settings), AdaptiveLimit(settings.jobs, busy=BusyMeter())
+                agent = resolve_agent(spec, None, settings)
+                return (self.cassettes.wrap(agent) if self.cassettes is not None else agent,
+                        AdaptiveLimit(settings.jobs, busy=BusyMeter()))
 
             self.agent, self.limit = self.loop.run(build)
         except BaseException:
             self.loop.close()
+            self._stop_cassettes()
             raise
 
     def run(self, keys: list[CaseKey], spent: Spend | None) -> ChunkResult:
@@ -183,6 +198,11 @@ class _WorkerState:
             self.loop.run(self.agent.aclose)
         finally:
             self.loop.close()
+            self._stop_cassettes()
+
+    def _stop_cassettes(self) -> None:
+        if self.cassettes is not None:
+            self.cassettes.stop()
 
 
 class _KeptOpen(Agent):

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalkit.agents.base import Agent
@@ -98,6 +99,8 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
     if given is None or given == "":
         spec = plan.agent_from_config()
     if settings.cluster:
+        from evalkit.engine.beside_cluster import refuse_beside_cluster
+
         refuse_beside_cluster(settings, given)
     given = _recorded_answers_unless_an_agent(plan, given, spec)
     shard = parse_shard(settings.shard) if settings.shard else None
@@ -149,26 +152,6 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
                        settings, spec)
 
 
-def refuse_beside_cluster(settings: RunSettings, given: Any) -> None:
-    """`cluster` runs an agent each worker loads by its spec, on cases it splits itself, with no receiver or
-    proxy of this process: what cannot go with it is a usage error before anything runs (the pytest plugin
-    asks before it collects)."""
-    beside = [name for name, value in (("shard", settings.shard), ("otel", settings.otel),
-                                       ("cassettes", settings.cassettes)) if value]
-    if settings.processes != AUTO_PROCESSES and int(settings.processes) > 1:
-        beside.insert(0, "processes")
-    if beside:
-        words = {"processes": "spread the cases over processes", "shard": "split the cases over CI jobs",
-                 "otel": "receive the agent's spans", "cassettes": "answer the agent from cassettes"}
-        raise UsageError(SettingProblem(
-            "", "", f"{{cluster}} with {{{beside[0]}}}: the cluster's workers run the cases, so this run cannot also "
-            f"{words[beside[0]]}; drop one of the two", mentions=("cluster", beside[0])))
-    if not (given is None or isinstance(given, str)):
-        raise SettingError("cluster", settings.cluster, "runs an agent its workers load from a spec (module:attr, "
-                           "file.py:attr, an ADK agent folder, cmd:, http(s)://, ...); an agent object cannot be "
-                           "sent to them: name the agent by its spec")
-
-
 def _on_cluster(settings: RunSettings, plan: Plan, spec: str, watch: Watcher | None, full: bool,
                 quarantine: Quarantine | None, ledger: Ledger | None) -> RunOutcome:
     """`cluster`: the plan's cases run in chunks on a Dask cluster (engine/cluster.py), folded into one run.
@@ -179,6 +162,9 @@ def _on_cluster(settings: RunSettings, plan: Plan, spec: str, watch: Watcher | N
 
     files = tuple(dict.fromkeys(str(planned.file) for planned in plan.sets))
     shipped = settings.model_copy(update={"agent": spec, "paths": files, "case_ids": ()})
+    if settings.cassettes is not None:  # each local worker replays them itself (engine/cluster_worker.py)
+        _check_cassettes(settings.cassettes, settings.cassette_mode)
+        shipped = shipped.model_copy(update={"cassettes": settings.cassettes.resolve()})
     ran = run_on_cluster(shipped, spec, plan, watch, partial(_unfinished_as_errors, plan), quarantine, ledger)
     if ran.interrupted is None:  # the coverage gate is decided once the cases have ended, as in a local run
         ran.progress.inventory, ran.progress.min_coverage = ran.inventory, gate_ratio(settings, plan)
@@ -330,9 +316,16 @@ def _start_cassettes(settings: RunSettings, spec: str, tell: Callable[[str], Non
     """`cassettes`: the model proxy for this run, already started (None without the setting)."""
     if settings.cassettes is None:
         return None
+    _check_cassettes(settings.cassettes, settings.cassette_mode)
+    from evalkit.cassettes.session import CassetteRun
+
+    return CassetteRun(settings.cassettes, settings.cassette_mode).start()
+
+
+def _check_cassettes(folder: Path, mode: str) -> None:
+    """`cassettes` and `cassette_mode`: a mode evalkit knows, a folder (in replay, one that exists)."""
     from evalkit.cassettes.deck import MODES
 
-    folder, mode = settings.cassettes, settings.cassette_mode
     if mode not in MODES:
         raise SettingError("cassette_mode", mode, f"expected one of {', '.join(MODES)}")
     if folder.exists() and not folder.is_dir():
@@ -340,9 +333,6 @@ def _start_cassettes(settings: RunSettings, spec: str, tell: Callable[[str], Non
     if mode == "replay" and not folder.is_dir():
         raise SettingError("cassettes", folder, "no such folder; record the cassettes first with {cassette_mode} record",
                            mentions=("cassette_mode",))
-    from evalkit.cassettes.session import CassetteRun
-
-    return CassetteRun(folder, mode).start()
 
 
 def _tell_of_unsent_headers(spec: str, tell: Callable[[str], None]) -> None:

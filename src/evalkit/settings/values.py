@@ -54,6 +54,11 @@ def parse_cluster(value: object) -> str | None:
 
 Cluster = Annotated[str | None, BeforeValidator(parse_cluster)]
 
+
+def is_local_cluster(address: str) -> bool:
+    """Whether a `cluster` value (as parsed) names a local cluster, `local` or `local:N`, rather than a scheduler."""
+    return address == LOCAL_CLUSTER or address.startswith(LOCAL_CLUSTER + ":")
+
 # A header field name: an HTTP token (RFC 9110, section 5.6.2).
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 
