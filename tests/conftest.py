@@ -9,8 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.bytecode_cache import keep_bytecode_outside_the_tree
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    keep_bytecode_outside_the_tree()  # before xdist starts its workers, so they and their processes share it
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ import pytest
 from evalkit.judge import JudgeRequest, JudgeService
 from evalkit.schema.media_parts import MediaPart
 from evalkit.testing import FakeGemini, FakeOpenAI
+from tests.conftest import ROOT
 from tests.in_process import invoke_evalkit
 from tests.media.samples import png_bytes, wav_bytes
 from tests.media.evalsets import inline_part
@@ -142,3 +143,21 @@ def test_rescore_shows_the_judge_the_media_the_run_kept_by_hash(tmp_path):
     assert (done.returncode, again.returncode) == (0, 0), again.stdout + again.stderr
     assert [m.data for m in first.media] == [m.data for m in second.media] == [image]
     assert criterion(json.loads((tmp_path / "rescored.json").read_text()))["status"] == "passed"
+
+
+def test_rescore_from_another_folder_finds_the_media_beside_the_result_file(tmp_path):
+    image = png_bytes(rgb=(200, 10, 200))
+    made, elsewhere = tmp_path / "made-here", tmp_path / "rescored-there"
+    made.mkdir()
+    elsewhere.mkdir()
+    with FakeGemini(default_reply=VALID) as fake:
+        env = {"GOOGLE_GEMINI_BASE_URL": fake.base_url, "GOOGLE_API_KEY": "k", "GEMINI_API_KEY": ""}
+        judged_run(made, eval_set(made, ("image/png", image)), "gemini-2.5-flash", env)  # writes judge.json
+        done = invoke_evalkit("run", "media.evalset.json", "--agent", f"{ROOT}/{AGENT}", "--config", "judge.json",
+                              "--json", "result.json", "--no-cache", cwd=made, env=env)  # its media in made/.evalkit
+        again = invoke_evalkit("rescore", str(made / "result.json"), "--config", str(made / "judge.json"),
+                               "--no-cache", "--json", "rescored.json", cwd=elsewhere, env=env)
+        _, first, second = fake.requests
+    assert (done.returncode, again.returncode) == (0, 0), again.stdout + again.stderr
+    assert (made / ".evalkit" / "media").is_dir()  # where rescore, run elsewhere, had to read the image from
+    assert [m.data for m in first.media] == [m.data for m in second.media] == [image]

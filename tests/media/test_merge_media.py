@@ -60,8 +60,10 @@ def test_the_merged_run_holds_every_shards_media_and_its_report_shows_them(shard
     report = (merged / "report.html").read_text()
     island = json.loads(report.split('<script type="application/json" id="media">', 1)[1].split("</script>", 1)[0])
     assert sorted(island) == sorted(sha256(d) for d in (RED, BLUE, SOUND))
-    again = merge(merged, *shards)  # what is there already is kept, not copied twice
+    (media / sha256(RED)).write_bytes(bytes(len(RED)))  # a damaged copy of the same size here
+    again = merge(merged, *shards)
     assert again.returncode == done.returncode, again.stderr
+    assert [(media / sha256(d)).read_bytes() for d in (RED, BLUE, SOUND)] == [RED, BLUE, SOUND]  # mended
 
 
 def test_a_shard_whose_media_folder_stayed_behind_is_exit_2_naming_it(shards: list[Path], tmp_path: Path):

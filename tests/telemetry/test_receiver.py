@@ -123,3 +123,20 @@ def test_otel_port_without_otel_is_refused(tmp_path):
     result = invoke_evalkit("run", str(evalset), "--agent", "cmd:x", "--otel-port", "4318")
     assert result.returncode == 2
     assert "--otel-port 4318: only means something with --otel; add --otel" in result.stderr
+
+
+def test_a_receiver_no_exporter_reached_stops_at_once_and_frees_its_port_for_the_next():
+    # An in-process agent's run: nothing connects. Its stop leaves the server's thread to end on its
+    # own; a receiver asked for the same port right after waits for that, instead of finding it taken.
+    first = OtlpReceiver(lambda spans: None).start()
+    port = first.port
+    first.stop()
+    second = OtlpReceiver(lambda spans: None, port).start()
+    try:
+        answer = httpx.post(second.url, content=b'{"resourceSpans": []}', timeout=10,
+                            headers={"content-type": "application/json"})
+        assert answer.status_code == 200
+    finally:
+        second.stop()
+    third = OtlpReceiver(lambda spans: None, port)  # after an exporter was served, stop waits: the port is free
+    third.socket.close()

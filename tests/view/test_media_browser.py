@@ -140,3 +140,8 @@ def test_an_export_from_another_folder_finds_the_media_beside_the_runs_it_names(
     assert str(project / ".evalkit" / "media") in done.stderr and "then export again" in done.stderr
     assert not (elsewhere / "broken" / "data" / "media" / hashes[0]).exists()
     assert (elsewhere / "broken" / "data" / "media" / hashes[1]).read_bytes() == SOUND
+    (project / ".evalkit" / "media" / hashes[0]).write_bytes(IMAGE)
+    (elsewhere / "from-result" / "data" / "media" / hashes[0]).write_bytes(bytes(len(IMAGE)))  # damaged in the copy
+    done = run_evalkit("view", str(project / "result.json"), "--export", "from-result", cwd=elsewhere)
+    assert done.returncode == 0 and "warning" not in done.stderr, done.stderr
+    assert (elsewhere / "from-result" / "data" / "media" / hashes[0]).read_bytes() == IMAGE  # written again

@@ -47,17 +47,21 @@ class ReplayAgent(Agent):
         self.source = source
         self.description = f"replay:{source}"
         # Where the recorded run kept its cases' media by hash (results/media_folder.py), to show them again.
-        self.media_dir: Path | None = None
+        self.media_dirs: list[Path] = []
 
     @classmethod
     def from_file(cls, path: str, media_dir: Path | None = None) -> ReplayAgent:
-        """The recorded run in `path`; its media, kept by hash, are read back from `media_dir`."""
+        """The recorded run in `path`; its media, kept by hash, are read back from `media_dir`, else from
+        the media folder beside `path` (a run made elsewhere, its `.evalkit/media` brought along)."""
         from evalkit.results.reader import read_scored_run
 
         run = read_scored_run(Path(path))
         states = {key: case.final_state for key, case in run.cases.items() if case.final_state is not None}
         agent = cls({key: case.actual for key, case in run.cases.items()}, path, list(run.cases.values()), states)
-        agent.media_dir = media_dir
+        if media_dir is not None:
+            from evalkit.results.media_folder import media_folders_near
+
+            agent.media_dirs = list(dict.fromkeys([media_dir, *media_folders_near(Path(path))]))
         return agent
 
     def key_of(self, eval_set_id: str, eval_id: str) -> tuple[str, str] | None:
@@ -87,8 +91,8 @@ class ReplayAgent(Agent):
         if key is None:
             raise AgentError(f"{where}: not in the recorded run")
         turns = self.recorded[key]
-        if self.media_dir is not None:
+        if self.media_dirs:
             from evalkit.results.media_folder import with_media
 
-            turns = [with_media(turn, self.media_dir) for turn in turns]
+            turns = [with_media(turn, self.media_dirs) for turn in turns]
         return ReplaySession([Invocation.model_validate(t) for t in turns], where, self.states.get(key))

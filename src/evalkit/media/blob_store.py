@@ -18,11 +18,14 @@ def blob_path(folder: Path, sha256: str) -> Path:
     return folder / sha256
 
 
-def keep_blob(folder: Path, data: bytes, sha256: str | None = None) -> str:
-    """Store `data` as `folder/SHA256` unless it is there already; its sha256 (given when known)."""
+def keep_blob(folder: Path, data: bytes, sha256: str | None = None, *, replace_present: bool = False) -> str:
+    """Store `data` as `folder/SHA256` unless it is there already; its sha256 (given when known).
+
+    A file of that name and size counts as there; with `replace_present` (a caller that found
+    the file there damaged) it is written all the same."""
     sha256 = sha256 or content_hash(data)
     target = blob_path(folder, sha256)
-    if target.is_file() and target.stat().st_size == len(data):
+    if not replace_present and target.is_file() and target.stat().st_size == len(data):
         return sha256
     folder.mkdir(parents=True, exist_ok=True)
     handle, temp = tempfile.mkstemp(prefix=f".{sha256[:16]}.", dir=folder)

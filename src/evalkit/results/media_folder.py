@@ -85,17 +85,18 @@ def hashes_in(node: Any) -> Iterator[str]:
             yield from hashes_in(item)
 
 
-def with_media(node: Any, folder: Path) -> Any:
+def with_media(node: Any, folders: list[Path]) -> Any:
     """A copy of a recorded JSON tree whose media references hold their bytes again (base64), where
-    `folder` has them; `replay:` and `rescore` show the judge what the recorded run showed it."""
+    one of `folders` has them; `replay:` and `rescore` show the judge what the recorded run showed it."""
     if isinstance(node, list):
-        return [with_media(item, folder) for item in node]
+        return [with_media(item, folders) for item in node]
     if not isinstance(node, dict):
         return node
     blob = node.get("inline_data")
-    copy = {key: with_media(value, folder) for key, value in node.items() if key != "inline_data"}
+    copy = {key: with_media(value, folders) for key, value in node.items() if key != "inline_data"}
     if blob is not None:
-        data = read_media(folder, str(blob.get("sha256"))) if isinstance(blob, dict) and "data" not in blob else None
+        data = read_media_from(folders, str(blob.get("sha256"))) if isinstance(blob, dict) and "data" not in blob \
+            else None
         copy["inline_data"] = blob if data is None else {
             "mime_type": blob.get("mime_type"), "data": base64.b64encode(data).decode("ascii")}
     return copy

@@ -16,25 +16,27 @@ from pathlib import Path
 
 from evalkit.errors import Problem
 from evalkit.media.blob_store import blob_path, keep_blob
-from evalkit.results.media_folder import hashes_in, media_folders_near, read_media
+from evalkit.results.media_folder import hashes_in, media_folders_near, read_media, read_media_from
 from evalkit.schema.results import CaseResult, RunResult
 
 
 def gather_shard_media(shards: list[tuple[Path, RunResult]], target: Path) -> list[Problem]:
     """Copy into `target` every medium the shards' cases refer to; what could not be, as problems."""
     problems: list[Problem] = []
+    present: set[str] = set()  # in `target`, whole: each medium is read and hashed once, however many shards show it
     for path, result in shards:
         folders = [folder for folder in media_folders_near(path) if folder.resolve() != target.resolve()]
         for sha256, case in _referred(result.cases):
-            if read_media(target, sha256) is not None:
-                continue  # there already: run in this folder, or brought by another shard
-            data = next((d for d in (read_media(folder, sha256) for folder in folders) if d is not None), None)
+            if sha256 in present or read_media(target, sha256) is not None:
+                present.add(sha256)  # there already: run in this folder, or brought by another shard
+                continue
+            data = read_media_from(folders, sha256)
             if data is None:
                 problems.append(Problem(str(path), f"case {case.eval_set_id}/{case.eval_id}",
                                         _why_missing(sha256, folders, target)))
                 continue
-            blob_path(target, sha256).unlink(missing_ok=True)  # a damaged copy here is replaced, not kept
-            keep_blob(target, data, sha256)
+            keep_blob(target, data, sha256, replace_present=True)  # a damaged copy here is replaced, not kept
+            present.add(sha256)
     return problems
 
 

@@ -40,6 +40,7 @@ class OtlpReceiver:
         self._stopping = asyncio.Event()  # set on the receiver's loop, from `stop`
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
+        self._served = False  # an exporter connected at least once
 
     @property
     def url(self) -> str:
@@ -92,6 +93,12 @@ class OtlpReceiver:
                 self._loop.call_soon_threadsafe(self._stopping.set)
             except RuntimeError:  # closed meanwhile: the server has ended
                 pass
+        if self._thread is not None and not self._served:
+            # No exporter ever connected (an agent in this process): nothing is in flight, so the run does not
+            # wait out uvicorn's tenth of a second of grace; the thread closes the socket as it ends, and a
+            # receiver bound after this one waits for that first (`_bind`).
+            _ENDING.append(self._thread)
+            return
         if self._thread is not None:
             self._thread.join(5)
         self.socket.close()
@@ -99,6 +106,7 @@ class OtlpReceiver:
     async def app(self, scope: dict[str, Any], receive: Callable[[], Any], send: Callable[[dict[str, Any]], Any]) -> None:
         if scope["type"] != "http":
             return
+        self._served = True
         if scope["path"] != TRACES_PATH:
             await _answer(send, 404, b"evalkit receives traces only, at POST /v1/traces", "text/plain")
             return
@@ -146,7 +154,13 @@ async def _answer(send: Callable[[dict[str, Any]], Any], status: int, body: byte
     await send({"type": "http.response.body", "body": body})
 
 
+# Receivers' threads still ending after their `stop` (they close their sockets as they end).
+_ENDING: list[threading.Thread] = []
+
+
 def _bind(port: int | None) -> socket.socket:
+    while _ENDING:  # the port of a receiver that is ending is free once its thread ends
+        _ENDING.pop().join(5)
     listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
         listening.bind((HOST, port or 0))

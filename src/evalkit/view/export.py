@@ -28,6 +28,7 @@ class Exported:
     """What an export wrote: its runs, and the media the runs show that no media folder held."""
 
     runs: int = 0
+    media: set[str] = field(default_factory=set)  # in the copy, whole: each checked once
     missing_media: set[str] = field(default_factory=set)
 
 
@@ -82,14 +83,14 @@ def _write_run(folder: Path, run: Run, data: ViewData, exported: Exported) -> No
 def _copy_media(document: dict[str, Any], target: Path, data: ViewData, exported: Exported) -> None:
     """The media a case shows, beside the data (`data/media/SHA256`), each once; those no media
     folder has are counted, for the command to say so."""
-    for sha256 in set(hashes_in(document)):
-        if sha256 in exported.missing_media or read_media(target, sha256) is not None:
-            continue
-        found = data.medium(sha256)
-        if found is None:
-            exported.missing_media.add(sha256)
-        else:
-            keep_blob(target, found, sha256)
+    for sha256 in set(hashes_in(document)) - exported.media - exported.missing_media:
+        if read_media(target, sha256) is None:  # not there from an earlier export
+            found = data.medium(sha256)
+            if found is None:
+                exported.missing_media.add(sha256)
+                continue
+            keep_blob(target, found, sha256, replace_present=True)  # a damaged copy there is replaced
+        exported.media.add(sha256)
 
 
 def _consecutive(runs: list[Run]) -> list[tuple[Run, Run]]:
