@@ -88,3 +88,16 @@ def test_a_damaged_medium_beside_a_shard_is_exit_2_naming_the_file(shards: list[
     assert f"evalkit: {shards[0]}: case media/" in done.stderr
     assert f"{blob} does not hash to its name (the file is damaged)" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "merged" / "all.json").exists()
+
+
+def test_a_report_of_a_result_kept_elsewhere_shows_the_media_beside_it(shards: list[Path], tmp_path: Path):
+    # `evalkit report` of a shard's result file, from another folder: the shard's .evalkit/media is beside it.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    done = invoke_evalkit("report", str(shards[0]), "--html", "report.html", cwd=elsewhere)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = (elsewhere / "report.html").read_text()
+    island = json.loads(report.split('<script type="application/json" id="media">', 1)[1].split("</script>", 1)[0])
+    eval_id = json.loads(shards[0].read_text())["cases"][0]["eval_id"]
+    assert sorted(island) == sorted(sha256(d) for d in ((RED if eval_id == "red" else BLUE), SOUND))
+    assert not (elsewhere / ".evalkit" / "media").exists()  # read where they are, copied nowhere

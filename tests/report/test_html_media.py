@@ -24,7 +24,7 @@ def case(*contents: dict) -> CaseResult:
 
 def test_a_shown_type_becomes_a_data_url_of_its_served_type_once(tmp_path):
     (tmp_path / SHA).write_bytes(IMAGE)
-    island = media_island([case(recorded("IMAGE/PNG"), recorded("image/png"))], tmp_path)
+    island = media_island([case(recorded("IMAGE/PNG"), recorded("image/png"))], [tmp_path])
     assert list(island) == [SHA] and island[SHA].startswith("data:image/png;base64,iVBORw0KGgo")
     figure = media_figures(recorded("image/png"))
     assert f'<img data-media="{SHA}" data-type="image/png"' in figure and f"image/png, {len(IMAGE)} B" in figure
@@ -33,7 +33,7 @@ def test_a_shown_type_becomes_a_data_url_of_its_served_type_once(tmp_path):
 def test_a_type_from_the_file_is_never_trusted_as_markup(tmp_path):
     (tmp_path / SHA).write_bytes(IMAGE)
     hostile = 'text/html"><script>alert(1)</script>'
-    assert media_island([case(recorded("text/html"), recorded(hostile))], tmp_path) == {}
+    assert media_island([case(recorded("text/html"), recorded(hostile))], [tmp_path]) == {}
     figure = media_figures(recorded(hostile))
     assert "<script>" not in figure and "data-media" not in figure and "&lt;script&gt;" in figure
 
@@ -41,5 +41,5 @@ def test_a_type_from_the_file_is_never_trusted_as_markup(tmp_path):
 def test_media_over_the_budget_or_missing_are_left_out(tmp_path):
     (tmp_path / SHA).write_bytes(IMAGE)
     other = hashlib.sha256(b"gone").hexdigest()
-    assert media_island([case(recorded("image/png"))], tmp_path, budget=len(IMAGE) - 1) == {}
-    assert media_island([case(recorded("image/png", other, 4))], tmp_path) == {}
+    assert media_island([case(recorded("image/png"))], [tmp_path], budget=len(IMAGE) - 1) == {}
+    assert media_island([case(recorded("image/png", other, 4))], [tmp_path]) == {}

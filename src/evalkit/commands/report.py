@@ -25,5 +25,8 @@ def report_command(result_file: Path, finish: FinishSettings) -> int:
 
         render(result, make_console())
         return 0
-    write_report_files(result, finish.report_files)
+    from evalkit.results.media_folder import media_also_in, media_folders_near
+
+    with media_also_in(media_folders_near(result_file)):  # a result kept elsewhere: its media are beside it
+        write_report_files(result, finish.report_files)
     return 0

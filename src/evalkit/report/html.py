@@ -70,9 +70,10 @@ def render_html(result: RunResult) -> str:
 
 def _media_urls(result: RunResult) -> _Html | None:
     """The media island (report/html_media.py), when the cases show any."""
+    from evalkit.results.media_folder import report_media_folders
     from evalkit.settings import Environment
 
-    urls = media_island(result.cases, Environment.read().media_dir)
+    urls = media_island(result.cases, report_media_folders(Environment.read().media_dir))
     return _Html(f'<script type="application/json" id="media">{_json_island(urls)}</script>') if urls else None
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from evalkit.defaults import REPORT_MEDIA_BUDGET_BYTES
 from evalkit.report.html_markup import Html, el
-from evalkit.results.media_folder import media_refs, read_media, shown_as
+from evalkit.results.media_folder import media_refs, read_media_from, shown_as
 from evalkit.schema.results import CaseResult
 
 
@@ -42,8 +42,10 @@ def media_figures(content: Any) -> Html | None:
     return el("div", figures, class_="media") if figures else None
 
 
-def media_island(cases: Iterable[CaseResult], folder: Path, budget: int = REPORT_MEDIA_BUDGET_BYTES) -> dict[str, str]:
-    """sha256 → data URL of each medium the cases show, in the order met, while the budget lasts."""
+def media_island(cases: Iterable[CaseResult], folders: list[Path],
+                 budget: int = REPORT_MEDIA_BUDGET_BYTES) -> dict[str, str]:
+    """sha256 → data URL of each medium the cases show, in the order met, while the budget lasts
+    (read from the first of `folders` that holds it)."""
     urls: dict[str, str] = {}
     spent = 0
     for case in cases:
@@ -54,7 +56,7 @@ def media_island(cases: Iterable[CaseResult], folder: Path, budget: int = REPORT
                         shown = shown_as(ref.mime_type)
                         if shown is None or ref.sha256 in urls or (ref.size or 0) + spent > budget:
                             continue
-                        data = read_media(folder, ref.sha256)
+                        data = read_media_from(folders, ref.sha256)
                         if data is None or spent + len(data) > budget:
                             continue
                         spent += len(data)

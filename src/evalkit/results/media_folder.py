@@ -18,6 +18,8 @@ import base64
 import re
 from collections import OrderedDict
 from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -120,6 +122,26 @@ def media_folders_near(path: Path) -> list[Path]:
 def read_media_from(folders: list[Path], sha256: str) -> bytes | None:
     """The bytes kept under `sha256` in the first of `folders` that has them whole."""
     return next((data for data in (read_media(folder, sha256) for folder in folders) if data is not None), None)
+
+
+# Where a report looks for media besides this folder's own media folder: `evalkit report` of a
+# result file kept elsewhere adds the folders beside that file (`media_also_in`), so that the
+# report shows what the run showed, without every report format taking a path it has no use for.
+_ALSO_IN: ContextVar[tuple[Path, ...]] = ContextVar("evalkit_media_also_in", default=())
+
+
+@contextmanager
+def media_also_in(folders: list[Path]) -> Iterator[None]:
+    token = _ALSO_IN.set(tuple(folders))
+    try:
+        yield
+    finally:
+        _ALSO_IN.reset(token)
+
+
+def report_media_folders(own: Path) -> list[Path]:
+    """The folders a report reads media from: `own` (the run's), then any a caller added."""
+    return list(dict.fromkeys([own, *_ALSO_IN.get()]))
 
 
 class MediaFolder:
