@@ -76,23 +76,24 @@ def _names(folder: Path) -> list[str]:
 
 
 def test_sigterm_while_the_result_file_is_written_leaves_it_whole_and_exits_143(tmp_path):
-    process, out = _start(tmp_path, _evalset(tmp_path, fast=12))
+    # 40 cases of 400 KB, as below: a result of 12 was written before a loaded machine's poll saw its file.
+    process, out = _start(tmp_path, _evalset(tmp_path, fast=40))
     out.parent.mkdir()
     stdout, stderr = _signal_mid_write(process, out.parent, ".r.json.", signal.SIGTERM)
     assert process.returncode == 143, stderr
     assert "Traceback" not in stderr and "internal error" not in stderr, stderr
     result = json.loads(out.read_text())
-    assert result["summary"]["cases"] == 12 and len(result["cases"]) == 12
+    assert result["summary"]["cases"] == 40 and len(result["cases"]) == 40
     assert "SIGTERM came after the run had ended; every file was written in full" in stderr
     assert [path.name for path in out.parent.iterdir()] == ["r.json"]  # no temporary file left
 
 
 def test_ctrl_c_while_the_result_file_is_written_leaves_it_whole_and_exits_130(tmp_path):
-    process, out = _start(tmp_path, _evalset(tmp_path, fast=12))
+    process, out = _start(tmp_path, _evalset(tmp_path, fast=40))
     out.parent.mkdir()
     stdout, stderr = _signal_mid_write(process, out.parent, ".r.json.", signal.SIGINT)
     assert process.returncode == 130, stderr
-    assert len(json.loads(out.read_text())["cases"]) == 12
+    assert len(json.loads(out.read_text())["cases"]) == 40
     assert "Ctrl-C came after the run had ended" in stderr
 
 
