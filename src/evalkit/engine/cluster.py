@@ -307,8 +307,7 @@ def _connected(distributed: Any, address: str) -> Iterator[Client]:
     try:
         client = distributed.Client(address, timeout=CONNECT_TIMEOUT_S)
     except (OSError, TimeoutError) as error:
-        raise SettingError("cluster", address, f"no Dask scheduler answered there within {CONNECT_TIMEOUT_S} s "
-                           f"({error}); start one with `dask scheduler`, or check the address") from None
+        raise _no_scheduler(address, f"within {CONNECT_TIMEOUT_S} s ({error})") from None
     with client:
         yield client
 
@@ -322,11 +321,14 @@ def _refuse_a_closed_port(address: str) -> None:
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S).close()
     except ConnectionRefusedError:
-        raise SettingError("cluster", address, "no Dask scheduler answered there (nothing listens on that port); "
-                           "start one with `dask scheduler`, or check the address") from None
+        raise _no_scheduler(address, "(nothing listens on that port)") from None
     except OSError as error:  # no answer in time, an unknown host, no route
-        raise SettingError("cluster", address, f"no Dask scheduler answered there within {CONNECT_TIMEOUT_S} s "
-                           f"({error}); start one with `dask scheduler`, or check the address") from None
+        raise _no_scheduler(address, f"within {CONNECT_TIMEOUT_S} s ({error})") from None
+
+
+def _no_scheduler(address: str, how: str) -> SettingError:
+    return SettingError("cluster", address, f"no Dask scheduler answered there {how}; start one with "
+                        "`dask scheduler`, or check the address")
 
 
 def _import_before_forking(plan: Plan, spec: str) -> None:

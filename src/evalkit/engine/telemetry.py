@@ -39,10 +39,11 @@ UNLESS_SET = {"OTEL_BSP_SCHEDULE_DELAY": "100", "OTEL_EXPORTER_OTLP_TRACES_PROTO
 class RunTelemetry:
     def __init__(self, settings: RunSettings, agent: str, announce: bool = True):
         _check_installed()
+        from evalkit.telemetry.in_process import as_raw
         from evalkit.telemetry.receiver import OtlpReceiver
         from evalkit.traces.readers import slim
 
-        self._slim = slim  # looked up once: an import statement per span costs the agent's thread
+        self._slim, self._as_raw = slim, as_raw  # looked up once: an import statement per span costs its thread
         self.agent = agent
         self.wait_s = settings.otel_wait_s
         self.spans = TurnSpans(read=self._read)
@@ -93,12 +94,10 @@ class RunTelemetry:
         self.spans.arrive(spans)
 
     def _read(self, span: Arrived) -> Received | None:
-        from evalkit.telemetry.in_process import EndedSpan
-
         try:
-            raw = span.raw() if isinstance(span, EndedSpan) else span
+            raw = self._as_raw(span)  # type: ignore[arg-type]  # what arrives: an EndedSpan or a RawSpan
             # No history hashes: they group an imported file's turns into conversations; a live turn has its own.
-            return self._slim(raw, hash_history=False), usage_of(raw)  # type: ignore[arg-type]
+            return self._slim(raw, hash_history=False), usage_of(raw)
         except Exception:  # one span a reader cannot read must not lose the others, nor stop the run
             return None
 

@@ -124,6 +124,18 @@ def read_media_from(folders: list[Path], sha256: str) -> bytes | None:
     return next((data for data in (read_media(folder, sha256) for folder in folders) if data is not None), None)
 
 
+def bring_medium(sha256: str, target: Path, folders: list[Path]) -> bool:
+    """Have `target` hold the medium `sha256` whole: there already, or copied from the first of `folders`
+    that has it (a damaged copy in `target` is written again); False when none has it."""
+    if read_media(target, sha256) is not None:
+        return True
+    data = read_media_from(folders, sha256)
+    if data is None:
+        return False
+    keep_blob(target, data, sha256, replace_present=True)
+    return True
+
+
 # Where a report looks for media besides this folder's own media folder: `evalkit report` of a
 # result file kept elsewhere adds the folders beside that file (`media_also_in`), so that the
 # report shows what the run showed, without every report format taking a path it has no use for.

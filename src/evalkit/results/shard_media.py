@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from evalkit.errors import Problem
-from evalkit.media.blob_store import blob_path, keep_blob
-from evalkit.results.media_folder import hashes_in, media_folders_near, read_media, read_media_from
+from evalkit.media.blob_store import blob_path
+from evalkit.results.media_folder import bring_medium, hashes_in, media_folders_near
 from evalkit.schema.results import CaseResult, RunResult
 
 
@@ -27,15 +27,12 @@ def gather_shard_media(shards: list[tuple[Path, RunResult]], target: Path) -> li
     for path, result in shards:
         folders = [folder for folder in media_folders_near(path) if folder.resolve() != target.resolve()]
         for sha256, case in _referred(result.cases):
-            if sha256 in present or read_media(target, sha256) is not None:
-                present.add(sha256)  # there already: run in this folder, or brought by another shard
-                continue
-            data = read_media_from(folders, sha256)
-            if data is None:
+            if sha256 in present:
+                continue  # brought by another shard, or there already
+            if not bring_medium(sha256, target, folders):
                 problems.append(Problem(str(path), f"case {case.eval_set_id}/{case.eval_id}",
                                         _why_missing(sha256, folders, target)))
                 continue
-            keep_blob(target, data, sha256, replace_present=True)  # a damaged copy here is replaced, not kept
             present.add(sha256)
     return problems
 

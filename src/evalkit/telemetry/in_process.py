@@ -34,6 +34,11 @@ class EndedSpan:
         return raw_span(self.span)
 
 
+def as_raw(span: EndedSpan | RawSpan) -> RawSpan:
+    """A span as the readers take it: an in-process one copied now, an exported one as it is."""
+    return span.raw() if isinstance(span, EndedSpan) else span
+
+
 def install(deliver: Callable[[list[EndedSpan]], None]) -> Callable[[], None] | None:
     """Hand every span the process ends from now on to `deliver`; return how to stop (None: no SDK)."""
     try:

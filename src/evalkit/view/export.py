@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.foundation.files import write_run_file
-from evalkit.media.blob_store import keep_blob
-from evalkit.results.media_folder import hashes_in, read_media
+from evalkit.results.media_folder import bring_medium, hashes_in
 from evalkit.view.coverage import history_coverage, run_coverage
 from evalkit.view.data import ViewData
 from evalkit.view.index import Run
@@ -84,13 +83,7 @@ def _copy_media(document: dict[str, Any], target: Path, data: ViewData, exported
     """The media a case shows, beside the data (`data/media/SHA256`), each once; those no media
     folder has are counted, for the command to say so."""
     for sha256 in set(hashes_in(document)) - exported.media - exported.missing_media:
-        if read_media(target, sha256) is None:  # not there from an earlier export
-            found = data.medium(sha256)
-            if found is None:
-                exported.missing_media.add(sha256)
-                continue
-            keep_blob(target, found, sha256, replace_present=True)  # a damaged copy there is replaced
-        exported.media.add(sha256)
+        (exported.media if bring_medium(sha256, target, data.media_dirs) else exported.missing_media).add(sha256)
 
 
 def _consecutive(runs: list[Run]) -> list[tuple[Run, Run]]:
