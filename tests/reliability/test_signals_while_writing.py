@@ -106,7 +106,14 @@ def test_sigterm_while_a_worker_writes_its_cases_keeps_them_and_exits_143(tmp_pa
     assert process.returncode == 143, stderr
     assert "wrote no result" not in stderr and "Traceback" not in stderr, stderr
     result = json.loads(out.read_text())
-    assert len(result["cases"]) == 40, stderr  # the worker's cases reached the parent
+    # Every case of the worker, whose lines were being written, reached the parent. The parent's own shard may
+    # still have had cases in flight when the signal came: those are counted as never run, not lost.
+    from evalkit.engine.sharding import assign
+
+    workers = {eval_id for (_, eval_id), shard in assign([("big", f"fast{i}") for i in range(40)], 2).items() if shard == 2}
+    kept = {case["eval_id"] for case in result["cases"]}
+    assert workers <= kept, stderr
+    assert len(kept) == 40 or f"{40 - len(kept)} of 40 cases never ran" in stderr, stderr
 
 
 def test_sigterm_to_the_group_with_processes_mid_turn_keeps_every_finished_case(tmp_path):
