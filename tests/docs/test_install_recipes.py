@@ -72,6 +72,24 @@ def test_pre_commit_extra_packages_do_not_name_evalkit():
     assert not [name for name in extras if re.match(r"evalkit\b", name)]
 
 
+def with_pip(tmp_path: Path) -> dict[str, str]:
+    """The environment in which this interpreter runs `-m pip`: its own pip where it has one (a `python -m venv`
+    environment, as CI makes); where it has none (one `uv venv` made), the pip of a fresh `python -m venv` is
+    put after this environment's own packages, so that the build still uses this environment's setuptools."""
+    import importlib.util
+    import sysconfig
+
+    if importlib.util.find_spec("pip") is not None:
+        return dict(os.environ)
+    fresh = tmp_path / "with-pip"
+    subprocess.run([sys.executable, "-m", "venv", str(fresh)], check=True, timeout=300, capture_output=True)
+    own = sysconfig.get_path("purelib")
+    bootstrapped = sysconfig.get_path("purelib", vars={"base": str(fresh), "platbase": str(fresh)})
+    assert (Path(bootstrapped) / "pip").is_dir(), f"python -m venv made no pip in {bootstrapped}"
+    paths = [own, bootstrapped, *filter(None, [os.environ.get("PYTHONPATH")])]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+
+
 def test_the_recipes_install_line_installs_evalkit_from_a_checkout(tmp_path):
     import setuptools
 
@@ -87,7 +105,7 @@ def test_the_recipes_install_line_installs_evalkit_from_a_checkout(tmp_path):
     site = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index",
                     "--target", str(site), *shlex.split(line)], cwd=tmp_path, check=True, timeout=300,
-                   capture_output=True)
+                   capture_output=True, env=with_pip(tmp_path))
 
     assert [p.name for p in site.glob("*.dist-info")] == ["evalkit_agents-0.1.0.dist-info"]
     env = {**os.environ, "PYTHONPATH": str(site)}

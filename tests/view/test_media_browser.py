@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT, run_evalkit
-from tests.media.samples import png_bytes, wav_bytes
+from tests.media.samples import HEADS, png_bytes, wav_bytes
 from tests.media.evalsets import inline_part
 from tests.view.conftest import screenshot
 from tests.view.support import HOSTILE, ViewServer
@@ -145,3 +145,62 @@ def test_an_export_from_another_folder_finds_the_media_beside_the_runs_it_names(
     done = run_evalkit("view", str(project / "result.json"), "--export", "from-result", cwd=elsewhere)
     assert done.returncode == 0 and "warning" not in done.stderr, done.stderr
     assert (elsewhere / "from-result" / "data" / "media" / hashes[0]).read_bytes() == IMAGE  # written again
+
+
+HEIC = HEADS["image/heic"]
+
+
+def unlisted_run(folder: Path) -> list[str]:
+    """A run of one case whose user shows a PNG (a type the page shows) and a HEIC image (one it does not); their
+    hashes."""
+    case = {"eval_id": "photo", "conversation": [{
+        "user_content": {"role": "user", "parts": [{"text": "Two photos"}, inline_part(IMAGE, "image/png"),
+                                                   inline_part(HEIC, "image/heic")]},
+        "final_response": {"role": "model", "parts": [{"text": "Two photos"}]}}]}
+    (folder / "media.evalset.json").write_text(json.dumps({"eval_set_id": "media", "eval_cases": [case]}))
+    done = run_evalkit("run", "media.evalset.json", "--agent", f"{ROOT}/tests/fixtures/agents_py/agents.py:echo",
+                       "--json", "result.json", "--quiet", cwd=folder,
+                       env={"EVALKIT_RUNS_DIR": str(folder / ".evalkit" / "runs")})
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    parts = json.loads((folder / "result.json").read_text())["cases"][0]["invocations"][0]["actual"]["user_content"]
+    return [part["inline_data"]["sha256"] for part in parts["parts"][1:]]
+
+
+@contextmanager
+def viewer(mode: str, folder: Path) -> Iterator[str]:
+    """The runs of `folder` in the live viewer, or exported and served by a plain static file server."""
+    if mode == "live":
+        with ViewServer(cwd=folder) as server:
+            yield server.url
+        return
+    done = run_evalkit("view", "--export", "site", cwd=folder, env={"EVALKIT_RUNS_DIR": str(folder / ".evalkit" / "runs")})
+    assert done.returncode == 0, done.stdout + done.stderr
+    with static_server(folder / "site") as url:
+        yield url
+
+
+@pytest.mark.parametrize("mode", ["live", "export"])
+def test_a_type_the_page_does_not_show_is_a_file_to_download_in_the_viewer_and_its_export(page: Any, tmp_path: Path,
+                                                                                          mode: str):
+    png, heic = unlisted_run(tmp_path)
+    with viewer(mode, tmp_path) as url:
+        page.goto(url)
+        page.locator("table.runs tbody tr").first.locator("td:nth-child(2) a").click()
+        page.get_by_text("media/photo").click()
+        figures = page.locator("figure.medium")
+        figures.first.wait_for()
+        assert figures.count() == 2
+        image = figures.nth(0).locator("img")
+        page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
+        assert png in image.get_attribute("src")
+        assert page.locator("figure.medium img").count() == 1  # the HEIC is no image element, broken or not
+        link = figures.nth(1).locator("a.download")
+        assert link.get_attribute("download") == f"{heic[:16]}.heic"
+        assert "image/heic" in figures.nth(1).inner_text()
+        with page.expect_download() as started:
+            link.click()
+        saved = tmp_path / "saved.heic"
+        started.value.save_as(saved)
+        assert saved.read_bytes() == HEIC and started.value.suggested_filename == f"{heic[:16]}.heic"
+        screenshot(page, f"media-unlisted-{mode}")
+        page.screenshot(path=str(tmp_path / f"unlisted-{mode}.png"), full_page=True)

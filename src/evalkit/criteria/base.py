@@ -74,6 +74,8 @@ class Criterion(ABC, Generic[OptionsT]):
     gateable: ClassVar[bool] = False  # report-only unless its options set a budget (`max`)
     uses_judge: ClassVar[bool] = False
     score_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
+    # The modules `prepare` imports: a worker process started clean (a local cluster's) imports them ahead, once.
+    preload_modules: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, threshold: float | None, options: OptionsT | None = None):
         self.threshold = threshold

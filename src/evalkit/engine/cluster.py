@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import logging
 import math
-import sys
+import os
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 from evalkit import __version__
 from evalkit.engine.budget import Ledger
 from evalkit.engine.evaluation import RunProgress, jobs_for, not_started_results, plan_order
+from evalkit.engine.fork_server import start_fork_server, worker_imports
 from evalkit.engine.sharding import case_keys, plan_of_cases
 from evalkit.errors import MissingExtraError, SettingError
 from evalkit.foundation.signals import run_has_ended
@@ -88,6 +89,9 @@ def run_on_cluster(settings: RunSettings, spec: str, plan: Plan, watch: Watcher 
     """Run `plan` with the agent `spec` on the cluster `settings.cluster` names (see the module's text); `ledger`,
     when given, is the budget the run spends from (the pytest plugin's, shared by a session's files)."""
     address = settings.cluster or LOCAL_CLUSTER
+    local = is_local_cluster(address)
+    # A local cluster's workers come from a fork server (engine/fork_server.py), started before Dask is imported here
+    worker_start = start_fork_server(worker_imports(plan, spec)) if local and _has_dask() else {}
     distributed = _dask()
     progress = RunProgress(record=RunRecord(store=CaseStore(settings.redaction)), quarantine=quarantine)
     progress.total, progress.record.order = plan.case_count, plan_order(plan)
@@ -100,11 +104,8 @@ def run_on_cluster(settings: RunSettings, spec: str, plan: Plan, watch: Watcher 
 
         progress.auto_repeat = AutoRepeat(settings.stopping_rule(), settings.repeat, progress.add)
     outcome = ClusterOutcome(progress)
-    local = is_local_cluster(address)
-    if local:
-        _import_before_forking(plan, spec)
     try:
-        with _connected(distributed, address) as client:
+        with _connected(distributed, address, worker_start) as client:
             _refuse_other_versions(client, address, settings.environment.cluster_grace_s)
             from evalkit.engine.cluster_worker import ClusterRun
 
@@ -269,6 +270,12 @@ def _chunks(keys: list[CaseKey], threads: int) -> list[list[CaseKey]]:
     return [keys[start:start + size] for start in range(0, len(keys), size)]
 
 
+def _has_dask() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("distributed") is not None
+
+
 def _dask() -> Any:
     """The `distributed` module; without the `dask` extra, a setting problem saying how to install it."""
     try:
@@ -279,24 +286,23 @@ def _dask() -> Any:
 
 
 @contextmanager
-def _connected(distributed: Any, address: str) -> Iterator[Client]:
-    """A client of the cluster `address` names; a local cluster is started here and stopped after."""
+def _connected(distributed: Any, address: str, worker_start: dict[str, str]) -> Iterator[Client]:
+    """A client of the cluster `address` names; a local cluster is started here, its workers as Dask's setting
+    `worker_start` says (engine/fork_server.py), and stopped after."""
     if is_local_cluster(address):
         import dask
 
         count = int(address.partition(":")[2] or _cores())
-        # Forked rather than spawned where that is safe (Linux): a spawned worker pays an interpreter's
-        # start-up and evalkit's and Dask's imports again (seconds on 2 busy cores; a fork, a tenth of
-        # one), and so does every worker a nanny starts again after one is lost, which is why the
-        # setting holds for as long as the cluster does.
-        forked = {"distributed.worker.multiprocessing-method": "fork"} if sys.platform == "linux" else {}
-        with dask.config.set(forked):
+        with dask.config.set(worker_start):
             cluster = distributed.LocalCluster(n_workers=count, threads_per_worker=LOCAL_THREADS_PER_WORKER,
                                                processes=True, dashboard_address=None,
                                                silence_logs=logging.CRITICAL,  # evalkit says what failed
                                                # no dashboard; the scheduler's own HTTP server (health,
                                                # metrics) on a free port, never a warning about port 8787
-                                               scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+                                               scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                                               # the run's environment as it is now, not as it was when the
+                                               # fork server started (an earlier run of this process)
+                                               env=dict(os.environ))
             try:
                 with distributed.Client(cluster) as client:
                     yield client
@@ -329,18 +335,6 @@ def _refuse_a_closed_port(address: str) -> None:
 def _no_scheduler(address: str, how: str) -> SettingError:
     return SettingError("cluster", address, f"no Dask scheduler answered there {how}; start one with "
                         "`dask scheduler`, or check the address")
-
-
-def _import_before_forking(plan: Plan, spec: str) -> None:
-    """What every local worker would import before its first case (the criteria's libraries, google-adk for
-    an ADK agent folder), imported once here: forked workers start with it (as `--processes` workers do)."""
-    from evalkit.engine.forked_worker import preload_adk
-    from evalkit.engine.process_count import burns_cpu_in_process
-
-    for criterion in {id(c): c for planned in plan.sets for c in planned.criteria}.values():
-        criterion.prepare()
-    if burns_cpu_in_process(spec):
-        preload_adk()
 
 
 def _cores() -> int:

@@ -38,6 +38,7 @@ SHOWN_TYPES: dict[str, str] = {
     "video/mp4": "video", "video/webm": "video",
 }
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_EXTENSION = re.compile(r"^[a-z0-9]{1,10}$")
 # How much base64 text a run's media folder remembers as already kept (64 MiB: a dozen large photos).
 _MEMORY_CHARS = 64 * 1024 * 1024
 
@@ -49,6 +50,30 @@ def shown_as(mime_type: Any) -> tuple[str, str] | None:
     usual = usual_type(mime_type)
     element = SHOWN_TYPES.get(usual)
     return None if element is None else (element, usual)
+
+
+def as_shown(node: Any) -> Any:
+    """A copy of a recorded JSON tree (a case) whose media references say how a page offers them, by `shown_as`:
+    `show_as` the element ("img", "audio", "video") for a type the page shows, else null, with `file_name`, the
+    name a download of it takes. The viewer and its export draw media from this alone, so both offer a medium
+    the same way, and a type the page does not show (`image/heic`) as a file to download, never a broken image."""
+    if isinstance(node, list):
+        return [as_shown(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    copy = {key: as_shown(value) for key, value in node.items()}
+    blob = node.get("inline_data")
+    if isinstance(blob, dict) and is_sha256(blob.get("sha256")):
+        shown = shown_as(blob.get("mime_type"))
+        copy["inline_data"] = {**blob, "show_as": None if shown is None else shown[0],
+                               "file_name": f"{blob['sha256'][:16]}.{_extension(blob.get('mime_type'))}"}
+    return copy
+
+
+def _extension(mime_type: Any) -> str:
+    """A file name's extension for a declared type: its subtype when that is a plain word (`heic`, `pdf`), else `bin`."""
+    subtype = usual_type(mime_type).partition("/")[2].removeprefix("x-") if isinstance(mime_type, str) else ""
+    return subtype if _EXTENSION.match(subtype) else "bin"
 
 
 def is_sha256(text: Any) -> bool:

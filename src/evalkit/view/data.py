@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalkit.results.media_folder import media_folders_near, read_media_from
+from evalkit.results.media_folder import as_shown, media_folders_near, read_media_from
 from evalkit.view.index import Run, RunIndex
 from evalkit.view.live import FINISHED_ID_PREFIX, LIVE_ID_PREFIX, LiveRun, LiveRuns
 from evalkit.view.query import CaseQuery, select
@@ -86,9 +86,10 @@ class ViewData:
         return self.case_of(run, index)
 
     def case_of(self, run: Run | LiveRun, index: int) -> dict[str, Any]:
-        """One case of a run in full, with what the case page shows beside it."""
+        """One case of a run in full, with what the case page shows beside it; its media say how the page offers
+        them (results/media_folder.py's `as_shown`)."""
         case = run.cases[index] if isinstance(run, LiveRun) else run.case(index)
-        return {"case": case, "index": index, "run": run.id, "labels": self.case_labels(case),
+        return {"case": as_shown(case), "index": index, "run": run.id, "labels": self.case_labels(case),
                 "judged": judged_criteria(case), "reasons": judge_reasons(case),
                 "live": isinstance(run, LiveRun), "cassette": None if isinstance(run, LiveRun) else cassette_of(run, case)}
 

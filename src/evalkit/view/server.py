@@ -89,7 +89,14 @@ def create_app(data: ViewData, addresses: Addresses | None = None) -> Starlette:
         return _json({"label": saved})
 
     def media(request: Request) -> Response:
-        # Served only as a type the page may show (results/media_folder.py), whatever the file declared.
+        # Served only as a type the page may show (results/media_folder.py), whatever the file declared; any
+        # medium also as a download (`?download`): bytes to save, never something the browser opens itself.
+        if "download" in request.query_params:
+            found = data.medium(request.path_params["sha256"])
+            if found is None:
+                return _missing("no such media (runs keep them in .evalkit/media)")
+            return Response(found, media_type="application/octet-stream",
+                            headers={**_SECURITY, "Content-Disposition": "attachment"})
         shown = shown_as(request.query_params.get("type"))
         found = None if shown is None else data.medium(request.path_params["sha256"])
         if found is None or shown is None:

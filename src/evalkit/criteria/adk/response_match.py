@@ -19,6 +19,7 @@ class ResponseMatchCriterion(Criterion[ResponseMatchOptions]):
     description = "ROUGE-1 F-measure of the final response against the expected one"
     Options = ResponseMatchOptions
     requires_expected = True
+    preload_modules = ("rouge_score.rouge_scorer",)
 
     def prepare(self) -> None:
         from evalkit.criteria.adk.rouge1 import rouge1_fmeasure

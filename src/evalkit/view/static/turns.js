@@ -49,7 +49,9 @@ function turns(records) {
 }
 
 // A content's images, sounds and videos, by the hash its record keeps (docs/media.md, "Seeing media"):
-// the URL is built from the hash alone, checked to be one, and the server serves only the types it shows.
+// the URL is built from the hash alone, checked to be one. How each is offered (`show_as`: an element, or
+// null for a type the page does not show) comes with the case (results/media_folder.py's `as_shown`), so the
+// viewer and its export offer a medium alike; one the page does not show is a file to download.
 function mediaOf(content) {
   const shown = ((content || {}).parts || []).map(p => (p || {}).inline_data)
     .filter(b => b && typeof b.sha256 === "string" && /^[0-9a-f]{64}$/.test(b.sha256));
@@ -58,12 +60,20 @@ function mediaOf(content) {
     const type = typeof blob.mime_type === "string" ? blob.mime_type.toLowerCase() : "";
     const src = MODE === "static" ? `data/media/${blob.sha256}` : `/api/media/${blob.sha256}?type=${encodeURIComponent(type)}`;
     const about = `${type || "unknown type"}${typeof blob.size === "number" ? `, ${fmtBytes(blob.size)}` : ""}`;
-    const family = type.split("/")[0];
-    const player = family === "image" ? el("img", {src: src, alt: about, title: about})
-      : family === "audio" ? el("audio", {src: src, controls: true, preload: "metadata", title: about})
-      : family === "video" ? el("video", {src: src, controls: true, preload: "metadata", title: about}) : null;
+    const player = blob.show_as === "img" ? el("img", {src: src, alt: about, title: about})
+      : blob.show_as === "audio" ? el("audio", {src: src, controls: true, preload: "metadata", title: about})
+      : blob.show_as === "video" ? el("video", {src: src, controls: true, preload: "metadata", title: about})
+      : download(blob);
     return el("figure", {class: "medium"}, player, el("figcaption", {class: "muted small"}, about));
   }));
+}
+
+// A medium of a type the page does not show, as a link that saves it under its file name.
+function download(blob) {
+  const link = el("a", {class: "download", download: String(blob.file_name || blob.sha256)}, `Download ${blob.file_name || "file"}`);
+  // Not through el's href rule (this page's own routes only): a URL made of a checked hash alone.
+  link.setAttribute("href", MODE === "static" ? `data/media/${blob.sha256}` : `/api/media/${blob.sha256}?download`);
+  return link;
 }
 
 function fmtBytes(n) {
