@@ -24,7 +24,7 @@ pytest.importorskip("mcp")
 
 from evalkit.testing import FakeOpenAI, Reply, function_call  # noqa: E402
 
-from tests.conftest import FIXTURES, run_evalkit  # noqa: E402
+from tests.conftest import FIXTURES, run_evalkit, stop_process  # noqa: E402
 from tests.conformance.side_venvs import side_python  # noqa: E402
 from tests.in_process import invoke_evalkit  # noqa: E402
 
@@ -171,8 +171,7 @@ def test_adks_mcp_toolset_in_evalkits_own_process(recorded, transport, tmp_path)
                                "--jobs", "1", "--json", str(tmp_path / "result.json"), cwd=tmp_path, env=env)
     finally:
         if http is not None:
-            http.terminate()
-            http.wait(10)
+            stop_process(http)  # killed if it does not stop within the grace, never left running
     cases = {c["eval_id"]: c for c in json.loads((tmp_path / "result.json").read_text())["cases"]}
     assert done.returncode == 3, done.stderr
     assert cases["paris"]["status"] == "passed", cases["paris"]["error"]

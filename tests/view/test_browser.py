@@ -116,6 +116,12 @@ def test_agent_and_judge_text_stays_text(page: Any, tmp_path: Path):
         assert HOSTILE in page.locator("#why").inner_text()
 
 
+def history_loaded(page: Any) -> None:
+    """Wait until the case page's history section has its content: it loads after the page is drawn."""
+    page.wait_for_function("() => { const h = document.getElementById('history');"
+                           " return h !== null && !h.textContent.includes('Loading'); }")
+
+
 def judged_case() -> dict[str, Any]:
     """weather/paris with a judged criterion beside ROUGE: the judge said fail."""
     judged = case("weather", "paris", status="failed", score=0.5)
@@ -131,6 +137,7 @@ def test_a_judged_criterion_is_labelled_into_the_labels_file(page: Any, tmp_path
         page.goto(server.url + "#/")
         page.locator("table.runs tbody tr").first.locator("td:nth-child(2) a").click()
         page.get_by_text("weather/paris").click()
+        history_loaded(page)  # else its table can push the criteria down between aiming a click and making it
         row = page.locator("#criteria tr[data-criterion=final_response_match_v2]")
         row.locator(".label-wrong").click()  # the judge said fail; the human says it should have passed
         row.locator(".label-state").filter(has_text="labelled pass").wait_for()

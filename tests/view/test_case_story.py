@@ -118,7 +118,8 @@ def test_the_case_page_shows_its_history_and_says_when_it_newly_broke(page: Any,
         assert "response_match_score passed in 3 of 4 runs" in notes
         screenshot(page, "case-history")
         rows.nth(2).locator("a").click()
-        page.wait_for_function("() => location.hash === '#/run/run-2/case/0'")
+        # The new page, not the one still shown while it loads: its crumbs name run-2, then its history.
+        page.wait_for_selector(".crumbs a[href='#/run/run-2']")
         page.wait_for_selector("#history table.history-runs tbody tr.this-run")
         assert page.locator("#history tr.this-run td:nth-child(2)").inner_text() == "passed"
 
