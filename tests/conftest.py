@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -51,15 +52,19 @@ def run_evalkit(*args: str, cwd: Path | None = None, env: dict[str, str] | None 
     )
 
 
-def stop_process(process: subprocess.Popen, grace_s: float = 10.0) -> None:
-    """Ask a server the test started to stop (SIGTERM); kill it if it has not within `grace_s`."""
-    if process.poll() is None:
-        process.terminate()
-    try:
-        process.wait(timeout=grace_s)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+def stop_process(*processes: subprocess.Popen, grace_s: float = 10.0) -> None:
+    """Ask servers the test started to stop (SIGTERM, all at once, so they stop side by side); kill any
+    that has not within `grace_s`."""
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+    deadline = time.monotonic() + grace_s
+    for process in processes:
+        try:
+            process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 def point_genai_at(fake, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, api_key: str = "dummy-test-key") -> None:

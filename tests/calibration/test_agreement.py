@@ -6,7 +6,6 @@ import math
 import warnings
 
 import pytest
-from sklearn.metrics import cohen_kappa_score
 
 from evalkit.calibration.agreement import Confusion, kappa_words
 from evalkit.calibration.report import CriterionCalibration
@@ -18,6 +17,8 @@ def table(jp_hp: int, jp_hf: int, jf_hp: int, jf_hf: int) -> Confusion:
 
 
 def sklearn_kappa(confusion: Confusion) -> float:
+    from sklearn.metrics import cohen_kappa_score  # here: importing scikit-learn costs every test worker 1.5 s
+
     counts = confusion.as_dict()
     judge, human = [], []
     for key, count in counts.items():

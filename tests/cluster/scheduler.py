@@ -41,13 +41,14 @@ def dask_workers(address: str, count: int, folder: Path, *flags: str,
     from distributed import Client
 
     with ExitStack() as stack:
-        workers = []
+        workers: list[subprocess.Popen] = []
+        # Side by side, however far the start got: a worker's nanny may take seconds to stop it.
+        stack.callback(lambda: stop_process(*workers))
         for index in range(count):
             log = stack.enter_context((folder / f"worker-{index}.log").open("w"))
             worker = subprocess.Popen([str(DASK), "worker", address, "--host", "127.0.0.1", "--nthreads", "2",
                                        "--no-dashboard", *flags], cwd=folder, stdout=log, stderr=log,
                                       env={**os.environ, **(env or {})})
-            stack.callback(stop_process, worker)
             workers.append(worker)
         with Client(address, timeout=30) as client:
             client.wait_for_workers(count, timeout=120)
