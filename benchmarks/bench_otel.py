@@ -134,7 +134,9 @@ def turn_breakdown(turns: int = 2000) -> dict[str, float]:
     return figures
 
 
-AGENTS = {"callable": str(HERE / "otel_callable.py") + ":agent", "adk": str(HERE / "scripted_adk_agent")}
+AGENTS = {"callable": str(HERE / "otel_callable.py") + ":agent", "adk": str(HERE / "scripted_adk_agent"),
+          "scripted": str(HERE / "scripted_callable.py") + ":agent"}
+SPANLESS = {"scripted"}  # records no span: tracing on or off is the same run
 
 
 def run_seconds(evalset: Path, agent: str, otel: bool, tracing_on: bool, folder: Path,
@@ -170,7 +172,7 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--before", help="the src folder of another checkout: also time its --otel")
-    parser.add_argument("--agents", nargs="+", choices=sorted(AGENTS), default=["callable", "adk"])
+    parser.add_argument("--agents", nargs="+", choices=sorted(AGENTS), default=["scripted", "callable", "adk"])
     parser.add_argument("--runs-only", action="store_true", help="skip parts 1 and 3 (the receiver, the per-turn parts)")
     args = parser.parse_args()
     # First: the global tracer provider is still the API's default (the receiver's run below sets one).
@@ -181,7 +183,7 @@ def main() -> None:
     kinds: dict[str, Kind] = {}
     baseline: dict[str, str] = {}  # each kind → the run without --otel it is compared with
     for agent in args.agents:
-        for tracing_on in (False, True):
+        for tracing_on in (False,) if agent in SPANLESS else (False, True):
             plain = f"{agent}, {'tracing on' if tracing_on else 'no-op tracer'}, without --otel"
             kinds[plain] = (agent, False, tracing_on, None)
             kinds[plain.replace("without", "with")] = (agent, True, tracing_on, None)

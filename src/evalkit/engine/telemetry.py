@@ -39,13 +39,17 @@ UNLESS_SET = {"OTEL_BSP_SCHEDULE_DELAY": "100", "OTEL_EXPORTER_OTLP_TRACES_PROTO
 class RunTelemetry:
     def __init__(self, settings: RunSettings, agent: str, announce: bool = True):
         _check_installed()
-        from evalkit.telemetry.in_process import as_raw
+        from evalkit.telemetry.in_process import as_raw, turn_context
         from evalkit.telemetry.receiver import OtlpReceiver
         from evalkit.traces.readers import slim
 
-        self._slim, self._as_raw = slim, as_raw  # looked up once: an import statement per span costs its thread
+        # Looked up once: an import statement per span or turn costs the thread it runs on.
+        self._slim, self._as_raw, self._turn_context = slim, as_raw, turn_context
         self.agent = agent
         self.wait_s = settings.otel_wait_s
+        # An agent in this process has ended (and handed over) its spans by the time it answers: its turns
+        # wait only when the user asks (spans of another process it calls, exported over OTLP, come later).
+        self.in_process_wait_s = settings.otel_wait or 0.0
         self.spans = TurnSpans(read=self._read)
         self.receiver: OtlpReceiver = OtlpReceiver(self._received, settings.otel_port)
         self.announce = announce
@@ -104,15 +108,16 @@ class RunTelemetry:
     @contextmanager
     def turn(self, spec: SessionSpec, into: list[TracedTurn]) -> Iterator[TracedTurn]:
         """The turn's trace as the current one while its request is made (adapters and in-process agents read it)."""
-        from evalkit.telemetry.in_process import turn_context
-
         trace = TurnTrace.new()
         traced = self.spans.begin(trace, lambda: spec.session_id)
         into.append(traced)
         token = TURN_TRACE.set(trace)
         try:
-            with turn_context(trace):
+            if self._stop_in_process is None:  # the agent is elsewhere: `traceparent` carries the trace
                 yield traced
+            else:  # in this process: OpenTelemetry's current context does
+                with self._turn_context(trace):
+                    yield traced
         finally:
             TURN_TRACE.reset(token)
 
@@ -133,8 +138,9 @@ class RunTelemetry:
                     wanting.append((turn, invocation))
                 else:
                     self.spans.not_needed(turn)
+            wait_s = self.wait_s if self._stop_in_process is None else self.in_process_wait_s
             for turn, _ in wanting:
-                await self._wait(turn)
+                await self._wait(turn, wait_s)
             for turn, invocation in wanting:
                 self.turns += 1
                 if not turn.spans:
@@ -144,10 +150,10 @@ class RunTelemetry:
         finally:
             self.spans.finish(traced)
 
-    async def _wait(self, turn: TracedTurn) -> None:
+    async def _wait(self, turn: TracedTurn, wait_s: float) -> None:
         while True:
             self.spans.read_arrived(turn)
-            left = self.spans.wait_state(turn, self.wait_s)  # it cleared `arrived`
+            left = self.spans.wait_state(turn, wait_s)  # it cleared `arrived`
             if left is None or turn.arrived is None:
                 return
             if left > 0:  # (0: spans came in the meantime; read them first)
@@ -156,10 +162,21 @@ class RunTelemetry:
                 except asyncio.TimeoutError:
                     pass
 
+    def _in_process_note(self) -> str:
+        """An agent in this process whose turns recorded nothing: no exporter to point, its framework to instrument."""
+        which = "any turn" if self.turns_without_spans == self.turns else \
+            f"{self.turns_without_spans} of {self.turns} turns"
+        return (f"otel: the agent {self.agent} runs in evalkit's process and recorded no span in {which}; have its "
+                "framework record through OpenTelemetry's global tracer provider, or, when its spans come from "
+                f"another process, point that process at OTEL_EXPORTER_OTLP_TRACES_ENDPOINT={self.receiver.url} and "
+                "give --otel-wait SECONDS (docs/agents.md, \"Trajectories from telemetry\")")
+
     def notes(self) -> list[str]:
         """What the user should know once the run ended: an agent that sent nothing, spans matched to no turn."""
         lines = []
-        if self.turns and self.turns_without_spans == self.turns:
+        if self._stop_in_process is not None and self.turns_without_spans:
+            lines.append(self._in_process_note())
+        elif self.turns and self.turns_without_spans == self.turns:
             lines.append(f"otel: no span arrived from the agent {self.agent} within --otel-wait {self.wait_s:g} s of "
                          f"any turn; point its exporter here with OTEL_EXPORTER_OTLP_TRACES_ENDPOINT={self.receiver.url} "
                          "(http/protobuf or JSON), and have it continue the turn's traceparent or record its "

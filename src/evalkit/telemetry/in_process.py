@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import cache
 from typing import Any
 
 from evalkit.foundation.trace_context import TurnTrace
@@ -77,12 +78,13 @@ def raw_span(span: Any) -> RawSpan:
     resource = span.resource
     scope = span.instrumentation_scope
     status = span.status
+    events = span.events  # (a fresh tuple at each look: looked at once)
     return RawSpan(
         trace_id=format(context.trace_id, "032x"), span_id=format(context.span_id, "016x"),
         parent_id=format(parent.span_id, "016x") if parent is not None else "",
         name=span.name, start_ns=span.start_time or 0, end_ns=span.end_time or 0,
         attributes=_plain(span.attributes),
-        events=[(event.name, _plain(event.attributes)) for event in span.events] if span.events else [],
+        events=[(event.name, _plain(event.attributes)) for event in events] if events else [],
         service=str(resource.attributes.get("service.name", "")) if resource is not None else "",
         scope=scope.name if scope is not None else "",
         failed=status.status_code.name == ERROR, status_message=status.description or "")
@@ -92,9 +94,9 @@ def _plain(attributes: Any) -> dict[str, Any]:
     """The attributes as a dict, OpenTelemetry's tuples (its sequences) as the lists a file's reader gives."""
     if not attributes:
         return {}
-    plain = dict(attributes)
+    plain = dict(attributes.items())  # (one pass: `dict(mapping)` looks each key up again)
     for key, value in plain.items():
-        if isinstance(value, tuple):
+        if value.__class__ is tuple:
             plain[key] = list(value)
     return plain
 
@@ -102,16 +104,25 @@ def _plain(attributes: Any) -> dict[str, Any]:
 @contextmanager
 def turn_context(trace_of_turn: TurnTrace) -> Iterator[None]:
     """The turn's trace as OpenTelemetry's current context (a remote parent, as `traceparent` gives)."""
-    try:
-        from opentelemetry import context, trace
-        from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
-    except ImportError:
+    api = _api()
+    if api is None:
         yield
         return
-    parent = SpanContext(int(trace_of_turn.trace_id, 16), int(trace_of_turn.span_id, 16), is_remote=True,
-                         trace_flags=TraceFlags(TraceFlags.SAMPLED))
+    context, trace, NonRecordingSpan, SpanContext, sampled = api
+    parent = SpanContext(int(trace_of_turn.trace_id, 16), int(trace_of_turn.span_id, 16), True, sampled)
     token = context.attach(trace.set_span_in_context(NonRecordingSpan(parent)))
     try:
         yield
     finally:
         context.detach(token)
+
+
+@cache
+def _api() -> tuple[Any, ...] | None:
+    """OpenTelemetry's API, imported once (None without it): every turn makes a context with it."""
+    try:
+        from opentelemetry import context, trace
+        from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
+    except ImportError:
+        return None
+    return context, trace, NonRecordingSpan, SpanContext, TraceFlags(TraceFlags.SAMPLED)
