@@ -26,23 +26,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from bench_cluster import CRITERIA, SLEEPING_AGENT  # noqa: E402  (the same scores and answers, without a sleep)
 from make_evalset import make_evalset  # noqa: E402
 
-CRITERIA = {"criteria": {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}}
-PYTHON_AGENT = '''
-import importlib.util
-
-_spec = importlib.util.spec_from_file_location("scripted_answers", {answers!r})
-_answers = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_answers)
-
-
-def agent(turn):
-    tool, args, result, text, city = _answers.answer(turn.user_text, turn.state.get("city"))
-    turn.state["city"] = city
-    return {{"final_response": text, "tool_calls": [{{"name": tool, "args": args}}],
-             "tool_responses": [{{"name": tool, "response": result}}]}}
-'''
 
 
 def timed_run(src: str, agent: str, workdir: Path, evalset: Path, config: Path) -> float:
@@ -73,7 +59,7 @@ def main() -> None:
         shutil.copytree(HERE / "scripted_adk_agent", workdir / "scripted_adk_agent",
                         ignore=shutil.ignore_patterns("__pycache__", ".adk"))
         (workdir / "python_agent.py").write_text(
-            PYTHON_AGENT.format(answers=str(HERE / "scripted_adk_agent" / "answers.py")))
+            SLEEPING_AGENT.format(answers=str(HERE / "scripted_adk_agent" / "answers.py"), sleep_s=0))
         agents = {"ADK agent folder": str(workdir / "scripted_adk_agent"),
                   "Python agent": f"{workdir / 'python_agent.py'}:agent"}
         walls: dict[tuple[str, str], list[float]] = {}

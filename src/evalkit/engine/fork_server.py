@@ -9,8 +9,9 @@ started once per process, which first imports what every worker imports before i
 case (`worker_imports`: evalkit's side of the cluster, the criteria's libraries, google-adk for
 an ADK agent folder) and then forks each worker from itself. A worker so starts in a fraction
 of a second, and so does a nanny's restart of a lost worker (docs/performance.md, "A local
-cluster's workers, started clean"). Where the platform has no fork server (Windows), each
-worker is spawned: a fresh interpreter of its own.
+cluster's workers, started clean"). On Linux only: elsewhere each worker is spawned, a fresh
+interpreter of its own (Windows has no fork server, and on macOS forking after some system
+libraries have loaded, which numpy may load, is unsafe).
 
 The fork server is in the run's process group, so a SIGTERM sent to the group (as CI runners
 send it) reaches it too. Ended by it, it would take with it what tells the nannies that their
@@ -41,7 +42,7 @@ def start_fork_server(preload: list[str]) -> dict[str, str]:
     import multiprocessing
     from multiprocessing import forkserver
 
-    if "forkserver" not in multiprocessing.get_all_start_methods():
+    if sys.platform != "linux" or "forkserver" not in multiprocessing.get_all_start_methods():
         return {METHOD: "spawn"}
     # Read when the server starts: a later cluster of the same process shares the server the first one started.
     forkserver.set_forkserver_preload([__name__, *preload])

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 TRACES_ENDPOINT, ENDPOINT = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"
 # Set unless the user set them: spans exported within a tenth of a second (the SDK's default is
 # five), over HTTP with protobuf, which is what the receiver speaks (some SDKs default to gRPC).
+# Turns that wait out the default --otel-wait, with not one span received, before the run stops waiting.
+GIVE_UP_AFTER = 3
 UNLESS_SET = {"OTEL_BSP_SCHEDULE_DELAY": "100", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf"}
 
 
@@ -50,6 +52,7 @@ class RunTelemetry:
         # An agent in this process has ended (and handed over) its spans by the time it answers: its turns
         # wait only when the user asks (spans of another process it calls, exported over OTLP, come later).
         self.in_process_wait_s = settings.otel_wait or 0.0
+        self.wait_given = settings.otel_wait is not None
         self.spans = TurnSpans(read=self._read)
         self.receiver: OtlpReceiver = OtlpReceiver(self._received, settings.otel_port)
         self.announce = announce
@@ -138,7 +141,7 @@ class RunTelemetry:
                     wanting.append((turn, invocation))
                 else:
                     self.spans.not_needed(turn)
-            wait_s = self.wait_s if self._stop_in_process is None else self.in_process_wait_s
+            wait_s = self._turn_wait_s()
             for turn, _ in wanting:
                 await self._wait(turn, wait_s)
             for turn, invocation in wanting:
@@ -149,6 +152,21 @@ class RunTelemetry:
                 self.calls_filled += fill_turn(invocation, list(turn.spans.values()), turn.usage)
         finally:
             self.spans.finish(traced)
+
+    def _turn_wait_s(self) -> float:
+        """How long the case's turns wait for their spans after their answers."""
+        if self._stop_in_process is not None:
+            return self.in_process_wait_s
+        if self.gave_up:
+            return 0.0
+        return self.wait_s
+
+    @property
+    def gave_up(self) -> bool:
+        """Whether the run stopped waiting: on the default wait, once several turns waited it out and not one
+        span reached the run (an agent that exports nowhere would cost every turn the whole wait). A span
+        arriving later, from anywhere, has the turns wait again; a wait the user gave is always waited."""
+        return not self.wait_given and self.spans.received == 0 and self.turns_without_spans >= GIVE_UP_AFTER
 
     async def _wait(self, turn: TracedTurn, wait_s: float) -> None:
         while True:
@@ -180,7 +198,9 @@ class RunTelemetry:
             lines.append(f"otel: no span arrived from the agent {self.agent} within --otel-wait {self.wait_s:g} s of "
                          f"any turn; point its exporter here with OTEL_EXPORTER_OTLP_TRACES_ENDPOINT={self.receiver.url} "
                          "(http/protobuf or JSON), and have it continue the turn's traceparent or record its "
-                         "conversation id (docs/agents.md, \"Trajectories from telemetry\")")
+                         "conversation id (docs/agents.md, \"Trajectories from telemetry\")"
+                         + (f"; the run stopped waiting after {GIVE_UP_AFTER} turns (give --otel-wait to wait for "
+                            "every turn)" if self.gave_up else ""))
         elif self.turns_without_spans:
             lines.append(f"otel: {self.turns_without_spans} of {self.turns} turns got no span from the agent {self.agent} "
                          f"within --otel-wait {self.wait_s:g} s; raise --otel-wait if its exporter is slow")

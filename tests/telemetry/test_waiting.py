@@ -1,7 +1,12 @@
-"""`run --otel` with an agent in evalkit's own process: its spans are handed over as it ends them,
-so its turns are not waited for (2 s a turn, by default, for spans that cannot come later),
-unless `--otel-wait` is given for spans its helpers in other processes export. An agent that
-records no span is told how to record one, not where to point an exporter.
+"""How long `run --otel` waits for a turn's spans after its answer.
+
+- An agent in evalkit's own process hands its spans over as it ends them, so its turns are
+  not waited for (2 s a turn, by default, for spans that cannot come later), unless
+  `--otel-wait` is given for spans its helpers in other processes export. An agent that
+  records no span is told how to record one, not where to point an exporter.
+- An agent elsewhere that exports nowhere would cost every turn the whole wait: on the
+  default wait, the run stops waiting once three turns waited it out with not one span
+  received, and waits again as soon as any span arrives.
 
 Each check is a real process: the run takes the process's global tracer provider, which
 stays set for the rest of a process."""
@@ -106,3 +111,58 @@ def test_an_in_process_agent_that_records_no_span_is_told_how_to_record_one(tmp_
     assert "runs in evalkit's process and recorded no span in any turn" in note, result.stderr
     assert "global tracer provider" in note and "--otel-wait SECONDS" in note, result.stderr
     assert "no span arrived" not in note, result.stderr
+
+
+GIVING_UP = '''
+import asyncio, types
+import httpx
+from evalkit.engine.telemetry import RunTelemetry
+from evalkit.schema.content import Content, Part
+from evalkit.schema.evalset import Invocation
+from evalkit.settings import RunSettings
+
+
+async def turn(telemetry, number, bound):
+    into = []
+    with telemetry.turn(types.SimpleNamespace(session_id=f"s{number}"), into) as traced:
+        pass
+    telemetry.answered(traced)
+    invocation = Invocation(invocation_id="i", user_content=Content(role="user", parts=[Part(text="hi")]),
+                            final_response=Content(role="model", parts=[Part(text="sunny")]))
+    await asyncio.wait_for(telemetry.settle(into, [invocation]), bound)
+
+
+async def main():
+    telemetry = RunTelemetry(RunSettings(otel=True), "cmd:python agent.py", announce=False).start()
+    try:
+        await asyncio.gather(*(turn(telemetry, number, 20.0) for number in range(3)))  # each waits the 2 s out
+        assert telemetry.gave_up
+        await turn(telemetry, 3, 1.0)  # not waited for
+        note = telemetry.notes()[0]
+        assert "no span arrived from the agent cmd:python agent.py" in note, note
+        assert "stopped waiting after 3 turns" in note, note
+        httpx.post(telemetry.receiver.url, json={"resourceSpans": []})  # an export, but no span: still nothing
+        assert telemetry.gave_up
+        span = {"traceId": "ab" * 16, "spanId": "cd" * 8, "name": "GET /", "startTimeUnixNano": "1",
+                "endTimeUnixNano": "2"}
+        httpx.post(telemetry.receiver.url, json={"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]})
+        assert not telemetry.gave_up  # a span arrived: the exporter works, the turns wait again
+    finally:
+        telemetry.stop()
+    given = RunTelemetry(RunSettings(otel=True, otel_wait=0.2), "cmd:python agent.py", announce=False).start()
+    try:
+        for number in range(4):
+            await turn(given, number, 20.0)
+        assert not given.gave_up  # a wait the user gave is always waited
+    finally:
+        given.stop()
+    print("settled")
+
+asyncio.run(main())
+'''
+
+
+def test_on_the_default_wait_the_run_stops_waiting_for_an_agent_that_exports_nowhere():
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(GIVING_UP)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert done.returncode == 0 and "settled" in done.stdout, done.stdout + done.stderr
