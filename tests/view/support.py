@@ -7,7 +7,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import ROOT, run_evalkit, stop_process
+from tests.conftest import ROOT, stop_process
+from tests.in_process import invoke_evalkit
 
 HOSTILE = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>'
 
@@ -50,13 +51,14 @@ def write_result(path: Path, document: dict[str, Any], indent: int | None = 2) -
 
 
 def tour(folder: Path) -> Path:
-    """The README tour in `folder`: the demo agent's run, then the regressed agent's; the history folder."""
+    """The README tour in `folder`: the demo agent's run, then the regressed agent's; the history folder.
+    The runs are in this process: what the viewer tests read is their history, not how a process ran."""
     shutil.copytree(ROOT / "evalsets", folder / "evalsets", ignore=shutil.ignore_patterns("cassettes", "llm_weather"))
     shutil.copytree(ROOT / "examples" / "weather_agent", folder / "examples" / "weather_agent")
     runs = folder / ".evalkit" / "runs"
     env = {"EVALKIT_RUNS_DIR": str(runs)}
-    first = run_evalkit("run", "evalsets/weather.evalset.json", "--quiet", cwd=folder, env=env)
-    second = run_evalkit("run", "evalsets/weather.evalset.json", "--quiet", "--agent",
+    first = invoke_evalkit("run", "evalsets/weather.evalset.json", "--quiet", cwd=folder, env=env)
+    second = invoke_evalkit("run", "evalsets/weather.evalset.json", "--quiet", "--agent",
                          "examples/weather_agent/regressed_agent.py:weather_agent", cwd=folder, env=env)
     assert (first.returncode, second.returncode) == (0, 1), first.stderr + second.stderr
     return runs

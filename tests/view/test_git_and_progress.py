@@ -86,14 +86,15 @@ def test_a_progress_file_whose_process_is_gone_is_stopped(tmp_path: Path):
 
 @needs_git
 def test_a_run_records_its_commit_branch_and_agent(tmp_path: Path):
-    from tests.conftest import ROOT, run_evalkit
+    from tests.conftest import ROOT
+    from tests.in_process import invoke_evalkit
 
     shutil.copytree(ROOT / "evalsets", tmp_path / "evalsets", ignore=shutil.ignore_patterns("cassettes", "llm_*"))
     shutil.copytree(ROOT / "examples" / "weather_agent", tmp_path / "examples" / "weather_agent")
     _git(tmp_path, "init", "-q", "-b", "feature")
     _git(tmp_path, "add", "evalsets")
     _git(tmp_path, "commit", "-q", "-m", "eval sets")
-    done = run_evalkit("run", "evalsets/weather.evalset.json", "--quiet", "--json", "r.json", cwd=tmp_path)
+    done = invoke_evalkit("run", "evalsets/weather.evalset.json", "--quiet", "--json", "r.json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     written = json.loads((tmp_path / "r.json").read_text())
     assert written["git"] == {"commit": _git(tmp_path, "rev-parse", "HEAD"), "branch": "feature"}

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT, run_evalkit
+from tests.in_process import invoke_evalkit
 from tests.media.samples import HEADS, png_bytes, wav_bytes
 from tests.media.evalsets import inline_part
 from tests.view.conftest import screenshot
@@ -37,7 +38,7 @@ def media_run(folder: Path, sound_type: str = "audio/wav") -> dict[str, Any]:
                                                    inline_part(IMAGE, "image/png"), inline_part(SOUND, sound_type)]},
         "final_response": {"role": "model", "parts": [{"text": "A blue square."}]}}]}
     (folder / "media.evalset.json").write_text(json.dumps({"eval_set_id": "media", "eval_cases": [case]}))
-    done = run_evalkit("run", "media.evalset.json", "--agent", f"{ROOT}/tests/fixtures/agents_py/agents.py:echo",
+    done = invoke_evalkit("run", "media.evalset.json", "--agent", f"{ROOT}/tests/fixtures/agents_py/agents.py:echo",
                        "--json", "result.json", "--html", "report.html", "--quiet", cwd=folder,
                        env={"EVALKIT_RUNS_DIR": str(folder / ".evalkit" / "runs")})
     assert done.returncode in (0, 1), done.stdout + done.stderr
@@ -158,7 +159,7 @@ def unlisted_run(folder: Path) -> list[str]:
                                                    inline_part(HEIC, "image/heic")]},
         "final_response": {"role": "model", "parts": [{"text": "Two photos"}]}}]}
     (folder / "media.evalset.json").write_text(json.dumps({"eval_set_id": "media", "eval_cases": [case]}))
-    done = run_evalkit("run", "media.evalset.json", "--agent", f"{ROOT}/tests/fixtures/agents_py/agents.py:echo",
+    done = invoke_evalkit("run", "media.evalset.json", "--agent", f"{ROOT}/tests/fixtures/agents_py/agents.py:echo",
                        "--json", "result.json", "--quiet", cwd=folder,
                        env={"EVALKIT_RUNS_DIR": str(folder / ".evalkit" / "runs")})
     assert done.returncode in (0, 1), done.stdout + done.stderr
