@@ -166,3 +166,58 @@ def test_on_the_default_wait_the_run_stops_waiting_for_an_agent_that_exports_now
     done = subprocess.run([sys.executable, "-c", textwrap.dedent(GIVING_UP)], capture_output=True, text=True,
                           cwd=ROOT, timeout=120)
     assert done.returncode == 0 and "settled" in done.stdout, done.stdout + done.stderr
+
+
+# An agent in evalkit's process whose reply reports its tool call but no usage: its spans are read only
+# when one of them records tokens (usage is then all they can add); otherwise they are counted, unread.
+USAGE_ALONE = '''
+import asyncio, types
+from opentelemetry import trace
+from evalkit.engine.telemetry import RunTelemetry
+from evalkit.schema.evalset import Invocation
+from evalkit.settings import RunSettings
+from evalkit.telemetry.turn_spans import NOT_NEEDED
+
+REPLY = {"invocation_id": "i", "user_content": {"role": "user", "parts": [{"text": "weather in Paris"}]},
+         "final_response": {"role": "model", "parts": [{"text": "sunny"}]},
+         "intermediate_data": {"invocation_events": [{"author": "weather", "content": {"role": "model", "parts": [
+             {"function_call": {"name": "get_weather", "args": {"city": "Paris"}}}]}}]}}
+
+
+async def turn(telemetry, number, tokens):
+    into = []
+    tracer = trace.get_tracer("agent")
+    with telemetry.turn(types.SimpleNamespace(session_id=f"s{number}"), into) as traced:
+        with tracer.start_as_current_span("invoke_agent weather", attributes={
+                "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "weather",
+                "gen_ai.input.messages": \'[{"role": "user", "parts": [{"type": "text", "content": "weather in Paris"}]}]\'}):
+            with tracer.start_as_current_span("chat m", attributes={
+                    "gen_ai.operation.name": "chat", "gen_ai.request.model": "m",
+                    **({"gen_ai.usage.input_tokens": 12, "gen_ai.usage.output_tokens": 4} if tokens else {})}):
+                pass
+    telemetry.answered(traced)
+    invocation = Invocation.model_validate(REPLY)
+    await telemetry.settle(into, [invocation])
+    return [(event.usage_metadata.prompt_token_count, event.usage_metadata.candidates_token_count)
+            for event in invocation.intermediate_data.invocation_events if event.usage_metadata is not None]
+
+
+async def main():
+    telemetry = RunTelemetry(RunSettings(otel=True), "agent.py:agent", announce=False).start()
+    try:
+        assert await turn(telemetry, 0, tokens=False) == []
+        assert telemetry.spans.unmatched[NOT_NEEDED] == 2, telemetry.spans.unmatched  # both, unread
+        assert await turn(telemetry, 1, tokens=True) == [(12, 4)]
+        assert telemetry.spans.unmatched[NOT_NEEDED] == 2, telemetry.spans.unmatched
+    finally:
+        telemetry.stop()
+    print("settled")
+
+asyncio.run(main())
+'''
+
+
+def test_an_in_process_turn_lacking_only_usage_reads_its_spans_only_when_one_records_tokens():
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(USAGE_ALONE)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert done.returncode == 0 and "settled" in done.stdout, done.stdout + done.stderr

@@ -129,15 +129,12 @@ class RunTelemetry:
 
     async def settle(self, traced: list[TracedTurn], actual: list[Invocation]) -> None:
         """Wait for the case's spans, fill each answered turn in, and close its traces to more spans."""
-        from evalkit.telemetry.filling import fill_turn, wants_spans
+        from evalkit.telemetry.filling import fill_turn
 
         try:
             wanting = []
             for turn, invocation in zip(traced, actual):
-                # An agent in this process has ended its spans by the time it answers: when its reply lacks
-                # nothing, they are not read. Another's are waited for all the same, so that a note can say
-                # when its exporter sends nothing.
-                if self._stop_in_process is None or wants_spans(invocation):
+                if self._needs_its_spans(turn, invocation):
                     wanting.append((turn, invocation))
                 else:
                     self.spans.not_needed(turn)
@@ -152,6 +149,22 @@ class RunTelemetry:
                 self.calls_filled += fill_turn(invocation, list(turn.spans.values()), turn.usage)
         finally:
             self.spans.finish(traced)
+
+    def _needs_its_spans(self, turn: TracedTurn, invocation: Invocation) -> bool:
+        """Whether the turn's spans could add to its reply. An agent in this process has ended (and handed
+        over) its spans by the time it answers: when its reply lacks nothing, or lacks only usage and no span
+        records tokens, they are not read. Another agent's are waited for all the same, so that a note can say
+        when its exporter sends nothing."""
+        from evalkit.telemetry.filling import wants_spans, wants_usage_alone
+        from evalkit.telemetry.usage import records_tokens
+
+        if self._stop_in_process is None:
+            return True
+        if not wants_spans(invocation):
+            return False
+        if self.in_process_wait_s or not wants_usage_alone(invocation):  # (spans of other processes may come)
+            return True
+        return not self.spans.nothing_read_and_none_unread(turn, records_tokens)
 
     def _turn_wait_s(self) -> float:
         """How long the case's turns wait for their spans after their answers."""

@@ -34,6 +34,11 @@ class EndedSpan:
     def raw(self) -> RawSpan:
         return raw_span(self.span)
 
+    @property
+    def attributes(self) -> Any:
+        """The SDK's attributes as they are (a mapping), for a look that needs no copy."""
+        return self.span.attributes
+
 
 def as_raw(span: EndedSpan | RawSpan) -> RawSpan:
     """A span as the readers take it: an in-process one copied now, an exported one as it is."""

@@ -30,9 +30,9 @@ import asyncio
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from evalkit.foundation.trace_context import TurnTrace
 from evalkit.telemetry.usage import ModelUsage
@@ -45,6 +45,9 @@ class Arrived(Protocol):
     """A span as it arrived, unread: an OTLP export's `RawSpan`, or an in-process agent's span."""
 
     trace_id: str
+
+    @property
+    def attributes(self) -> Mapping[str, Any]: ...
 
 
 Read = Callable[[Arrived], "Received | None"]  # None: no reader could read it (counted, never raised)
@@ -160,6 +163,12 @@ class TurnSpans:
         with self._lock:
             for span in received:
                 self._attach(turn, span, set(), arrived=False)
+
+    def nothing_read_and_none_unread(self, turn: TracedTurn, holds: Callable[[Mapping[str, Any]], bool]) -> bool:
+        """Whether no span of the turn was read yet and no unread one has attributes that `holds`: a look
+        at the attributes alone, cheaper than reading the spans."""
+        with self._lock:
+            return not turn.spans and not any(holds(raw.attributes) for raw in turn.unread)
 
     def not_needed(self, turn: TracedTurn) -> None:
         """The turn takes nothing from telemetry: what waits in it is counted, unread."""

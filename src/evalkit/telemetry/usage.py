@@ -3,6 +3,7 @@ OpenInference, OpenLLMetry's older names): what `cost_v1` prices a turn by."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +29,12 @@ def usage_of(span: RawSpan) -> ModelUsage | None:
     return usage if usage.input_tokens is not None or usage.output_tokens is not None else None
 
 
-def _first_int(attributes: dict[str, Any], keys: tuple[str, ...]) -> int | None:
+def records_tokens(attributes: Mapping[str, Any]) -> bool:
+    """Whether a span's attributes record token usage (what `usage_of` needs to find any)."""
+    return _first_int(attributes, INPUT_TOKENS) is not None or _first_int(attributes, OUTPUT_TOKENS) is not None
+
+
+def _first_int(attributes: Mapping[str, Any], keys: tuple[str, ...]) -> int | None:
     for key in keys:
         value = attributes.get(key)
         if isinstance(value, bool):
