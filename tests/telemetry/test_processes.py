@@ -1,7 +1,8 @@
 """`run --otel --processes 2`: each worker process receives the spans of the turns it plays. A
-worker is a real process (spawned: the run's process has the receiver's thread, so it is not
-forked); it serves its own receiver, points the `cmd:` agents it starts at it through the
-exporter variables, and takes its in-process agent's spans from its own global tracer provider.
+worker is a real process, forked where it can be: the run's process binds its receiver before
+the workers start and serves it (a thread) only after. The worker serves its own receiver,
+points the `cmd:` agents it starts at it through the exporter variables, and takes its
+in-process agent's spans from its own global tracer provider.
 
 Cases ask in different orders, so a case given another's spans, or a shard whose spans went to
 the other process, would show the wrong calls or none."""
@@ -54,3 +55,25 @@ def test_each_workers_in_process_agent_gives_its_spans_through_that_workers_prov
     cases = _run_in_two_processes(tmp_path, f"{AGENT}:agent")
     assert {case["eval_id"]: otel_calls(case) for case in cases} == {case["eval_id"]: _expected(case["eval_id"])
                                                                      for case in cases}
+
+
+# Says how the process playing the case started: a spawned worker runs `python -m evalkit.engine.worker`.
+HOW_STARTED = """
+def agent(turn):
+    with open("/proc/self/cmdline", "rb") as cmdline:
+        spawned = b"evalkit.engine.worker" in cmdline.read()
+    return {"final_response": "spawned" if spawned else "not spawned"}
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="workers are forked on Linux only")
+def test_with_otel_the_workers_are_still_forked(tmp_path):
+    (tmp_path / "how.py").write_text(HOW_STARTED, encoding="utf-8")
+    evalset = write_evalset(tmp_path, _cases())
+    out = tmp_path / "out.json"
+    result = run_evalkit("run", str(evalset), "--agent", f"{tmp_path / 'how.py'}:agent", "--otel", "--processes", "2",
+                         "--json", str(out), timeout=240)
+    assert result.returncode in (0, 1), result.stdout + result.stderr
+    said = [record["actual"]["final_response"]["parts"][0]["text"]
+            for case in json.loads(out.read_text())["cases"] for record in case["invocations"]]
+    assert said == ["not spawned"] * 2 * CASES, said

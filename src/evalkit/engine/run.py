@@ -133,8 +133,12 @@ def run(settings: RunSettings, *, agent: Any = None, plan: Plan | None = None, w
         # Each worker process resolves the agent (and its cassettes) itself, and receives its own
         # agent's spans (on a port of its own; this run's receiver serves shard 1, played here).
         workers = settings.model_copy(update={"agent": spec, "otel_port": None})
-        telemetry = _start_telemetry(settings, spec or "")
+        # Bound now (a taken --otel-port is exit 2 before any worker starts), served once they have started: a
+        # thread of its own in this process would keep the workers from being forked (engine/forked_worker.py).
+        telemetry = _start_telemetry(settings, spec or "", serve=False)
         def shard_here(shard_settings: RunSettings) -> tuple[RunProgress, bool, bool]:
+            if telemetry is not None:
+                telemetry.start()
             # Shard 1 with this run's quarantine list, so that the list that reports is the one that saw the cases.
             first = parse_shard(shard_settings.shard or "")
             here = _run_here(shard_settings, shard_plan(plan, first), given, spec, None, False, tell, first, quarantine,
@@ -295,13 +299,15 @@ def _folded(progress: RunProgress, workers: list[RunResult], plan: Plan, interru
                       terminated=isinstance(interrupted, Terminated), quarantine=quarantine, progress=progress)
 
 
-def _start_telemetry(settings: RunSettings, agent: str) -> RunTelemetry | None:
-    """`otel`: the receiver for this process's turns, already serving (None without the setting)."""
+def _start_telemetry(settings: RunSettings, agent: str, serve: bool = True) -> RunTelemetry | None:
+    """`otel`: the receiver for this process's turns, bound, and serving unless `serve` is False (None without
+    the setting)."""
     if not settings.otel:
         return None
     from evalkit.engine.telemetry import RunTelemetry
 
-    return RunTelemetry(settings, agent).start()
+    telemetry = RunTelemetry(settings, agent)
+    return telemetry.start() if serve else telemetry
 
 
 def _stop_telemetry(telemetry: RunTelemetry | None, tell: Callable[[str], None]) -> None:
