@@ -10,7 +10,9 @@
    and without `--otel`, each a fresh process, the kinds alternating so that a busy moment of
    the shared machine falls on all; one untimed run of each first, so that all start with
    Python's bytecode caches written. Wall time and CPU time (user + system of the run's
-   process), min and median of `--repeats`. The agents (`--agents`): `callable`,
+   process), min and median of `--repeats`. The agents (`--agents`): `scripted`,
+   `scripted_callable.py`, the scripted agent of the other benchmarks, which records no span;
+   `callable`,
    `otel_callable.py`, an in-process agent whose tool calls are only in its spans (with
    `--otel` every call is filled from them; the script checks it); `adk`, the model-free
    ADK agent `scripted_adk_agent` through ADK's Runner, which reports its calls in its events
@@ -187,7 +189,8 @@ def main() -> None:
             plain = f"{agent}, {'tracing on' if tracing_on else 'no-op tracer'}, without --otel"
             kinds[plain] = (agent, False, tracing_on, None)
             kinds[plain.replace("without", "with")] = (agent, True, tracing_on, None)
-            if args.before:
+            # (Not the agent that records no span: evalkit before 2026-11-29 waited 2 s after each of its turns.)
+            if args.before and agent not in SPANLESS:
                 kinds[plain.replace("without", "with") + ", before"] = (agent, True, tracing_on, args.before)
             baseline |= {name: plain for name in kinds if name not in baseline}
     with tempfile.TemporaryDirectory() as scratch:
