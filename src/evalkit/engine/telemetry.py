@@ -5,7 +5,9 @@ the run, so a taken `--otel-port` is exit 2 naming it), points the agents evalki
 it through the exporter variables (restored afterwards), takes an in-process agent's spans
 from the global tracer provider, gives each turn a trace (`turn`), and, once a case's turns
 are answered, waits for their spans (`--otel-wait`, longer while they keep arriving, shorter
-once the span around the agent's turn is in) and fills in what each reply left out
+once the span around the agent's turn is in; not at all for an agent in this process, whose
+spans are in by its answer, unless the wait is given; no longer, on the default wait, once
+three turns got nothing at all) and fills in what each reply left out
 (evalkit.telemetry.filling). What it could not match, and an agent that sent nothing, are
 notes at the end (`notes`), never errors.
 """
@@ -31,10 +33,10 @@ if TYPE_CHECKING:
     from evalkit.telemetry.receiver import OtlpReceiver
 
 TRACES_ENDPOINT, ENDPOINT = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"
-# Set unless the user set them: spans exported within a tenth of a second (the SDK's default is
-# five), over HTTP with protobuf, which is what the receiver speaks (some SDKs default to gRPC).
 # Turns that wait out the default --otel-wait, with not one span received, before the run stops waiting.
 GIVE_UP_AFTER = 3
+# Set unless the user set them: spans exported within a tenth of a second (the SDK's default is
+# five), over HTTP with protobuf, which is what the receiver speaks (some SDKs default to gRPC).
 UNLESS_SET = {"OTEL_BSP_SCHEDULE_DELAY": "100", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf"}
 
 
