@@ -90,6 +90,21 @@ def test_filters_sorting_and_comparing_two_picked_runs(page: Any, tour_folder: P
         page.wait_for_function("() => document.querySelector('#cases tbody tr a').textContent === 'weather/no_city'")
 
 
+def test_two_picked_runs_started_within_one_second_compare_older_to_newer(page: Any, tmp_path: Path):
+    # `started_at` is to the second; the history's file names are stamped to the microsecond.
+    runs = tmp_path / "runs"
+    write_result(runs / "run-20260102T030405100000Z-aaaaaa.json", result([case("s", "c", "passed", 1.0)]))
+    write_result(runs / "run-20260102T030405900000Z-000000.json", result([case("s", "c", "failed", 0.2)]))
+    with ViewServer("runs", cwd=tmp_path) as server:
+        page.goto(server.url)
+        boxes = page.locator("table.runs tbody input[type=checkbox]")
+        boxes.nth(0).check()  # the newer, listed first
+        boxes.nth(1).check()
+        page.locator("#compare-selected").click()
+        page.wait_for_selector(".kind-counts")
+        assert "1 regressed" in page.locator(".kind-counts").inner_text()
+
+
 def test_a_large_run_is_paged(page: Any, tmp_path: Path):
     write_result(tmp_path / "big.json", result([case("s", f"c{i:03d}") for i in range(250)]))
     with ViewServer("big.json", cwd=tmp_path) as server:

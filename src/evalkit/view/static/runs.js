@@ -33,7 +33,8 @@ function drawRuns(page, data) {
   const selected = new Set();
   const compareButton = el("button", {type: "button", disabled: true, id: "compare-selected"}, "Compare the two selected runs");
   compareButton.addEventListener("click", () => {
-    const [a, b] = [...selected].map(id => finished.find(r => r.id === id)).sort((x, y) => String(x.started_at).localeCompare(String(y.started_at)));
+    // The older first, as the list orders them (newest first; two runs started within a second by their stamps).
+    const [a, b] = [...selected].map(id => finished.find(r => r.id === id)).sort((x, y) => finished.indexOf(y) - finished.indexOf(x));
     location.hash = route("compare", a.id, b.id);
   });
   const whole = finished.filter(r => r.complete !== false);  // a large file still being read joins when read
