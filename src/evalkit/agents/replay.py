@@ -58,10 +58,10 @@ class ReplayAgent(Agent):
         run = read_scored_run(Path(path))
         states = {key: case.final_state for key, case in run.cases.items() if case.final_state is not None}
         agent = cls({key: case.actual for key, case in run.cases.items()}, path, list(run.cases.values()), states)
-        if media_dir is not None:
-            from evalkit.results.media_folder import media_folders_near
+        from evalkit.results.media_folder import media_folders_near
 
-            agent.media_dirs = list(dict.fromkeys([media_dir, *media_folders_near(Path(path))]))
+        given = [media_dir] if media_dir is not None else []
+        agent.media_dirs = list(dict.fromkeys([*given, *media_folders_near(Path(path))]))
         return agent
 
     def key_of(self, eval_set_id: str, eval_id: str) -> tuple[str, str] | None:

@@ -24,8 +24,10 @@ from typing import TYPE_CHECKING
 from evalkit.errors import MissingExtraError
 from evalkit.foundation.trace_context import TURN_TRACE, TurnTrace
 from evalkit.schema.evalset import Invocation
+from evalkit.schema.views import tool_calls
+from evalkit.telemetry.filling import fill_turn, wants_spans
 from evalkit.telemetry.turn_spans import BY_TIME, NOT_NEEDED, PLUMBING, Arrived, Received, TracedTurn, TurnSpans
-from evalkit.telemetry.usage import usage_of
+from evalkit.telemetry.usage import records_tokens, usage_of
 
 if TYPE_CHECKING:
     from evalkit.agents.base import SessionSpec
@@ -131,8 +133,6 @@ class RunTelemetry:
 
     async def settle(self, traced: list[TracedTurn], actual: list[Invocation]) -> None:
         """Wait for the case's spans, fill each answered turn in, and close its traces to more spans."""
-        from evalkit.telemetry.filling import fill_turn
-
         try:
             wanting = []
             for turn, invocation in zip(traced, actual):
@@ -157,14 +157,12 @@ class RunTelemetry:
         over) its spans by the time it answers: when its reply lacks nothing, or lacks only usage and no span
         records tokens, they are not read. Another agent's are waited for all the same, so that a note can say
         when its exporter sends nothing."""
-        from evalkit.telemetry.filling import wants_spans, wants_usage_alone
-        from evalkit.telemetry.usage import records_tokens
-
         if self._stop_in_process is None:
             return True
         if not wants_spans(invocation):
             return False
-        if self.in_process_wait_s or not wants_usage_alone(invocation):  # (spans of other processes may come)
+        # With calls in the reply, usage is all the spans can add. (With a wait given, spans of other processes may come.)
+        if self.in_process_wait_s or not tool_calls(invocation):
             return True
         return not self.spans.nothing_read_and_none_unread(turn, records_tokens)
 

@@ -41,11 +41,6 @@ def fill_turn(invocation: Invocation, spans: list[SlimSpan], usage: dict[str, Mo
     return calls
 
 
-def wants_usage_alone(invocation: Invocation) -> bool:
-    """Whether usage is all the turn's spans could add: its reply holds tool calls, and has room for usage."""
-    return bool(tool_calls(invocation)) and wants_spans(invocation)
-
-
 def wants_spans(invocation: Invocation) -> bool:
     """Whether the turn's spans could add anything to its reply: tool calls, or usage where it has room for it."""
     data = invocation.intermediate_data
